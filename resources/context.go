@@ -1,0 +1,32 @@
+package resources
+
+import (
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// RunContext is what one plan, apply or destroy run gives every kind: the
+// run's connection pool (one connection per host per run) and where to
+// report progress. The engine creates one per run and closes it at the end.
+type RunContext struct {
+	Pool *providers.Pool
+	Log  hclog.Logger
+	// Progress reports a step of work on a resource ("copying etcd (21 MB)").
+	// Never nil; never pass a secret.
+	Progress func(addr, msg string)
+}
+
+// NewRunContext returns a RunContext with a fresh pool.
+func NewRunContext(log hclog.Logger, progress func(addr, msg string)) *RunContext {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	if progress == nil {
+		progress = func(string, string) {}
+	}
+	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress}
+}
+
+// Close closes every connection of the run.
+func (rc *RunContext) Close() error { return rc.Pool.Close() }

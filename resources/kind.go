@@ -1,0 +1,119 @@
+// Package resources holds eggo's resource kinds and the interface the engine
+// drives them through. The engine knows kinds only by this interface; a kind
+// knows nothing of the graph, the state file or the command line.
+package resources
+
+import (
+	"context"
+)
+
+// Attrs are a resource's attributes: JSON-compatible values only (string,
+// bool, float64, []any, map[string]any, nil) so they round-trip through the
+// state file unchanged. Use Normalize on anything built from Go types.
+// A value of type Unknown marks an attribute known only after apply.
+type Attrs map[string]any
+
+// Unknown is the value of an attribute that is known only after apply.
+type Unknown struct{}
+
+// Action is what a plan does to one resource.
+type Action string
+
+const (
+	NoOp    Action = "no-op"
+	Create  Action = "create"
+	Update  Action = "update"
+	Replace Action = "replace" // delete then create
+	Delete  Action = "delete"
+)
+
+// Reason says why a change is planned. Code is stable (for -json and tests);
+// Detail is for people.
+type Reason struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Reason codes.
+const (
+	ReasonNew              = "new"                 // not in state yet
+	ReasonConfig           = "changed-in-config"   // desired attributes differ from state
+	ReasonDrift            = "changed-outside"     // refresh found the live object differs from state
+	ReasonReplaceRequested = "replace-requested"   // -replace=ADDR
+	ReasonRemoved          = "removed-from-config" // in state, not in config
+	ReasonDestroy          = "destroy"             // eggo destroy
+	ReasonPending          = "interrupted"         // a previous apply stopped while changing it
+	ReasonGone             = "gone"                // refresh found the live object missing
+)
+
+// Desired is one resource as the configuration wants it.
+type Desired struct {
+	Addr      string   // e.g. host.master-0
+	Kind      string   // e.g. host
+	Node      string   // the node it lives on, for messages; "" for cluster-wide resources
+	Source    string   // "file.hcl:12" of the block that declared it, for messages
+	Attrs     Attrs    // desired attributes (may contain Unknown)
+	DependsOn []string // addresses of resources that must be applied first
+}
+
+// Object is one resource as recorded (the engine converts to and from state).
+type Object struct {
+	Addr      string
+	Kind      string
+	Node      string
+	Attrs     Attrs
+	DependsOn []string
+	// Pending is true when an apply started changing this object and did not
+	// record its end (crash, kill -9). The next plan must re-read it.
+	Pending bool
+}
+
+// Change is the planned change of one resource.
+type Change struct {
+	Addr    string   `json:"address"`
+	Kind    string   `json:"kind"`
+	Node    string   `json:"node,omitempty"`
+	Action  Action   `json:"action"`
+	Before  Attrs    `json:"before,omitempty"`
+	After   Attrs    `json:"after,omitempty"`
+	Reasons []Reason `json:"reasons,omitempty"`
+	// Changed lists the top-level attribute names that differ (sorted).
+	Changed []string `json:"changed,omitempty"`
+}
+
+// AttrSchema describes one attribute.
+type AttrSchema struct {
+	Description string
+	Sensitive   bool // never printed in plans, logs or errors; marked in state
+	Computed    bool // set by the kind (facts), never from config; refreshed silently
+	ForceNew    bool // a change replaces the resource instead of updating it
+}
+
+// Schema describes a kind's attributes.
+type Schema struct {
+	Attributes map[string]AttrSchema
+}
+
+// Kind is one resource kind. Every method must be idempotent against the
+// live system: re-running a half-done Create converges.
+type Kind interface {
+	// Name is the kind's name, the first part of its addresses ("host").
+	Name() string
+	Schema() Schema
+	// Expand turns the cluster model into this kind's desired resources.
+	Expand(c *Cluster) ([]Desired, error)
+	// Read refreshes a recorded object from the live system. It returns the
+	// live attributes (nil if the object no longer exists) and reasons for
+	// any drift it found. It must not write anything.
+	Read(ctx context.Context, rc *RunContext, prior Object) (live Attrs, drift []Reason, err error)
+	// Plan decides the change from prior (nil if none) to desired.
+	Plan(ctx context.Context, rc *RunContext, prior *Object, desired Desired) (Change, error)
+	// Create makes the resource. On error it returns whatever it did create
+	// so far (or nil), which the engine records: nothing done is lost.
+	Create(ctx context.Context, rc *RunContext, desired Desired, planned Change) (Attrs, error)
+	// Update changes the resource in place; like Create on error.
+	Update(ctx context.Context, rc *RunContext, prior Object, desired Desired, planned Change) (Attrs, error)
+	// Delete removes exactly what the object records and nothing else. On
+	// error it returns the attributes of what is still left (or nil).
+	Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs, error)
+}

@@ -1,0 +1,73 @@
+package resources
+
+import "time"
+
+// Cluster is the decoded cluster definition: the model every kind expands
+// from. engine/config fills it from HCL; kinds only read it.
+type Cluster struct {
+	Name              string
+	Source            string // "file.hcl:1" of the cluster block
+	KubernetesVersion string
+	Packages          string // absolute path of the package bundle ("" for none)
+	ConfigDir         string
+	APIEndpoint       string
+	Labels            map[string]string
+	Annotations       map[string]string
+	Network           Network
+	Certificates      Certificates
+	Nodes             []Node // in declaration order (for_each keys sorted, count in order)
+}
+
+// Network holds the cluster's address ranges.
+type Network struct {
+	ServiceCIDR string
+	PodCIDR     string
+	DNSDomain   string
+}
+
+// Certificates holds PKI settings (used by the pki kinds of a later issue).
+type Certificates struct {
+	Validity    time.Duration
+	CAValidity  time.Duration
+	RenewBefore time.Duration
+	ExtraSANs   []string
+}
+
+// Roles a node may have.
+var Roles = []string{"master", "worker", "etcd", "loadbalance"}
+
+// Node is one machine of the cluster.
+type Node struct {
+	Name       string // unique DNS label: the name attribute, else the for_each key, else LABEL-INDEX for count, else the label
+	Source     string // "file.hcl:12"
+	Address    string
+	Arch       string // amd64 (default) | arm64 ...; selects packages/<arch>
+	Roles      []string
+	Labels     map[string]string
+	Connection Connection
+	DependsOn  []string // names of nodes whose host must be applied first
+}
+
+// Connection says how to reach a node.
+type Connection struct {
+	Type           string // "ssh" (default) or "local"
+	User           string
+	Port           int
+	PrivateKeyFile string // absolute path; "" for none
+	PasswordEnv    string // name of an environment variable holding the password; never the password
+	Agent          bool   // use $SSH_AUTH_SOCK
+	KnownHostsFile string // absolute path; default ~/.ssh/known_hosts
+	Sudo           bool
+	Timeout        time.Duration // connect timeout
+	Retries        int
+	Bastion        *Bastion
+}
+
+// Bastion is a jump host.
+type Bastion struct {
+	Host           string
+	Port           int
+	User           string
+	PrivateKeyFile string
+	PasswordEnv    string
+}

@@ -1,0 +1,38 @@
+// Package state owns eggo's state file: its format, the versioned reader
+// that upgrades older formats, the atomic writer with its backup, and the
+// lock held by every command that writes.
+package state
+
+// FormatVersion is the format this eggo writes.
+const FormatVersion = 1
+
+// State is the content of eggo.state.
+type State struct {
+	FormatVersion int    `json:"format_version"`
+	Serial        uint64 `json:"serial"`
+	Lineage       string `json:"lineage"`
+	EggoVersion   string `json:"eggo_version"`
+	// Resources sorted by Address.
+	Resources []Resource `json:"resources"`
+	// Outputs of the last apply, by name.
+	Outputs map[string]any `json:"outputs,omitempty"`
+}
+
+// Resource is one recorded resource.
+type Resource struct {
+	Address string `json:"address"`
+	Kind    string `json:"kind"`
+	Node    string `json:"node,omitempty"`
+	// Status is "" when the last operation on it finished, "pending" when an
+	// apply started changing it and did not record the end.
+	Status string `json:"status,omitempty"`
+	// Attributes are JSON values only.
+	Attributes map[string]any `json:"attributes"`
+	// Sensitive lists attribute names whose values are secret (sorted).
+	Sensitive []string `json:"sensitive,omitempty"`
+	// Dependencies are the direct dependencies' addresses (sorted).
+	Dependencies []string `json:"dependencies,omitempty"`
+}
+
+// StatusPending marks a resource an apply was changing when it stopped.
+const StatusPending = "pending"
