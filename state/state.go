@@ -36,3 +36,13 @@ type Resource struct {
 
 // StatusPending marks a resource an apply was changing when it stopped.
 const StatusPending = "pending"
+
+// New returns an empty state of the current format with a fresh lineage:
+// what a first apply starts from when no state file exists yet.
+func New() *State {
+	return &State{
+		FormatVersion: FormatVersion,
+		Lineage:       NewLineage(),
+		Resources:     []Resource{},
+	}
+}

@@ -1,0 +1,152 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Read reads the state file at path. When there is no file yet it returns
+// an error for which errors.Is(err, fs.ErrNotExist) holds; start from New()
+// then. A file written by a newer eggo is refused with *NewerFormatError, a
+// damaged one with *CorruptError that points at the backup.
+func Read(path string) (*State, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no state yet: %s does not exist: %w", path, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading state: %w", err)
+	}
+	s, err := Decode(data, path)
+	var corrupt *CorruptError
+	if errors.As(err, &corrupt) {
+		corrupt.Backup = backupPath(path)
+		_, statErr := os.Stat(corrupt.Backup)
+		corrupt.BackupExists = statErr == nil
+	}
+	return s, err
+}
+
+// Decode reads a state from data, upgrading older formats in memory; name
+// is the file (or other source) it came from, for messages. The result is
+// normalized: Resources sorted by Address, Dependencies and Sensitive
+// sorted, Attributes never nil.
+func Decode(data []byte, name string) (*State, error) {
+	version, err := peekVersion(data, name)
+	if err != nil {
+		return nil, err
+	}
+	if version > FormatVersion {
+		return nil, &NewerFormatError{Path: name, Format: version}
+	}
+	if version < 0 {
+		return nil, corruptAt(name, data, -1, fmt.Sprintf("format version %d is not valid", version), nil)
+	}
+	for v := version; v < FormatVersion; v++ {
+		upgraded, err := upgrades[v](data)
+		if err != nil {
+			// Only the first step reads the file's own bytes, so only
+			// its offsets mean anything to the user.
+			if v == version {
+				return nil, jsonProblem(name, data, fmt.Sprintf("reading format %d", v), err)
+			}
+			return nil, corruptAt(name, data, -1, fmt.Sprintf("upgrading from format %d: %v", v, err), err)
+		}
+		data = upgraded
+	}
+	s, err := decodeCurrent(data, name)
+	if err != nil {
+		return nil, err
+	}
+	normalize(s)
+	if problem := validate(s); problem != "" {
+		return nil, corruptAt(name, data, -1, problem, nil)
+	}
+	for i := range s.Resources {
+		if err := openSensitive(&s.Resources[i]); err != nil {
+			return nil, corruptAt(name, data, -1, fmt.Sprintf("resource %s: %v", s.Resources[i].Address, err), err)
+		}
+	}
+	return s, nil
+}
+
+// peekVersion reads only the format version, so that a newer file is
+// refused before its unknown shape produces a confusing error. Files of
+// format 0 said "version" where later ones say "format_version".
+func peekVersion(data []byte, name string) (int, error) {
+	var header struct {
+		FormatVersion *int `json:"format_version"`
+		Version       *int `json:"version"`
+	}
+	// Unmarshal validates the whole input first, so any syntax error in the
+	// file is reported here with its offset.
+	if err := json.Unmarshal(data, &header); err != nil {
+		return 0, jsonProblem(name, data, "", err)
+	}
+	switch {
+	case header.FormatVersion != nil:
+		return *header.FormatVersion, nil
+	case header.Version != nil:
+		return *header.Version, nil
+	}
+	return 0, corruptAt(name, data, -1, "format_version is missing", nil)
+}
+
+// decodeCurrent decodes a file of the current format. Unknown fields are
+// refused: keeping them would need a newer format, dropping them would lose
+// data on the next write.
+func decodeCurrent(data []byte, name string) (*State, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		return nil, jsonProblem(name, data, "", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, corruptAt(name, data, dec.InputOffset(), "unexpected data after the state", err)
+	}
+	return &s, nil
+}
+
+// jsonProblem turns an encoding/json error into a CorruptError with the
+// position of the problem when the error carries one.
+func jsonProblem(name string, data []byte, context string, err error) *CorruptError {
+	problem := strings.TrimPrefix(err.Error(), "json: ")
+	if context != "" {
+		problem = context + ": " + problem
+	}
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return corruptAt(name, data, syntax.Offset, problem, err)
+	case errors.As(err, &typ):
+		return corruptAt(name, data, typ.Offset, problem, err)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return corruptAt(name, data, int64(len(data)), "the file ends too early (truncated?)", err)
+	}
+	return corruptAt(name, data, -1, problem, err)
+}
+
+// normalize puts a freshly decoded state in canonical order, in place.
+func normalize(s *State) {
+	if s.Resources == nil {
+		s.Resources = []Resource{}
+	}
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		slices.Sort(r.Dependencies)
+		slices.Sort(r.Sensitive)
+		if r.Attributes == nil {
+			r.Attributes = map[string]any{}
+		}
+	}
+	slices.SortStableFunc(s.Resources, compareAddress)
+}

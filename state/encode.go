@@ -1,0 +1,111 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Encode returns the canonical bytes of s: JSON with sorted map keys at every
+// level, two-space indent and a trailing newline, Resources sorted by
+// Address, Sensitive and Dependencies sorted, a nil Attributes map written
+// as {} and nil or empty Sensitive, Dependencies and Outputs omitted. Equal
+// states encode to identical bytes, so git diffs show only real changes.
+// s itself is not modified.
+//
+// Encode panics if s holds a value JSON cannot represent (NaN, a channel…),
+// which the Attrs contract rules out; use Marshal to get an error instead.
+func Encode(s *State) []byte {
+	b, err := Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Marshal is Encode returning an error, naming the resource and attribute,
+// when a value cannot be encoded.
+func Marshal(s *State) ([]byte, error) {
+	c, err := canonical(s)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Keep <, > and & readable: the file is meant for people and git diffs.
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c); err != nil {
+		return nil, explainEncodeError(c, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// emptyAttributes stands in for a nil Attributes map so that nil and empty
+// encode alike. It is only ever read.
+var emptyAttributes = map[string]any{}
+
+// canonical returns a shallow copy of s in the order the file uses. It
+// copies the resource slice (not the attribute maps) so the caller's state
+// is left as it was.
+func canonical(s *State) (*State, error) {
+	c := *s
+	c.Resources = make([]Resource, len(s.Resources))
+	for i, r := range s.Resources {
+		r.Sensitive = sortedCopy(r.Sensitive)
+		r.Dependencies = sortedCopy(r.Dependencies)
+		if r.Attributes == nil {
+			r.Attributes = emptyAttributes
+		}
+		sealed, err := sealSensitive(r)
+		if err != nil {
+			return nil, err
+		}
+		c.Resources[i] = sealed
+	}
+	// Stable, so that even a state with duplicate addresses (which Write
+	// refuses) encodes the same way every time.
+	slices.SortStableFunc(c.Resources, compareAddress)
+	return &c, nil
+}
+
+func compareAddress(a, b Resource) int { return strings.Compare(a.Address, b.Address) }
+
+// sortedCopy returns ss sorted, copying only when it is not sorted already.
+func sortedCopy(ss []string) []string {
+	if slices.IsSorted(ss) {
+		return ss
+	}
+	ss = slices.Clone(ss)
+	slices.Sort(ss)
+	return ss
+}
+
+// explainEncodeError finds the resource and attribute behind a failed
+// encode. The value itself is never printed: it may be a secret.
+func explainEncodeError(s *State, err error) error {
+	for _, r := range s.Resources {
+		for _, k := range sortedKeys(r.Attributes) {
+			if _, e := json.Marshal(r.Attributes[k]); e != nil {
+				return fmt.Errorf("resource %s: attribute %q holds a %T, which the state file cannot store (attributes must be JSON values)", r.Address, k, r.Attributes[k])
+			}
+		}
+	}
+	for _, k := range sortedKeys(s.Outputs) {
+		if _, e := json.Marshal(s.Outputs[k]); e != nil {
+			return fmt.Errorf("output %q holds a %T, which the state file cannot store (outputs must be JSON values)", k, s.Outputs[k])
+		}
+	}
+	return fmt.Errorf("encoding state: %w", err)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

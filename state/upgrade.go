@@ -1,0 +1,69 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
+
+// upgrades[v] turns the bytes of a format-v file into format v+1. Reading a
+// file of format v runs upgrades[v:] in order, so each step is written once,
+// against the format just before it, and never changes afterwards.
+var upgrades = []func(data []byte) ([]byte, error){
+	0: upgradeV0,
+}
+
+// stateV0 is format 0, written before format_version existed: the version
+// was under "version", resources were an object keyed by address, a pending
+// resource was marked by a boolean and dependencies were "depends_on".
+type stateV0 struct {
+	Version     int                   `json:"version"`
+	Serial      uint64                `json:"serial"`
+	Lineage     string                `json:"lineage"`
+	EggoVersion string                `json:"eggo_version"`
+	Resources   map[string]resourceV0 `json:"resources"`
+	Outputs     map[string]any        `json:"outputs"`
+}
+
+type resourceV0 struct {
+	Kind       string         `json:"kind"`
+	Node       string         `json:"node"`
+	Pending    bool           `json:"pending"`
+	Attributes map[string]any `json:"attributes"`
+	Sensitive  []string       `json:"sensitive"`
+	DependsOn  []string       `json:"depends_on"`
+}
+
+func upgradeV0(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var old stateV0
+	if err := dec.Decode(&old); err != nil {
+		return nil, err
+	}
+	s := State{
+		FormatVersion: 1,
+		Serial:        old.Serial,
+		Lineage:       old.Lineage,
+		EggoVersion:   old.EggoVersion,
+		Resources:     make([]Resource, 0, len(old.Resources)),
+		Outputs:       old.Outputs,
+	}
+	for addr, r := range old.Resources {
+		status := ""
+		if r.Pending {
+			status = StatusPending
+		}
+		s.Resources = append(s.Resources, Resource{
+			Address:      addr,
+			Kind:         r.Kind,
+			Node:         r.Node,
+			Status:       status,
+			Attributes:   r.Attributes,
+			Sensitive:    r.Sensitive,
+			Dependencies: r.DependsOn,
+		})
+	}
+	slices.SortFunc(s.Resources, compareAddress)
+	return json.Marshal(s)
+}
