@@ -1,0 +1,133 @@
+package resources
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// TargetFor says how to reach a node as its configuration describes it.
+func TargetFor(n Node) providers.Target {
+	c := n.Connection
+	t := providers.Target{
+		Name:           n.Name,
+		Type:           connType(c.Type),
+		Address:        n.Address,
+		Port:           connPort(c.Type, c.Port),
+		User:           c.User,
+		PrivateKeyFile: c.PrivateKeyFile,
+		PasswordEnv:    c.PasswordEnv,
+		Agent:          c.Agent,
+		KnownHostsFile: c.KnownHostsFile,
+		Sudo:           c.Sudo,
+		ConnectTimeout: c.Timeout,
+		Retries:        c.Retries,
+	}
+	if b := c.Bastion; b != nil {
+		t.Bastion = &providers.Target{
+			Name:           n.Name + " bastion " + b.Host,
+			Type:           "ssh",
+			Address:        b.Host,
+			Port:           connPort("ssh", b.Port),
+			User:           b.User,
+			PrivateKeyFile: b.PrivateKeyFile,
+			PasswordEnv:    b.PasswordEnv,
+			KnownHostsFile: c.KnownHostsFile,
+			ConnectTimeout: c.Timeout,
+			Retries:        c.Retries,
+		}
+	}
+	return t
+}
+
+// ConnectionAttrs is a node's connection as a JSON attribute. Kinds store it
+// so Read and Delete can reach the host from state alone after the node has
+// left the configuration. A password is never stored, only the name of the
+// environment variable holding it.
+func ConnectionAttrs(n Node) map[string]any {
+	t := TargetFor(n)
+	m := map[string]any{
+		"type":             t.Type,
+		"user":             t.User,
+		"port":             float64(t.Port),
+		"private_key_file": t.PrivateKeyFile,
+		"password_env":     t.PasswordEnv,
+		"agent":            t.Agent,
+		"known_hosts_file": t.KnownHostsFile,
+		"sudo":             t.Sudo,
+		"timeout":          durationAttr(t.ConnectTimeout),
+		"retries":          float64(t.Retries),
+		"bastion":          nil,
+	}
+	if b := t.Bastion; b != nil {
+		m["bastion"] = map[string]any{
+			"host":             b.Address,
+			"port":             float64(b.Port),
+			"user":             b.User,
+			"private_key_file": b.PrivateKeyFile,
+			"password_env":     b.PasswordEnv,
+		}
+	}
+	return m
+}
+
+// TargetFromAttrs rebuilds the Target of a node from the "address" and
+// "connection" attributes that ConnectionAttrs produced.
+func TargetFromAttrs(node string, a Attrs) (providers.Target, error) {
+	addr, _ := a["address"].(string)
+	conn, ok := a["connection"].(map[string]any)
+	if !ok || addr == "" {
+		return providers.Target{}, fmt.Errorf("%s: state has no address or connection to reach it", node)
+	}
+	timeout, err := time.ParseDuration(attrOr(attrString(conn["timeout"]), "0s"))
+	if err != nil {
+		return providers.Target{}, fmt.Errorf("%s: connection timeout in state: %v", node, err)
+	}
+	t := providers.Target{
+		Name:           node,
+		Type:           connType(attrString(conn["type"])),
+		Address:        addr,
+		Port:           attrInt(conn["port"]),
+		User:           attrString(conn["user"]),
+		PrivateKeyFile: attrString(conn["private_key_file"]),
+		PasswordEnv:    attrString(conn["password_env"]),
+		Agent:          conn["agent"] == true,
+		KnownHostsFile: attrString(conn["known_hosts_file"]),
+		Sudo:           conn["sudo"] == true,
+		ConnectTimeout: timeout,
+		Retries:        attrInt(conn["retries"]),
+	}
+	if b, ok := conn["bastion"].(map[string]any); ok {
+		t.Bastion = &providers.Target{
+			Name:           node + " bastion " + attrString(b["host"]),
+			Type:           "ssh",
+			Address:        attrString(b["host"]),
+			Port:           attrInt(b["port"]),
+			User:           attrString(b["user"]),
+			PrivateKeyFile: attrString(b["private_key_file"]),
+			PasswordEnv:    attrString(b["password_env"]),
+			KnownHostsFile: t.KnownHostsFile,
+			ConnectTimeout: timeout,
+			Retries:        t.Retries,
+		}
+	}
+	return t, nil
+}
+
+func connType(t string) string { return attrOr(t, "ssh") }
+
+// connPort fills in ssh's port so that "22" and "unset" are not a change.
+func connPort(typ string, port int) int {
+	if port == 0 && connType(typ) == "ssh" {
+		return 22
+	}
+	return port
+}
+
+func durationAttr(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
