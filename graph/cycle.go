@@ -3,8 +3,6 @@ package graph
 import (
 	"slices"
 	"strings"
-
-	"gonum.org/v1/gonum/graph/topo"
 )
 
 // CycleError reports dependency cycles. Each cycle lists vertices where each
@@ -28,15 +26,15 @@ func (e *CycleError) Error() string {
 // cycle each: a component can hold many cycles (exponentially many in the
 // worst case), so we report the shortest one through its smallest name,
 // which is enough to show the user what to break.
-func (g *Graph) cycleError(components topo.Unorderable) *CycleError {
+func (g *Graph) cycleError(components [][]int64) *CycleError {
 	e := &CycleError{}
 	for _, comp := range components {
 		members := make(map[int64]bool, len(comp))
-		start := comp[0].ID()
-		for _, n := range comp {
-			members[n.ID()] = true
-			if g.names[n.ID()] < g.names[start] {
-				start = n.ID()
+		start := comp[0]
+		for _, id := range comp {
+			members[id] = true
+			if g.names[id] < g.names[start] {
+				start = id
 			}
 		}
 		e.Cycles = append(e.Cycles, g.shortestCycle(start, members))

@@ -1,42 +1,46 @@
 package graph
 
 import (
-	"cmp"
-	"errors"
-	"slices"
-
-	gonum "gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/topo"
 )
 
 // TopoOrder returns every vertex with dependencies before their dependents.
-// The order is a pure function of the vertices' insertion order and edges
-// (gonum's SortStabilized with ties broken by insertion order), so the same
-// graph built the same way always yields the same order.
-// A dependency cycle returns a *CycleError.
+// Ties are broken by insertion order: of the vertices whose dependencies are
+// all placed, the earliest-added comes next. That is also the order Walk
+// runs them in with Parallelism 1. A dependency cycle returns a *CycleError.
 func (g *Graph) TopoOrder() ([]string, error) {
-	sorted, err := topo.SortStabilized(g.g, byInsertion)
-	if err != nil {
-		var unorderable topo.Unorderable
-		if errors.As(err, &unorderable) {
-			return nil, g.cycleError(unorderable)
-		}
-		return nil, err
+	ids := g.adjacency().order()
+	if len(ids) < g.Len() {
+		return nil, g.cycles()
 	}
-	out := make([]string, len(sorted))
-	for i, n := range sorted {
-		out[i] = g.names[n.ID()]
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = g.names[id]
 	}
 	return out, nil
 }
 
 // Validate reports a dependency cycle as a *CycleError, or nil.
 func (g *Graph) Validate() error {
-	_, err := g.TopoOrder()
-	return err
+	if len(g.adjacency().order()) < g.Len() {
+		return g.cycles()
+	}
+	return nil
 }
 
-// byInsertion orders gonum nodes by id, which is the insertion index.
-func byInsertion(nodes []gonum.Node) {
-	slices.SortFunc(nodes, func(a, b gonum.Node) int { return cmp.Compare(a.ID(), b.ID()) })
+// cycles finds the strongly connected components with gonum (self edges are
+// refused by Connect, so every component of two or more is a cycle).
+func (g *Graph) cycles() *CycleError {
+	var cyclic [][]int64
+	for _, comp := range topo.TarjanSCC(g.g) {
+		if len(comp) < 2 {
+			continue
+		}
+		ids := make([]int64, len(comp))
+		for i, n := range comp {
+			ids[i] = n.ID()
+		}
+		cyclic = append(cyclic, ids)
+	}
+	return g.cycleError(cyclic)
 }

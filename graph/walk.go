@@ -35,16 +35,18 @@ var errGoexit = errors.New("fn exited its goroutine without returning")
 //   - A panic in fn is recovered and recorded as that vertex's *PanicError.
 //   - A graph with a cycle runs nothing and reports the cycle.
 //
-// Scheduling is O(V + E) overall: indegree counters and a ready heap ordered
-// by insertion, so with Parallelism 1 the order is deterministic.
+// Scheduling costs O(E + V log V) overall: indegree counters and a ready
+// heap ordered by insertion, so with Parallelism 1 fns run in exactly the
+// TopoOrder order.
 func (g *Graph) Walk(ctx context.Context, opts WalkOptions, fn func(ctx context.Context, name string) error) *WalkResult {
 	res := &WalkResult{Errors: map[string]error{}, Skipped: map[string]string{}}
-	w := newWalker(g, ctx, fn, res)
-	if !w.acyclic() {
-		_, err := g.TopoOrder()
-		res.Cycle, _ = err.(*CycleError)
+	adj := g.adjacency()
+	if len(adj.order()) < g.Len() {
+		// Catch a cycle before anything is applied, not halfway through.
+		res.Cycle = g.cycles()
 		return res
 	}
+	w := newWalker(g, adj, ctx, fn, res)
 	parallelism := opts.Parallelism
 	if parallelism < 1 {
 		parallelism = DefaultParallelism
@@ -82,9 +84,7 @@ type walker struct {
 	fn  func(context.Context, string) error
 	res *WalkResult
 
-	// dependents of vertex v are targets[offsets[v]:offsets[v+1]].
-	offsets []int32
-	targets []int32
+	adj     adjacency
 	pending []int32 // dependencies of each vertex not yet resolved
 	cause   []int32 // earliest-added failed vertex upstream, or noCause
 	state   []vertexState
@@ -92,50 +92,22 @@ type walker struct {
 	results chan outcome
 }
 
-func newWalker(g *Graph, ctx context.Context, fn func(context.Context, string) error, res *WalkResult) *walker {
+func newWalker(g *Graph, adj adjacency, ctx context.Context, fn func(context.Context, string) error, res *WalkResult) *walker {
 	n := g.Len()
 	w := &walker{
 		g: g, ctx: ctx, fn: fn, res: res,
-		offsets: make([]int32, n+1),
-		pending: make([]int32, n),
+		adj:     adj,
+		pending: adj.indeg, // adj is this walk's own snapshot, so count down in place
 		cause:   make([]int32, n),
 		state:   make([]vertexState, n),
 	}
 	for v := range n {
-		it := g.g.From(int64(v))
-		w.offsets[v+1] = w.offsets[v] + int32(it.Len())
-		for it.Next() {
-			d := int32(it.Node().ID())
-			w.targets = append(w.targets, d)
-			w.pending[d]++
-		}
 		w.cause[v] = noCause
-	}
-	for v := range n {
 		if w.pending[v] == 0 {
 			w.ready.push(int32(v))
 		}
 	}
 	return w
-}
-
-// acyclic runs Kahn's algorithm on a copy of the counters: cheaper than a
-// full sort, and a cycle must be caught before anything is applied.
-func (w *walker) acyclic() bool {
-	pending := append([]int32(nil), w.pending...)
-	queue := append([]int32(nil), w.ready...)
-	seen := 0
-	for len(queue) > 0 {
-		v := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		seen++
-		for _, d := range w.targets[w.offsets[v]:w.offsets[v+1]] {
-			if pending[d]--; pending[d] == 0 {
-				queue = append(queue, d)
-			}
-		}
-	}
-	return seen == len(w.pending)
 }
 
 // loop starts ready vertices up to the bound and folds in results until
@@ -213,7 +185,7 @@ func (w *walker) finish(o outcome) {
 	for len(stack) > 0 {
 		r := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, d := range w.targets[w.offsets[r.id]:w.offsets[r.id+1]] {
+		for _, d := range w.adj.dependents(r.id) {
 			if r.cause != noCause && (w.cause[d] == noCause || r.cause < w.cause[d]) {
 				w.cause[d] = r.cause
 			}
