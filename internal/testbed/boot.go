@@ -1,0 +1,78 @@
+package testbed
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+)
+
+// nspawnArgs is the command line that boots one node with systemd as PID 1.
+// --register=no and --keep-unit keep systemd-nspawn from needing systemd on
+// this machine.
+func nspawnArgs(n nodeRecord, d nodeDirs, containers bool) []string {
+	args := []string{
+		"--boot", "--register=no", "--keep-unit", "--console=read-only",
+		"--network-namespace-path=" + filepath.Join("/run/netns", n.Netns),
+		"-D", n.Merged, "--machine=" + n.Name,
+	}
+	if containers {
+		// What containerd + runc needed inside a node (DESIGN.md, Testbed):
+		// writable cgroup v1 controllers, a session keyring for runc,
+		// /dev/kmsg for kubelet, and a containerd store off the overlay
+		// root because overlayfs cannot stack on it.
+		args = append(args,
+			"--capability=all",
+			"--bind=/sys/fs/cgroup",
+			"--system-call-filter=keyctl add_key request_key",
+			"--bind=/dev/kmsg",
+			"--bind="+d.containerd+":/var/lib/containerd",
+		)
+	}
+	return args
+}
+
+func nspawnEnv(containers bool) []string {
+	env := os.Environ()
+	if containers {
+		env = append(env, "SYSTEMD_NSPAWN_API_VFS_WRITABLE=1", "SYSTEMD_SECCOMP=0")
+	}
+	return env
+}
+
+func logPath(tbDir, node string) string {
+	return filepath.Join(tbDir, "nodes", node, "nspawn.log")
+}
+
+// bootNode starts systemd-nspawn in its own session with output to the
+// node's log, so it outlives the process that started it (the CLI). The
+// returned channel closes when this process has reaped it.
+func bootNode(tbDir string, n *nodeRecord, containers bool) (chan struct{}, error) {
+	logf, err := os.OpenFile(logPath(tbDir, n.Name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", n.Name, err)
+	}
+	defer logf.Close()
+	cmd := exec.Command("systemd-nspawn", nspawnArgs(*n, dirsFor(tbDir, n.Name), containers)...)
+	cmd.Env = nspawnEnv(containers)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("node %s: start systemd-nspawn: %w", n.Name, err)
+	}
+	n.PID = cmd.Process.Pid
+	n.StartTime, _ = procStartTime(n.PID)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	return done, nil
+}
+
+// logTail is the end of a node's systemd-nspawn log, for error messages.
+func logTail(tbDir, node string) string {
+	data, err := os.ReadFile(logPath(tbDir, node))
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	return tailLines(string(data), 15)
+}
