@@ -1,0 +1,363 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// Create prepares a new host: preflight, then the bundle.
+func (h *Host) Create(ctx context.Context, rc *RunContext, desired Desired, _ Change) (Attrs, error) {
+	a := h.newApply(rc, desired.Addr, desired.Node, desired.Attrs, nil)
+	err := a.converge(ctx)
+	if err != nil && a.recs.empty() {
+		return nil, err // nothing on the host changed
+	}
+	return a.result(), err
+}
+
+// Update converges a recorded host to its desired bundle. A change of
+// roles, labels or connection details touches nothing on the host.
+func (h *Host) Update(ctx context.Context, rc *RunContext, prior Object, desired Desired, planned Change) (Attrs, error) {
+	a := h.newApply(rc, desired.Addr, desired.Node, desired.Attrs, prior.Attrs)
+	if stateOnly(planned) {
+		return a.result(), nil
+	}
+	err := a.converge(ctx)
+	return a.result(), err
+}
+
+// stateOnly reports whether a planned update changes only what eggo
+// records, not the host.
+func stateOnly(planned Change) bool {
+	for _, r := range planned.Reasons {
+		if r.Code != ReasonConfig {
+			return false
+		}
+	}
+	for _, name := range planned.Changed {
+		if name == hostFiles {
+			return false
+		}
+	}
+	return len(planned.Reasons) > 0
+}
+
+// hostApply is one Create or Update in progress. It records each change
+// the moment it is made so that, on error, result() says exactly what the
+// host now holds, and a Delete from that can undo it.
+type hostApply struct {
+	h           *Host
+	rc          *RunContext
+	addr, node  string
+	desired     Attrs
+	prior       Attrs
+	recs        *hostRecords
+	facts       map[string]any
+	done        map[string]bundleFile // files known to hold their desired content
+	removed     map[string]bool       // prior files no longer in the bundle, now cleaned up
+	conn        providers.Conn
+	dirExists   map[string]bool
+	desiredList []bundleFile
+}
+
+func (h *Host) newApply(rc *RunContext, addr, node string, desired, prior Attrs) *hostApply {
+	a := &hostApply{
+		h: h, rc: rc, addr: addr, node: node, desired: desired, prior: prior,
+		recs:        parseRecords(prior),
+		done:        map[string]bundleFile{},
+		removed:     map[string]bool{},
+		dirExists:   map[string]bool{},
+		desiredList: parseFiles(desired[hostFiles]),
+	}
+	if f, ok := prior[hostFacts].(map[string]any); ok {
+		a.facts = f
+	}
+	return a
+}
+
+// errorf names the host and its address in every error.
+func (a *hostApply) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s (%s): %w", a.addr, attrString(a.desired[hostAddress]), fmt.Errorf(format, args...))
+}
+
+func (a *hostApply) converge(ctx context.Context) error {
+	t, err := TargetFromAttrs(a.node, a.desired)
+	if err != nil {
+		return a.errorf("%v", err)
+	}
+	if a.conn, err = a.rc.Pool.Get(ctx, t); err != nil {
+		return a.errorf("connect: %v", err)
+	}
+	facts, err := a.h.gatherFacts(ctx, a.conn, parentDirs(a.desiredList))
+	if err != nil {
+		return a.errorf("%v", err)
+	}
+	a.facts = facts.attr()
+
+	probe := hostProbe{}
+	for _, f := range a.desiredList {
+		probe.files = append(probe.files, f.Path, a.h.backupPath(f.Path))
+	}
+	probe.dirs = ancestorDirs(probe.files)
+	out, err := a.run(ctx, probe.script(), false)
+	if err != nil {
+		return a.errorf("checking files: %v", err)
+	}
+	live, dirs := probe.parse(out)
+	for d, st := range dirs {
+		a.dirExists[d] = st == probeDir
+		if st == probeNotDir {
+			return a.errorf("%s is in the way: it should be a directory", d)
+		}
+	}
+
+	var toCopy []bundleFile
+	for _, f := range a.desiredList {
+		if live[f.Path] != f.SHA256 {
+			toCopy = append(toCopy, f)
+		}
+	}
+	if problems := preflight(facts, attrString(a.desired[hostArch]), toCopy); len(problems) > 0 {
+		return a.errorf("preflight failed: %s", strings.Join(problems, "; "))
+	}
+
+	priorFiles := map[string]bundleFile{}
+	for _, f := range parseFiles(a.prior[hostFiles]) {
+		priorFiles[f.Path] = f
+	}
+	for _, f := range a.desiredList {
+		if err := a.install(ctx, f, live[f.Path], live[a.h.backupPath(f.Path)], priorFiles[f.Path]); err != nil {
+			return err
+		}
+	}
+	return a.removeStale(ctx, priorFiles)
+}
+
+// install makes one file hold its desired content and mode.
+func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup string, prior bundleFile) error {
+	switch live {
+	case f.SHA256:
+		if prior.Path != "" && prior.Mode != f.Mode {
+			cmd := fmt.Sprintf("chmod %s %s", f.Mode, hostQuote(f.Path))
+			if _, err := a.run(ctx, cmd, true); err != nil {
+				return a.errorf("%s: %v", f.Path, err)
+			}
+		}
+		a.done[f.Path] = f
+		return nil
+	case "":
+		return a.errorf("%s: the host did not report its state", f.Path)
+	case probeNotFile, probeUnreadable:
+		return a.errorf("%s is in the way: it exists and is not a readable regular file", f.Path)
+	}
+	if err := a.mkdirAll(ctx, path.Dir(f.Path)); err != nil {
+		return err
+	}
+	_, replaced := a.recs.replaced[f.Path]
+	switch {
+	case live == probeMissing && !replaced:
+		a.recs.files[f.Path] = true // recorded before the copy: rm -f of a file that never came is harmless
+	case live != probeMissing && !a.recs.files[f.Path] && !replaced:
+		if err := a.moveAside(ctx, f.Path, live, liveBackup); err != nil {
+			return err
+		}
+	}
+	return a.upload(ctx, f)
+}
+
+// moveAside keeps a pre-existing file with other content in the backup
+// directory. A backup already there that state does not know of is one an
+// interrupted run made: it holds the original, so it is adopted, not
+// overwritten.
+func (a *hostApply) moveAside(ctx context.Context, p, live, liveBackup string) error {
+	backup := a.h.backupPath(p)
+	if liveBackup != probeMissing && liveBackup != probeNotFile && liveBackup != probeUnreadable && liveBackup != "" {
+		a.rc.Log.Warn("adopting a backup left by an interrupted run", "host", a.node, "path", p, "backup", backup)
+		a.recs.replaced[p] = replacedFile{backup: backup, sha256: liveBackup}
+		return nil
+	}
+	if liveBackup != probeMissing {
+		return a.errorf("%s: cannot move it aside: %s is in the way", p, backup)
+	}
+	if err := a.mkdirAll(ctx, path.Dir(backup)); err != nil {
+		return err
+	}
+	if _, err := a.run(ctx, "mv -f -- "+hostQuote(p)+" "+hostQuote(backup), true); err != nil {
+		return a.errorf("%s: moving the existing file aside to %s: %v", p, backup, err)
+	}
+	a.recs.replaced[p] = replacedFile{backup: backup, sha256: live}
+	return nil
+}
+
+func (a *hostApply) upload(ctx context.Context, f bundleFile) error {
+	src, err := a.h.source(f)
+	if err != nil {
+		return a.errorf("%s: %v", f.Path, err)
+	}
+	defer src.Close()
+	a.rc.Progress(a.addr, fmt.Sprintf("copying %s (%s)", path.Base(f.Path), humanBytes(f.Size)))
+	if err := a.conn.Upload(ctx, src, f.Size, f.Path, f.fileMode(), f.SHA256); err != nil {
+		return a.errorf("copying %s: %v", f.Path, err)
+	}
+	a.done[f.Path] = f
+	return nil
+}
+
+// mkdirAll creates the missing directories above and at dir one at a
+// time, top-down, recording each so Delete removes exactly those.
+func (a *hostApply) mkdirAll(ctx context.Context, dir string) error {
+	var missing []string
+	for d := dir; d != "/" && d != "." && !a.dirExists[d]; d = path.Dir(d) {
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		d := missing[i]
+		if _, err := a.run(ctx, "mkdir -- "+hostQuote(d), true); err != nil {
+			return a.errorf("creating directory %s: %v", d, err)
+		}
+		a.dirExists[d] = true
+		a.recs.dirs[d] = true
+	}
+	return nil
+}
+
+// removeStale undoes what eggo did for files that left the bundle: its
+// own files are removed, originals it moved aside come back, files that
+// were there before eggo stay. Directories it created that no longer
+// hold anything of eggo's are removed when empty.
+func (a *hostApply) removeStale(ctx context.Context, priorFiles map[string]bundleFile) error {
+	for _, p := range hostSortedKeys(priorFiles) {
+		if _, wanted := a.done[p]; wanted {
+			continue
+		}
+		if rf, ok := a.recs.replaced[p]; ok {
+			if _, err := a.run(ctx, "mv -f -- "+hostQuote(rf.backup)+" "+hostQuote(p), true); err != nil {
+				return a.errorf("restoring the original %s from %s: %v", p, rf.backup, err)
+			}
+			delete(a.recs.replaced, p)
+			delete(a.recs.files, p)
+		} else if a.recs.files[p] {
+			if _, err := a.run(ctx, "rm -f -- "+hostQuote(p), true); err != nil {
+				return a.errorf("removing %s: %v", p, err)
+			}
+			delete(a.recs.files, p)
+		}
+		a.removed[p] = true
+	}
+	if len(a.removed) == 0 {
+		return nil
+	}
+	needed := map[string]bool{}
+	for p := range a.recs.files {
+		needed[path.Dir(p)] = true
+	}
+	for _, rf := range a.recs.replaced {
+		needed[path.Dir(rf.backup)] = true
+	}
+	for _, d := range ancestorDirs(hostSortedKeys(needed)) {
+		needed[d] = true
+	}
+	var unused []string
+	for _, d := range a.recs.dirsDeepestFirst() {
+		if !needed[d] {
+			unused = append(unused, d)
+		}
+	}
+	kept, err := a.removeDirs(ctx, unused)
+	if err != nil {
+		return a.errorf("removing directories: %v", err)
+	}
+	for _, d := range unused {
+		if !kept[d] {
+			delete(a.recs.dirs, d)
+		}
+	}
+	return nil
+}
+
+// removeDirs removes dirs (deepest first) with rmdir, never rm -r: a
+// directory someone else put files into stays, with a warning.
+func (a *hostApply) removeDirs(ctx context.Context, dirs []string) (kept map[string]bool, err error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	out, err := a.run(ctx, rmdirScript(dirs), true)
+	if err != nil {
+		return nil, err
+	}
+	kept = parseKept(dirs, out)
+	for _, d := range hostSortedKeys(kept) {
+		a.rc.Log.Warn("directory eggo created is not empty; leaving it", "host", a.node, "dir", d)
+	}
+	return kept, nil
+}
+
+// result is what the host now holds: desired attributes, with files
+// limited to those known in place (and prior entries for files not yet
+// converged), so a plan after a failure shows what is still to do.
+func (a *hostApply) result() Attrs {
+	out := make(Attrs, len(a.desired)+3)
+	for k, v := range a.desired {
+		out[k] = v
+	}
+	var files []bundleFile
+	seen := map[string]bool{}
+	for _, f := range a.desiredList {
+		if d, ok := a.done[f.Path]; ok {
+			files = append(files, d)
+			seen[f.Path] = true
+		}
+	}
+	if a.prior != nil {
+		for _, f := range parseFiles(a.prior[hostFiles]) {
+			if !seen[f.Path] && !a.removed[f.Path] {
+				files = append(files, f)
+			}
+		}
+	}
+	out[hostFiles] = filesAttr(files)
+	if a.facts != nil {
+		out[hostFacts] = a.facts
+	}
+	out[hostCreated] = a.recs.createdAttr()
+	out[hostReplaced] = a.recs.replacedAttr()
+	return out
+}
+
+func (a *hostApply) run(ctx context.Context, cmd string, mutates bool) (string, error) {
+	var out strings.Builder
+	err := a.conn.Run(ctx, providers.Command{Cmd: cmd, Stdout: &out, Mutates: mutates})
+	return out.String(), err
+}
+
+func (h *Host) backupPath(p string) string { return path.Join(h.backupDir, p) }
+
+// parentDirs are the distinct directories files go into.
+func parentDirs(files []bundleFile) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		if d := path.Dir(f.Path); !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ancestorDirs are the distinct directories above paths, excluding /.
+func ancestorDirs(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		for d := path.Dir(p); d != "/" && d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package resources
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Expand returns one host per node. Nodes of the same arch share one walk
+// and one hashing of their bundle, and one files list: 1000 nodes cost one
+// bundle read. The shared list must be treated as read-only, like all Attrs.
+func (h *Host) Expand(c *Cluster) ([]Desired, error) {
+	bundles := map[string][]any{} // arch → files attribute
+	out := make([]Desired, 0, len(c.Nodes))
+	for _, n := range c.Nodes {
+		arch := nodeArch(n)
+		files, ok := bundles[arch]
+		if !ok {
+			var err error
+			files, err = h.bundleFiles(c.Packages, arch)
+			if err != nil {
+				return nil, fmt.Errorf("host.%s (%s): node %s has arch %s: %w", n.Name, n.Source, n.Name, arch, err)
+			}
+			bundles[arch] = files
+		}
+		out = append(out, Desired{
+			Addr:      "host." + n.Name,
+			Kind:      "host",
+			Node:      n.Name,
+			Source:    n.Source,
+			Attrs:     hostAttrs(n, arch, files),
+			DependsOn: hostDeps(n),
+		})
+	}
+	return out, nil
+}
+
+func nodeArch(n Node) string { return attrOr(n.Arch, "amd64") }
+
+// hostAttrs are the configured attributes of a node's host. Empty roles and
+// labels are [] and {}, never null, so "none" compares equal to "none".
+func hostAttrs(n Node, arch string, files []any) Attrs {
+	roles := make([]any, len(n.Roles))
+	for i, r := range n.Roles {
+		roles[i] = r
+	}
+	labels := make(map[string]any, len(n.Labels))
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	return Attrs{
+		hostName:       n.Name,
+		hostAddress:    n.Address,
+		hostArch:       arch,
+		hostRoles:      roles,
+		hostLabels:     labels,
+		hostConnection: ConnectionAttrs(n),
+		hostFiles:      files,
+	}
+}
+
+func hostDeps(n Node) []string {
+	if len(n.DependsOn) == 0 {
+		return nil
+	}
+	deps := make([]string, len(n.DependsOn))
+	for i, d := range n.DependsOn {
+		deps[i] = "host." + d
+	}
+	sort.Strings(deps)
+	return deps
+}

@@ -1,0 +1,80 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// Read refreshes a host with one read-only command: its facts, the sha256
+// of every recorded file and whether the directories eggo created are
+// still there. Files found changed or gone are marked in the files
+// attribute (sha256 of the live content, "" when gone, and drift), which
+// is what Plan turns into an update.
+func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, []Reason, error) {
+	node := attrOr(prior.Node, attrString(prior.Attrs[hostName]))
+	where := fmt.Sprintf("%s (%s)", prior.Addr, attrString(prior.Attrs[hostAddress]))
+	t, err := TargetFromAttrs(node, prior.Attrs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	conn, err := rc.Pool.Get(ctx, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: host unreachable: %w", where, err)
+	}
+	files := parseFiles(prior.Attrs[hostFiles])
+	recs := parseRecords(prior.Attrs)
+	probe := hostProbe{dirs: hostSortedKeys(recs.dirs)}
+	for _, f := range files {
+		probe.files = append(probe.files, f.Path)
+	}
+	var out strings.Builder
+	if err := conn.Run(ctx, providers.Command{Cmd: factsScript(nil) + probe.script(), Stdout: &out}); err != nil {
+		return nil, nil, fmt.Errorf("%s: refreshing: %w", where, err)
+	}
+	liveFiles, liveDirs := probe.parse(out.String())
+
+	var drifted, gone []string
+	for i, f := range files {
+		st, ok := liveFiles[f.Path]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: refreshing: the host did not report %s", where, f.Path)
+		}
+		switch {
+		case st == f.SHA256:
+			if f.Drift != "" { // marked by an earlier refresh and not fixed since
+				drifted = append(drifted, f.Path+" ("+f.Drift+")")
+			}
+			continue
+		case st == probeMissing:
+			files[i].SHA256, files[i].Drift = "", driftMissing
+		case st == probeNotFile || st == probeUnreadable:
+			files[i].SHA256, files[i].Drift = "", driftModified
+		default:
+			files[i].SHA256, files[i].Drift = st, driftModified
+		}
+		drifted = append(drifted, f.Path+" ("+files[i].Drift+")")
+	}
+	for _, d := range probe.dirs {
+		if liveDirs[d] != probeDir {
+			gone = append(gone, d)
+		}
+	}
+
+	live := make(Attrs, len(prior.Attrs))
+	for k, v := range prior.Attrs {
+		live[k] = v
+	}
+	live[hostFacts] = parseFacts(out.String()).attr()
+	var reasons []Reason
+	if len(drifted) > 0 {
+		live[hostFiles] = filesAttr(files)
+		reasons = append(reasons, Reason{Code: ReasonDrift, Detail: "changed on the host: " + summarizePaths(drifted)})
+	}
+	if len(gone) > 0 {
+		reasons = append(reasons, Reason{Code: ReasonDrift, Detail: "directories eggo created are gone: " + summarizePaths(gone)})
+	}
+	return live, reasons, nil
+}
