@@ -125,6 +125,8 @@ func jsonProblem(name string, data []byte, context string, err error) *CorruptEr
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &syntax) && syntax.Error() == "unexpected end of JSON input":
+		return corruptAt(name, data, syntax.Offset, "the file ends too early (truncated?)", err)
 	case errors.As(err, &syntax):
 		return corruptAt(name, data, syntax.Offset, problem, err)
 	case errors.As(err, &typ):
