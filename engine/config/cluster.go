@@ -1,0 +1,154 @@
+package config
+
+import (
+	"net"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+// clusterBlock is the cluster block and, once evaluated, its model.
+type clusterBlock struct {
+	block        *hcl.Block
+	content      *hcl.BodyContent
+	network      *hcl.Block // nil when absent
+	certificates *hcl.Block
+	model        resources.Cluster
+}
+
+func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
+	if len(l.clusters) > 0 {
+		first := l.clusters[0].block
+		return hcl.Diagnostics{diagf(b.DefRange, "Duplicate cluster block",
+			"A configuration describes one cluster, and cluster %q is already declared at %s. "+
+				"Remove this block or put it in its own directory.", first.Labels[0], where(first.DefRange))}
+	}
+	content, diags := b.Body.Content(clusterSchema)
+	cb := &clusterBlock{block: b, content: content}
+	l.clusters = append(l.clusters, cb)
+	for _, nb := range content.Blocks {
+		slot := &cb.network
+		if nb.Type == "certificates" {
+			slot = &cb.certificates
+		}
+		if *slot != nil {
+			diags = append(diags, diagf(nb.DefRange, "Duplicate "+nb.Type+" block",
+				"The cluster already has a %s block at %s; merge the two.", nb.Type, where((*slot).DefRange)))
+			continue
+		}
+		*slot = nb
+	}
+	l.addVertex(&vertex{
+		kind:       "cluster",
+		decl:       b.DefRange,
+		traversals: bodyTraversals(b.Body),
+		eval:       func(ctx *hcl.EvalContext) hcl.Diagnostics { return l.evalCluster(cb, ctx) },
+	})
+	return diags
+}
+
+var versionPattern = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?)$`)
+
+func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
+	dec := newDecoder(ctx)
+	attrs := cb.content.Attributes
+	c := &cb.model
+	c.Name = cb.block.Labels[0]
+	c.Source = source(cb.block.DefRange)
+
+	if v := dec.strPtr(attrs, "kubernetes_version"); v != nil {
+		m := versionPattern.FindStringSubmatch(*v)
+		if m == nil {
+			dec.errorf(attrs["kubernetes_version"].Expr.Range(), "Invalid kubernetes_version",
+				"kubernetes_version must be a release version like \"1.31.4\"; got %s.", dec.show(attrs["kubernetes_version"], *v))
+		} else {
+			c.KubernetesVersion = m[1]
+		}
+	}
+	if p := dec.strPtr(attrs, "packages"); p != nil {
+		abs, err := l.localPath(*p)
+		if err != nil {
+			dec.errorf(attrs["packages"].Expr.Range(), "Invalid packages path", "%s.", err)
+		}
+		c.Packages = abs
+	}
+	c.ConfigDir = dec.str(attrs, "config_dir", "/etc/kubernetes")
+	if !path.IsAbs(c.ConfigDir) {
+		dec.errorf(attrs["config_dir"].Expr.Range(), "Invalid config_dir",
+			"config_dir is a directory on the nodes and must be an absolute path like \"/etc/kubernetes\"; got %s.",
+			dec.show(attrs["config_dir"], c.ConfigDir))
+	}
+	c.APIEndpoint = dec.str(attrs, "api_endpoint", "")
+	if c.APIEndpoint != "" && !validEndpoint(c.APIEndpoint) {
+		dec.errorf(attrs["api_endpoint"].Expr.Range(), "Invalid api_endpoint",
+			"api_endpoint must be HOST or HOST:PORT (an IP address or DNS name, and a port from 1 to 65535); got %s.",
+			dec.show(attrs["api_endpoint"], c.APIEndpoint))
+	}
+	c.Labels = dec.stringMap(attrs, "labels")
+	c.Annotations = dec.stringMap(attrs, "annotations")
+	c.Network = l.decodeNetwork(dec, cb)
+	c.Certificates = decodeCertificates(dec, cb.certificates)
+
+	if !dec.diags.HasErrors() {
+		l.values["cluster"] = clusterValue(c)
+	}
+	return dec.diags
+}
+
+func validEndpoint(s string) bool {
+	if isHost(s) {
+		return true
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n > 0 && n < 65536 && isHost(strings.Trim(host, "[]"))
+}
+
+// clusterValue is what cluster.* evaluates to.
+func clusterValue(c *resources.Cluster) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{
+		"name":               cty.StringVal(c.Name),
+		"kubernetes_version": cty.StringVal(c.KubernetesVersion),
+		"packages":           cty.StringVal(c.Packages),
+		"config_dir":         cty.StringVal(c.ConfigDir),
+		"api_endpoint":       cty.StringVal(c.APIEndpoint),
+		"labels":             stringMapValue(c.Labels),
+		"annotations":        stringMapValue(c.Annotations),
+		"network": cty.ObjectVal(map[string]cty.Value{
+			"service_cidr": cty.StringVal(c.Network.ServiceCIDR),
+			"pod_cidr":     cty.StringVal(c.Network.PodCIDR),
+			"dns_domain":   cty.StringVal(c.Network.DNSDomain),
+		}),
+	})
+}
+
+func stringMapValue(m map[string]string) cty.Value {
+	if len(m) == 0 {
+		return cty.MapValEmpty(cty.String)
+	}
+	vals := make(map[string]cty.Value, len(m))
+	for k, v := range m {
+		vals[k] = cty.StringVal(v)
+	}
+	return cty.MapVal(vals)
+}
+
+func stringListValue(s []string) cty.Value {
+	if len(s) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	vals := make([]cty.Value, len(s))
+	for i, v := range s {
+		vals[i] = cty.StringVal(v)
+	}
+	return cty.ListVal(vals)
+}

@@ -1,0 +1,58 @@
+// Package config is the eggo language: it loads the *.hcl files of one
+// directory into the cluster model (resources.Cluster) that every resource
+// kind expands from. Decoding happens in two stages, like Terraform and
+// Packer: the top-level schema first, then each block's body with exactly
+// the variables that block may see, in the order its references demand.
+package config
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+// VarInput is where input variable values come from, besides defaults.
+// Precedence (lowest first): default, EGGO_VAR_name in Env, VarFiles in
+// order, Vars in order.
+type VarInput struct {
+	Vars     []string // "name=value" from -var, in command-line order
+	VarFiles []string // -var-file paths (HCL, or JSON when the name ends .json)
+	Env      []string // os.Environ(), scanned for EGGO_VAR_name
+}
+
+// Config is a loaded cluster definition.
+type Config struct {
+	Dir     string
+	Cluster *resources.Cluster
+	Outputs []Output // sorted by name
+	// Files maps each file name used in diagnostic ranges to its source, so
+	// WriteDiagnostics can print snippets.
+	Files map[string][]byte
+	// Hash is a sha256 over the files, the files read by file() and
+	// templatefile(), and the resolved variable values. A saved plan keeps it
+	// to refuse being applied to a configuration that changed since.
+	Hash string
+}
+
+// Output is one output block, evaluated.
+type Output struct {
+	Name        string
+	Description string
+	Value       cty.Value // unmarked; Sensitive says whether it may be shown
+	Sensitive   bool
+	Range       hcl.Range
+}
+
+// Load reads every *.hcl file of dir and decodes the cluster definition.
+// When diags has errors the returned Config holds only Dir and Files (for
+// printing the diagnostics with snippets); Cluster is nil.
+func Load(dir string, in VarInput) (*Config, hcl.Diagnostics) {
+	l := newLoader(dir)
+	cfg, diags := l.load(in)
+	if diags.HasErrors() {
+		// Keep the sources so callers can print snippets with WriteDiagnostics.
+		return &Config{Dir: dir, Files: l.sources}, diags
+	}
+	return cfg, diags
+}

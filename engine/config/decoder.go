@@ -1,0 +1,205 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// decoder evaluates the attributes of one block (or one instance of a
+// block) into Go values, collecting diagnostics instead of stopping at the
+// first one so a user sees every mistake of a block at once.
+type decoder struct {
+	ctx   *hcl.EvalContext
+	diags hcl.Diagnostics
+	// secret records attributes whose value derives from a sensitive
+	// variable: their values must never be echoed in an error.
+	secret map[*hcl.Attribute]bool
+}
+
+func newDecoder(ctx *hcl.EvalContext) *decoder {
+	return &decoder{ctx: ctx}
+}
+
+// eval evaluates a and converts it to ty. ok is false when the attribute is
+// absent, null, or wrong (then a diagnostic was recorded).
+func (d *decoder) eval(a *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
+	if a == nil {
+		return cty.NilVal, false
+	}
+	v, diags := a.Expr.Value(d.ctx)
+	d.diags = append(d.diags, diags...)
+	if diags.HasErrors() {
+		return cty.NilVal, false
+	}
+	v, marks := v.UnmarkDeep()
+	if len(marks) > 0 {
+		if d.secret == nil {
+			d.secret = map[*hcl.Attribute]bool{}
+		}
+		d.secret[a] = true
+	}
+	if v.IsNull() {
+		return cty.NilVal, false
+	}
+	if !v.IsWhollyKnown() {
+		d.errorf(a.Expr.Range(), "Value not known", "The value of %q is not known while loading the configuration.", a.Name)
+		return cty.NilVal, false
+	}
+	cv, err := convert.Convert(v, ty)
+	if err != nil {
+		d.diags = append(d.diags, &hcl.Diagnostic{
+			Severity:    hcl.DiagError,
+			Summary:     "Incorrect attribute value type",
+			Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s.", a.Name, err),
+			Subject:     a.Expr.Range().Ptr(),
+			Expression:  a.Expr,
+			EvalContext: d.ctx,
+		})
+		return cty.NilVal, false
+	}
+	return cv, true
+}
+
+// show renders a user value for an error message, hiding sensitive ones.
+func (d *decoder) show(a *hcl.Attribute, s string) string {
+	if d.secret[a] {
+		return "(sensitive value)"
+	}
+	return strconv.Quote(s)
+}
+
+func (d *decoder) errorf(rng hcl.Range, summary, format string, args ...any) {
+	d.diags = append(d.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  rng.Ptr(),
+	})
+}
+
+func (d *decoder) str(attrs hcl.Attributes, name, def string) string {
+	v, ok := d.eval(attrs[name], cty.String)
+	if !ok {
+		return def
+	}
+	return v.AsString()
+}
+
+// strPtr is str for override blocks, where "not set" differs from "".
+func (d *decoder) strPtr(attrs hcl.Attributes, name string) *string {
+	v, ok := d.eval(attrs[name], cty.String)
+	if !ok {
+		return nil
+	}
+	s := v.AsString()
+	return &s
+}
+
+func (d *decoder) boolPtr(attrs hcl.Attributes, name string) *bool {
+	v, ok := d.eval(attrs[name], cty.Bool)
+	if !ok {
+		return nil
+	}
+	b := v.True()
+	return &b
+}
+
+// intPtr reads a whole number within [min, max].
+func (d *decoder) intPtr(attrs hcl.Attributes, name string, min, max int) *int {
+	a := attrs[name]
+	v, ok := d.eval(a, cty.Number)
+	if !ok {
+		return nil
+	}
+	bf := v.AsBigFloat()
+	i, acc := bf.Int64()
+	if !bf.IsInt() || acc != 0 || i < int64(min) || i > int64(max) {
+		d.errorf(a.Expr.Range(), "Invalid "+name,
+			"%s must be a whole number from %d to %d; got %s.", name, min, max, bf.Text('g', -1))
+		return nil
+	}
+	n := int(i)
+	return &n
+}
+
+// durationPtr reads a positive Go duration such as "8760h" or "30s".
+func (d *decoder) durationPtr(attrs hcl.Attributes, name string) *time.Duration {
+	a := attrs[name]
+	s := d.strPtr(attrs, name)
+	if s == nil {
+		return nil
+	}
+	dur, err := time.ParseDuration(*s)
+	if err != nil || dur <= 0 {
+		d.errorf(a.Expr.Range(), "Invalid duration",
+			"%s must be a positive duration such as \"8760h\", \"30m\" or \"10s\" (units ns, us, ms, s, m, h); got %s.",
+			name, d.show(a, *s))
+		return nil
+	}
+	return &dur
+}
+
+func (d *decoder) duration(attrs hcl.Attributes, name string, def time.Duration) time.Duration {
+	if p := d.durationPtr(attrs, name); p != nil {
+		return *p
+	}
+	return def
+}
+
+// stringList reads a list of strings, with the range of each element so
+// errors can point at the one that is wrong.
+func (d *decoder) stringList(attrs hcl.Attributes, name string) ([]string, []hcl.Range, bool) {
+	a := attrs[name]
+	v, ok := d.eval(a, cty.List(cty.String))
+	if !ok {
+		return nil, nil, false
+	}
+	elemRanges := elementRanges(a.Expr, v.LengthInt())
+	out := make([]string, 0, v.LengthInt())
+	for it := v.ElementIterator(); it.Next(); {
+		_, ev := it.Element()
+		if ev.IsNull() {
+			d.errorf(elemRanges[len(out)], "Invalid "+name, "The elements of %s must not be null.", name)
+			return nil, nil, false
+		}
+		out = append(out, ev.AsString())
+	}
+	return out, elemRanges, true
+}
+
+// elementRanges returns the range of each element of a list expression when
+// it is written as a literal list, else the whole expression's range for all.
+func elementRanges(expr hcl.Expression, n int) []hcl.Range {
+	out := make([]hcl.Range, n)
+	exprs, diags := hcl.ExprList(expr)
+	for i := range out {
+		if !diags.HasErrors() && len(exprs) == n {
+			out[i] = exprs[i].Range()
+		} else {
+			out[i] = expr.Range()
+		}
+	}
+	return out
+}
+
+func (d *decoder) stringMap(attrs hcl.Attributes, name string) map[string]string {
+	v, ok := d.eval(attrs[name], cty.Map(cty.String))
+	if !ok {
+		return map[string]string{}
+	}
+	out := make(map[string]string, v.LengthInt())
+	for it := v.ElementIterator(); it.Next(); {
+		k, ev := it.Element()
+		if ev.IsNull() {
+			d.errorf(attrs[name].Expr.Range(), "Invalid "+name, "The value of %s[%q] must not be null.", name, k.AsString())
+			continue
+		}
+		out[k.AsString()] = ev.AsString()
+	}
+	return out
+}

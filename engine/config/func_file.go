@@ -1,0 +1,136 @@
+package config
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// readConfigFile reads a file named in the configuration (relative to the
+// configuration directory) and remembers its content for Config.Hash: a
+// changed certificate template must invalidate a saved plan too.
+func (l *loader) readConfigFile(p string) ([]byte, error) {
+	abs, err := l.localPath(p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no file exists at %s (paths are relative to the configuration directory %s)", p, l.dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", p, err)
+	}
+	l.readFiles[abs] = b
+	return b, nil
+}
+
+func (l *loader) fileFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: "Reads a UTF-8 text file of the configuration.",
+		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			b, err := l.readConfigFile(args[0].AsString())
+			if err != nil {
+				return cty.UnknownVal(cty.String), err
+			}
+			if !utf8.Valid(b) {
+				return cty.UnknownVal(cty.String), fmt.Errorf("contents of %s are not valid UTF-8; use filebase64 for binary files", args[0].AsString())
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
+}
+
+func (l *loader) fileBase64Func() function.Function {
+	return function.New(&function.Spec{
+		Description: "Reads a file of the configuration and returns its content in Base64.",
+		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			b, err := l.readConfigFile(args[0].AsString())
+			if err != nil {
+				return cty.UnknownVal(cty.String), err
+			}
+			return cty.StringVal(base64.StdEncoding.EncodeToString(b)), nil
+		},
+	})
+}
+
+// templateFileFunc renders a file as an HCL template ("${...}", "%{for}")
+// with exactly the given variables in scope, like Terraform's templatefile.
+func (l *loader) templateFileFunc(funcs map[string]function.Function) function.Function {
+	funcs["templatefile"] = function.New(&function.Spec{
+		Params: []function.Parameter{
+			{Name: "path", Type: cty.String},
+			{Name: "vars", Type: cty.DynamicPseudoType},
+		},
+		Type: function.StaticReturnType(cty.DynamicPseudoType),
+		Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+			return cty.DynamicVal, fmt.Errorf("cannot call templatefile from inside a template rendered by templatefile")
+		},
+	})
+	return function.New(&function.Spec{
+		Description: "Renders a template file of the configuration with the given variables.",
+		Params: []function.Parameter{
+			{Name: "path", Type: cty.String},
+			{Name: "vars", Type: cty.DynamicPseudoType},
+		},
+		Type: function.StaticReturnType(cty.DynamicPseudoType),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			name := args[0].AsString()
+			vars, err := templateVars(args[1])
+			if err != nil {
+				return cty.DynamicVal, function.NewArgError(1, err)
+			}
+			src, err := l.readConfigFile(name)
+			if err != nil {
+				return cty.DynamicVal, err
+			}
+			expr, diags := hclsyntax.ParseTemplate(src, name, hcl.InitialPos)
+			if diags.HasErrors() {
+				return cty.DynamicVal, fmt.Errorf("template %s: %s", name, diags.Error())
+			}
+			for _, t := range expr.Variables() {
+				if _, ok := vars[t.RootName()]; !ok {
+					return cty.DynamicVal, fmt.Errorf("template %s refers to %q at line %d, but vars has no such key",
+						name, t.RootName(), t.SourceRange().Start.Line)
+				}
+			}
+			val, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: funcs})
+			if diags.HasErrors() {
+				return cty.DynamicVal, fmt.Errorf("template %s: %s", name, diags.Error())
+			}
+			return val, nil
+		},
+	})
+}
+
+func templateVars(v cty.Value) (map[string]cty.Value, error) {
+	if v.IsNull() {
+		return map[string]cty.Value{}, nil
+	}
+	ty := v.Type()
+	if !ty.IsMapType() && !ty.IsObjectType() {
+		return nil, fmt.Errorf("vars must be a map or an object, not %s", ty.FriendlyName())
+	}
+	out := map[string]cty.Value{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, ev := it.Element()
+		name := k.AsString()
+		if !hclsyntax.ValidIdentifier(name) {
+			return nil, fmt.Errorf("invalid template variable name %q: it must start with a letter and contain only letters, digits, underscores and dashes", name)
+		}
+		out[name] = ev
+	}
+	return out, nil
+}

@@ -1,0 +1,106 @@
+package config
+
+import "github.com/hashicorp/hcl/v2"
+
+// The schemas are the whole vocabulary of the language: HCL reports any
+// block or attribute not listed here as unsupported, with its range.
+
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "cluster", LabelNames: []string{"name"}},
+		{Type: "connection"},
+		{Type: "node", LabelNames: []string{"label"}},
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "locals"},
+		{Type: "output", LabelNames: []string{"name"}},
+	},
+}
+
+var clusterSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "kubernetes_version", Required: true},
+		{Name: "packages"},
+		{Name: "config_dir"},
+		{Name: "api_endpoint"},
+		{Name: "labels"},
+		{Name: "annotations"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "network"},
+		{Type: "certificates"},
+	},
+}
+
+var networkSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "service_cidr"},
+		{Name: "pod_cidr"},
+		{Name: "dns_domain"},
+	},
+}
+
+var certificatesSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "validity"},
+		{Name: "ca_validity"},
+		{Name: "renew_before"},
+		{Name: "extra_sans"},
+	},
+}
+
+var connectionSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "type"},
+		{Name: "user"},
+		{Name: "port"},
+		{Name: "private_key_file"},
+		{Name: "password_env"},
+		{Name: "agent"},
+		{Name: "known_hosts_file"},
+		{Name: "sudo"},
+		{Name: "timeout"},
+		{Name: "retries"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "bastion"}},
+}
+
+var bastionSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "host"},
+		{Name: "port"},
+		{Name: "user"},
+		{Name: "private_key_file"},
+		{Name: "password_env"},
+	},
+}
+
+var nodeSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "name"},
+		{Name: "address", Required: true},
+		{Name: "arch"},
+		{Name: "roles", Required: true},
+		{Name: "labels"},
+		{Name: "depends_on"},
+		{Name: "for_each"},
+		{Name: "count"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "connection"}},
+}
+
+var variableSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "type"},
+		{Name: "default"},
+		{Name: "description"},
+		{Name: "sensitive"},
+	},
+}
+
+var outputSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "value", Required: true},
+		{Name: "description"},
+		{Name: "sensitive"},
+	},
+}
