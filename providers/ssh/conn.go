@@ -1,0 +1,60 @@
+package ssh
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// Conn is a live connection to one host. Every Run and Upload is its own
+// session on the one client; at most MaxSessions run at once, so a host
+// with OpenSSH's default MaxSessions (10) never refuses one.
+type Conn struct {
+	target   providers.Target
+	client   *ssh.Client
+	bastion  *ssh.Client
+	sessions chan struct{}
+	// killers is a separate, single slot for the sessions that kill
+	// cancelled commands: they must not wait behind the commands they kill.
+	killers chan struct{}
+}
+
+var _ providers.Conn = (*Conn)(nil)
+
+func newConn(t providers.Target, client, bastion *ssh.Client, maxSessions int) *Conn {
+	return &Conn{target: t, client: client, bastion: bastion,
+		sessions: make(chan struct{}, maxSessions), killers: make(chan struct{}, 1)}
+}
+
+// Client is the underlying SSH client, for callers that need more than
+// commands and uploads (port forwards, for instance).
+func (c *Conn) Client() *ssh.Client { return c.client }
+
+// Close closes the connection and then the bastion's.
+func (c *Conn) Close() error {
+	err := c.client.Close()
+	if c.bastion != nil {
+		if berr := c.bastion.Close(); err == nil {
+			err = berr
+		}
+	}
+	return err
+}
+
+// session opens a session once a slot is free; release frees the slot.
+func (c *Conn) session(ctx context.Context, slots chan struct{}) (s *ssh.Session, release func(), err error) {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	s, err = c.client.NewSession()
+	if err != nil {
+		<-slots
+		return nil, nil, fmt.Errorf("%s: open SSH session: %w", c.target.Name, err)
+	}
+	return s, func() { _ = s.Close(); <-slots }, nil
+}

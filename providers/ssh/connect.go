@@ -1,0 +1,129 @@
+package ssh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// connect opens an authenticated client to t, directly or through bastion,
+// retrying network failures up to t.Retries times with exponential backoff.
+// Authentication and host key failures are final at once.
+func connect(ctx context.Context, t providers.Target, o Options, bastion *ssh.Client) (*ssh.Client, error) {
+	addr := net.JoinHostPort(t.Address, strconv.Itoa(t.Port))
+	wait := o.Backoff
+	for attempt := 0; ; attempt++ {
+		client, err := connectOnce(ctx, t, o, bastion, addr)
+		if err == nil {
+			return client, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: connecting to %s: %w", t.Name, addr, ctx.Err())
+		}
+		var netErr *networkError
+		if !errors.As(err, &netErr) || attempt >= t.Retries {
+			if attempt > 0 {
+				return nil, fmt.Errorf("%w (after %d attempts)", err, attempt+1)
+			}
+			return nil, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: connecting to %s: %w (last error: %v)", t.Name, addr, ctx.Err(), err)
+		}
+		wait *= 2
+	}
+}
+
+// networkError marks a failure worth retrying: the host could not be
+// reached, or the connection broke before authentication finished.
+type networkError struct{ err error }
+
+func (e *networkError) Error() string { return e.err.Error() }
+func (e *networkError) Unwrap() error { return e.err }
+
+func connectOnce(ctx context.Context, t providers.Target, o Options, bastion *ssh.Client, addr string) (*ssh.Client, error) {
+	hk, err := hostKeyCheckFor(t, o, addr)
+	if err != nil {
+		return nil, err
+	}
+	a, err := authFor(t)
+	if err != nil {
+		return nil, err
+	}
+	// The agent is only needed for the handshake.
+	defer a.Close()
+	config := &ssh.ClientConfig{
+		User:              t.User,
+		Auth:              a.methods,
+		HostKeyCallback:   hk.callback,
+		HostKeyAlgorithms: hk.algorithms,
+		Timeout:           t.ConnectTimeout,
+	}
+
+	dialCtx, cancel := context.WithTimeout(ctx, t.ConnectTimeout)
+	defer cancel()
+	var conn net.Conn
+	via := ""
+	if bastion != nil {
+		via = " via bastion " + bastion.RemoteAddr().String()
+		conn, err = bastion.DialContext(dialCtx, "tcp", addr)
+	} else {
+		conn, err = (&net.Dialer{}).DialContext(dialCtx, "tcp", addr)
+	}
+	if err != nil {
+		err = fmt.Errorf("%s: cannot reach %s%s: %w", t.Name, addr, via, err)
+		var open *ssh.OpenChannelError
+		if errors.As(err, &open) && open.Reason == ssh.Prohibited {
+			return nil, fmt.Errorf("%w (the bastion forbids TCP forwarding: AllowTcpForwarding)", err)
+		}
+		return nil, &networkError{err}
+	}
+
+	// The handshake must obey the timeout and ctx too; a connection through
+	// a bastion has no deadlines, so closing it is the one way to stop it.
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(t.ConnectTimeout, func() { timedOut.Store(true); _ = conn.Close() })
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	c, chans, reqs, err := ssh.NewClientConn(conn, addr, config)
+	timer.Stop()
+	stop()
+	if err != nil {
+		_ = conn.Close()
+		return nil, classifyHandshake(t, addr, via, a, err, timedOut.Load())
+	}
+	return ssh.NewClient(c, chans, reqs), nil
+}
+
+func classifyHandshake(t providers.Target, addr, via string, a *auth, err error, timedOut bool) error {
+	var hk *HostKeyError
+	switch {
+	case errors.As(err, &hk):
+		return hk
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		return fmt.Errorf("%s: authentication to %s%s as %q failed (tried %s): %w",
+			t.Name, addr, via, t.User, strings.Join(a.tried, ", "), err)
+	case timedOut:
+		return &networkError{fmt.Errorf("%s: SSH handshake with %s%s timed out after %s", t.Name, addr, via, t.ConnectTimeout)}
+	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, net.ErrClosed), isNetError(err):
+		return &networkError{fmt.Errorf("%s: connection to %s%s broke during the SSH handshake: %w", t.Name, addr, via, err)}
+	}
+	return fmt.Errorf("%s: SSH handshake with %s%s failed: %w", t.Name, addr, via, err)
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne)
+}
