@@ -14,8 +14,15 @@ import (
 func nspawnArgs(n nodeRecord, d nodeDirs, containers bool) []string {
 	args := []string{
 		"--boot", "--register=no", "--keep-unit", "--console=read-only",
+		// Keep the node's own resolv.conf (see provision): copying this
+		// machine's would send DNS queries off the testbed.
+		"--resolv-conf=off",
 		"--network-namespace-path=" + filepath.Join("/run/netns", n.Netns),
-		"-D", n.Merged, "--machine=" + n.Name,
+		"-D", n.Merged,
+		// Unique across testbeds: nspawn keys host-side state such as
+		// /run/systemd/nspawn/propagate/NAME by it. The node still calls
+		// itself n.Name, from /etc/hostname.
+		"--machine=" + n.Netns,
 	}
 	if containers {
 		// What containerd + runc needed inside a node (DESIGN.md, Testbed):

@@ -31,6 +31,10 @@ func provision(root string, self nodeRecord, all []nodeRecord, authorized []byte
 	}{
 		{"etc/hostname", []byte(self.Name + "\n"), 0o644},
 		{"etc/hosts", []byte(hosts.String()), 0o644},
+		// No nameserver: glibc then asks 127.0.0.1, which refuses at once,
+		// so lookups of names not in /etc/hosts fail fast instead of timing
+		// out against a server the testbed must not reach.
+		{"etc/resolv.conf", []byte("# eggo testbed: no DNS, node names are in /etc/hosts\n"), 0o644},
 		{"etc/machine-id", []byte(hex.EncodeToString(id) + "\n"), 0o444},
 		{"root/.ssh/authorized_keys", authorized, 0o600},
 		{"etc/ssh/ssh_host_ed25519_key", hostKey.private, 0o600},

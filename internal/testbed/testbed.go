@@ -52,8 +52,10 @@ type Options struct {
 }
 
 var (
-	idPattern   = regexp.MustCompile(`^[a-z0-9]{1,8}$`)
-	namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	idPattern = regexp.MustCompile(`^[a-z0-9]{1,8}$`)
+	// At most 50 characters so the machine name eggo-ID-NAME stays a
+	// valid hostname (64).
+	namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,48}[a-z0-9])?$`)
 )
 
 // firstNodeOctet is where node addresses start (m0 = .11), leaving .2–.10
@@ -76,7 +78,7 @@ func (o Options) names() ([]string, error) {
 	seen := map[string]bool{}
 	for _, n := range names {
 		if !namePattern.MatchString(n) {
-			return nil, fmt.Errorf("testbed: node name %q is not a hostname label ([a-z0-9-])", n)
+			return nil, fmt.Errorf("testbed: node name %q is not a hostname label of at most 50 of [a-z0-9-]", n)
 		}
 		if seen[n] {
 			return nil, fmt.Errorf("testbed: node name %q given twice", n)
