@@ -1,0 +1,11 @@
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  network {
+    service_cidr = "10.32.0.0/33" # ERROR: Invalid CIDR
+  }
+}
+
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master"]
+}

@@ -1,0 +1,15 @@
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+}
+
+node "a" {
+  address = "10.0.0.1"
+  roles   = ["master"]
+  labels  = { peer = node.b.name } # ERROR: Reference cycle
+}
+
+node "b" {
+  address = "10.0.0.2"
+  roles   = ["worker"]
+  labels  = { peer = node.a.name }
+}

@@ -1,0 +1,8 @@
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+}
+
+node "m0" {
+  address = "10.0.0.1"
+  roles   = "master" # ERROR: Incorrect attribute value type
+}
