@@ -158,15 +158,18 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 		return err
 	}
 	_, replaced := a.recs.replaced[f.Path]
-	switch {
-	case live == probeMissing && !replaced:
-		a.recs.files[f.Path] = true // recorded before the copy: rm -f of a file that never came is harmless
-	case live != probeMissing && !a.recs.files[f.Path] && !replaced:
+	if live != probeMissing && !a.recs.files[f.Path] && !replaced {
 		if err := a.moveAside(ctx, f.Path, live, liveBackup); err != nil {
 			return err
 		}
 	}
-	return a.upload(ctx, f)
+	if err := a.upload(ctx, f); err != nil {
+		return err // an upload that fails leaves dst as it was
+	}
+	if live == probeMissing && !replaced {
+		a.recs.files[f.Path] = true
+	}
+	return nil
 }
 
 // moveAside keeps a pre-existing file with other content in the backup
