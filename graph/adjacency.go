@@ -12,17 +12,19 @@ type adjacency struct {
 func (g *Graph) adjacency() adjacency {
 	n := g.Len()
 	a := adjacency{offsets: make([]int32, n+1), indeg: make([]int32, n)}
-	for v := range n {
-		a.offsets[v+1] = a.offsets[v] + int32(g.g.From(int64(v)).Len())
+	// Counting sort of the flat edge list into per-vertex runs.
+	for _, e := range g.edgeList {
+		a.offsets[e.dependency+1]++
+		a.indeg[e.dependent]++
 	}
-	a.targets = make([]int32, 0, a.offsets[n])
 	for v := range n {
-		it := g.g.From(int64(v))
-		for it.Next() {
-			d := int32(it.Node().ID())
-			a.targets = append(a.targets, d)
-			a.indeg[d]++
-		}
+		a.offsets[v+1] += a.offsets[v]
+	}
+	a.targets = make([]int32, len(g.edgeList))
+	next := append([]int32(nil), a.offsets[:n]...)
+	for _, e := range g.edgeList {
+		a.targets[next[e.dependency]] = e.dependent
+		next[e.dependency]++
 	}
 	return a
 }

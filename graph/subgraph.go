@@ -1,10 +1,6 @@
 package graph
 
-import (
-	"fmt"
-
-	"gonum.org/v1/gonum/graph/simple"
-)
+import "fmt"
 
 // Reverse returns a copy with every edge flipped and the same insertion
 // order: destroy runs a dependent before what it depends on.
@@ -14,7 +10,7 @@ func (g *Graph) Reverse() *Graph {
 		r.Add(name)
 	}
 	g.edges(func(dependency, dependent int64) {
-		r.g.SetEdge(simple.Edge{F: simple.Node(dependent), T: simple.Node(dependency)})
+		r.setEdge(dependent, dependency)
 	})
 	return r
 }
@@ -59,7 +55,7 @@ func (g *Graph) WithDependencies(targets []string) (*Graph, error) {
 	}
 	g.edges(func(dependency, dependent int64) {
 		if keep[dependency] && keep[dependent] {
-			sub.g.SetEdge(simple.Edge{F: simple.Node(newID[dependency]), T: simple.Node(newID[dependent])})
+			sub.setEdge(newID[dependency], newID[dependent])
 		}
 	})
 	return sub, nil
