@@ -135,14 +135,17 @@ func BenchmarkWalkOverhead(b *testing.B) {
 	tg := newTimedGraph(b, 42, 200)
 	nominalIdeal := tg.listSchedule(tg.duration, parallelism)
 	bound := tg.lowerBound(tg.duration, parallelism)
+	idOf := map[string]int{}
+	for id, name := range tg.g.Names() {
+		idOf[name] = id
+	}
 	var overhead, vsNominal, vsBound float64
 	for b.Loop() {
 		measured := make([]time.Duration, len(tg.duration))
 		var mu sync.Mutex
 		begin := time.Now()
 		res := tg.g.Walk(context.Background(), WalkOptions{Parallelism: parallelism}, func(_ context.Context, name string) error {
-			var id int
-			fmt.Sscanf(name, "task.%d", &id)
+			id := idOf[name]
 			t0 := time.Now()
 			time.Sleep(tg.duration[id])
 			took := time.Since(t0)
