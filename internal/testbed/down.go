@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -92,32 +93,102 @@ func teardown(id, dir string, rec *record) error {
 }
 
 // DownAll tears down every testbed under the default run root, including
-// those left behind by a test or CLI process that crashed or was killed.
-func DownAll() error { return DownAllIn(DefaultRunRoot()) }
+// those left behind by a test or CLI process that crashed or was killed,
+// and then any namespace or link named like a testbed's whose run dir is
+// gone altogether.
+func DownAll() error {
+	root := DefaultRunRoot()
+	err := DownAllIn(root)
+	return errors.Join(err, sweepOrphanNames(root, func(string) bool { return true }))
+}
 
 // DownAllIn tears down every testbed whose run dir is under root, recorded
-// or not.
+// or not, and also testbeds whose nodes still run or are still mounted
+// below root after their run dir was deleted.
 func DownAllIn(root string) error {
+	root = filepath.Clean(root)
+	ids := map[string]bool{}
 	entries, err := os.ReadDir(root)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	var errs []error
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+		if e.IsDir() {
+			ids[e.Name()] = true
 		}
-		dir := filepath.Join(root, e.Name())
+	}
+	for _, mp := range mountsUnder(root) {
+		ids[firstComponent(root, mp)] = true
+	}
+	for _, pid := range nspawnsUnder(root) {
+		for _, id := range nspawnIDs(root, pid) {
+			ids[id] = true
+		}
+	}
+	delete(ids, "")
+	var errs []error
+	for id := range ids {
+		dir := filepath.Join(root, id)
 		rec, _ := loadRecord(dir) // nil when the crash came before the first save
-		id := e.Name()
 		if rec != nil {
 			id = rec.ID
 		}
 		if err := teardown(id, dir, rec); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// firstComponent is the name directly below root on the way to path.
+func firstComponent(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return strings.Split(rel, string(filepath.Separator))[0]
+}
+
+// nspawnIDs are the testbed ids named by a systemd-nspawn's arguments below root.
+func nspawnIDs(root string, pid int) []string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	var ids []string
+	for _, a := range strings.Split(string(data), "\x00") {
+		if strings.HasPrefix(a, root+"/") {
+			ids = append(ids, firstComponent(root, a))
+		}
+	}
+	return ids
+}
+
+// sweepOrphanNames deletes namespaces (eggo-ID-*) and links (ebr-ID,
+// ev-ID-*) of testbed ids that have no run dir under root: all that is left
+// of a testbed whose run dir was removed by hand. Only ids that consider
+// accepts are touched.
+func sweepOrphanNames(root string, consider func(id string) bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	orphan := func(id string) bool {
+		if !idPattern.MatchString(id) || !consider(id) {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(root, id))
+		return os.IsNotExist(err)
+	}
+	var errs []error
+	for _, ns := range netnsWithPrefix("eggo-") {
+		if id, _, ok := strings.Cut(strings.TrimPrefix(ns, "eggo-"), "-"); ok && orphan(id) {
+			errs = append(errs, deleteNetns(ctx, ns))
+		}
+	}
+	for _, l := range linksWithPrefix("ev-") {
+		if id, _, ok := strings.Cut(strings.TrimPrefix(l, "ev-"), "-"); ok && orphan(id) {
+			errs = append(errs, deleteLink(ctx, l))
+		}
+	}
+	for _, l := range linksWithPrefix("ebr-") {
+		if orphan(strings.TrimPrefix(l, "ebr-")) {
+			errs = append(errs, deleteLink(ctx, l))
 		}
 	}
 	return errors.Join(errs...)

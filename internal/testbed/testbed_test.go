@@ -163,6 +163,44 @@ func TestDownAllAfterCrash(t *testing.T) {
 	}
 }
 
+// TestSweepOrphanNames: a namespace and links named like a testbed's whose
+// run dir is gone are removed; those of a testbed that still has its dir stay.
+func TestSweepOrphanNames(t *testing.T) {
+	requireRoot(t)
+	root := t.TempDir()
+	ctx := context.Background()
+	gone, kept := "zz"+time.Now().Format("0405"), "zy"+time.Now().Format("0405")
+	if err := os.Mkdir(filepath.Join(root, kept), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{gone, kept} {
+		if err := run(ctx, "ip", "netns", "add", netnsName(id, "x")); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(ctx, "ip", "link", "add", bridgeName(id), "type", "bridge"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, id := range []string{gone, kept} {
+			deleteNetns(ctx, netnsName(id, "x"))
+			deleteLink(ctx, bridgeName(id))
+		}
+	})
+	// Only our two ids: other testbeds on this machine have no dir in
+	// this temporary root and must not be touched.
+	ours := func(id string) bool { return id == gone || id == kept }
+	if err := sweepOrphanNames(root, ours); err != nil {
+		t.Fatal(err)
+	}
+	if linkExists(bridgeName(gone)) || len(netnsWithPrefix(netnsPrefix(gone))) != 0 {
+		t.Errorf("orphans of %s survived the sweep", gone)
+	}
+	if !linkExists(bridgeName(kept)) || len(netnsWithPrefix(netnsPrefix(kept))) != 1 {
+		t.Errorf("the sweep removed %s, whose run dir exists", kept)
+	}
+}
+
 // assertNothingLeft checks with the system's own tools, as a person would.
 func assertNothingLeft(t *testing.T, id, dir string) {
 	t.Helper()
