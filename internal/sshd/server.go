@@ -184,7 +184,7 @@ func writeHostKey(t testing.TB, path string) ssh.PublicKey {
 	if err != nil {
 		t.Fatalf("sshd: generate host key: %v", err)
 	}
-	writePrivateKey(t, path, priv, nil)
+	writePrivateKey(t, path, priv)
 	sshPub, err := ssh.NewPublicKey(pub)
 	if err != nil {
 		t.Fatalf("sshd: host public key: %v", err)

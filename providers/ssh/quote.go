@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// quote makes s one word for a POSIX shell: single-quoted, with each single
-// quote written as '\” (close, escaped quote, reopen).
+// quote makes s one word for a POSIX shell: single-quoted; each quote
+// inside closes the quoting, adds an escaped quote and reopens it.
 func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
