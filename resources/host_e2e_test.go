@@ -109,9 +109,10 @@ func TestHostLifecycle(t *testing.T) {
 		f.bundle("amd64", "usr/local/bin/kubectl", "kubectl v1", 0o750)
 		f.bundle("amd64", "etc/eggo/same.conf", "same", 0o644)
 		f.bundle("amd64", "etc/eggo/mine.conf", "eggo's", 0o600)
-		f.onHost("etc/eggo/same.conf", "same")          // already right: not eggo's
-		f.onHost("etc/eggo/mine.conf", "operator's")    // different: moved aside
-		f.onHost("usr/share/doc/keep", "someone else's") // a pre-existing dir eggo writes beside
+		f.bundle("amd64", "opt/it's odd/a $(file) `x`", "odd", 0o644) // quoting
+		f.onHost("etc/eggo/same.conf", "same")                        // already right: not eggo's
+		f.onHost("etc/eggo/mine.conf", "operator's")                  // different: moved aside
+		f.onHost("usr/share/doc/keep", "someone else's")              // a pre-existing dir eggo writes beside
 		before := f.snapshot()
 		d := f.desired(f.cluster(typ, "m0"))
 
@@ -132,7 +133,7 @@ func TestHostLifecycle(t *testing.T) {
 			t.Fatalf("original not kept at %s: %q %v", backup, b, err)
 		}
 		created := f.createdPaths(attrs)
-		for _, want := range []string{"dir /usr/local", "dir /usr/local/bin", "file /usr/local/bin/etcd", "file /usr/local/bin/kubectl", "dir /var/lib/eggo/backup"} {
+		for _, want := range []string{"dir /usr/local", "dir /usr/local/bin", "file /usr/local/bin/etcd", "file /usr/local/bin/kubectl", "dir /var/lib/eggo/backup", "file /opt/it's odd/a $(file) `x`"} {
 			if !slices.Contains(created, want) {
 				t.Errorf("created lacks %q: %v", want, created)
 			}
@@ -152,7 +153,7 @@ func TestHostLifecycle(t *testing.T) {
 		if !slices.Contains(r.progress, "host.m0: copying etcd (7 B)") {
 			t.Errorf("progress = %q, want it to report copying etcd", r.progress)
 		}
-		if s := r.Pool.Stats(); s.BytesUploaded != int64(len("etcd v1kubectl v1eggo's")) {
+		if s := r.Pool.Stats(); s.BytesUploaded != int64(len("etcd v1kubectl v1eggo'sodd")) {
 			t.Errorf("uploaded %d bytes, want only the three files that differed", s.BytesUploaded)
 		}
 

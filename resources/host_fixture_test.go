@@ -54,7 +54,7 @@ func (f *hostFixture) read(rel string) string {
 	return string(b)
 }
 
-func writeFile(t *testing.T, p, content string, mode fs.FileMode) {
+func writeFile(t testing.TB, p, content string, mode fs.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)

@@ -155,7 +155,9 @@ func TestHostPlan(t *testing.T) {
 		{"labels", recorded(func(a Attrs) { a[hostLabels] = map[string]any{"zone": "a"} }), Update, []string{ReasonConfig}, "labels", []string{hostLabels}},
 		{"connection user", recorded(func(a Attrs) { conn(a)["user"] = "ops" }), Update, []string{ReasonConfig}, "connection", []string{hostConnection}},
 		{"pending and drifted", func() *Object {
-			o := recorded(func(a Attrs) { files(a)[0].(map[string]any)["sha256"], files(a)[0].(map[string]any)["drift"] = "", driftMissing })
+			o := recorded(func(a Attrs) {
+				files(a)[0].(map[string]any)["sha256"], files(a)[0].(map[string]any)["drift"] = "", driftMissing
+			})
 			o.Pending = true
 			return o
 		}(), Update, []string{ReasonPending, ReasonDrift}, "(missing)", []string{hostFiles}},

@@ -1,0 +1,79 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// planScale builds a 1000-node cluster with a 20-file bundle, and the
+// state (through JSON, as the engine would read it) of an apply of it.
+func planScale(tb testing.TB) (*Host, *Cluster, map[string]*Object) {
+	tb.Helper()
+	packages := tb.TempDir()
+	for i := 0; i < 20; i++ {
+		writeFile(tb, filepath.Join(packages, "amd64", fmt.Sprintf("usr/local/bin/tool-%02d", i)), fmt.Sprintf("binary %d", i), 0o755)
+	}
+	c := &Cluster{Name: "big", Packages: packages}
+	for i := 0; i < 1000; i++ {
+		c.Nodes = append(c.Nodes, Node{
+			Name: fmt.Sprintf("n%04d", i), Address: fmt.Sprintf("10.%d.%d.%d", i/65536, i/256%256, i%256),
+			Roles: []string{"worker"}, Labels: map[string]string{"zone": "a"},
+			Connection: Connection{User: "root", PrivateKeyFile: "/root/.ssh/id_ed25519", Timeout: 10 * time.Second},
+		})
+	}
+	h := NewHost()
+	ds, err := h.Expand(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	prior := make(map[string]*Object, len(ds))
+	for _, d := range ds {
+		a := plannedAttrs(d.Attrs, nil, true)
+		a[hostFacts] = map[string]any{"os": "debian", "os_version": "12", "arch": "amd64", "kernel": "6.1.0", "hostname": d.Node}
+		a[hostCreated] = []any{map[string]any{"path": "/usr/local/bin/tool-00", "type": "file"}}
+		a[hostReplaced] = []any{}
+		prior[d.Addr] = &Object{Addr: d.Addr, Kind: "host", Node: d.Node, Attrs: viaState(tb, a)}
+	}
+	return h, c, prior
+}
+
+// planAll is what the engine does for the host kind in a plan without
+// refresh: expand, then one Plan per node.
+func planAll(tb testing.TB, h *Host, c *Cluster, prior map[string]*Object) {
+	ds, err := h.Expand(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range ds {
+		ch, err := h.Plan(context.Background(), nil, prior[d.Addr], d)
+		if err != nil || ch.Action != NoOp {
+			tb.Fatalf("%s: %s %+v %v", d.Addr, ch.Action, ch.Reasons, err)
+		}
+	}
+}
+
+func BenchmarkHostExpandPlan1000(b *testing.B) {
+	h, c, prior := planScale(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		planAll(b, h, c, prior)
+	}
+}
+
+func TestHostPlan1000NodesIsFast(t *testing.T) {
+	h, c, prior := planScale(t)
+	start := time.Now()
+	planAll(t, h, c, prior)
+	d := time.Since(start)
+	t.Logf("expand + plan of 1000 hosts: %s", d)
+	if d > time.Second {
+		t.Fatalf("expand and plan of 1000 hosts took %s, want well under a second", d)
+	}
+	if got := h.hashed.Load(); got != 40 {
+		t.Errorf("hashed %d files in two expansions of a 20-file bundle, want 40", got)
+	}
+}
