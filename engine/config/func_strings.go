@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
@@ -59,5 +60,38 @@ var replaceFunc = function.New(&function.Spec{
 			return cty.StringVal(re.ReplaceAllString(str, repl)), nil
 		}
 		return cty.StringVal(strings.ReplaceAll(str, substr, repl)), nil
+	},
+})
+
+// coalesceFunc is Terraform's coalesce: the first argument that is neither
+// null nor an empty string.
+var coalesceFunc = function.New(&function.Spec{
+	Description: "Returns the first argument that is not null or an empty string.",
+	VarParam: &function.Parameter{
+		Name: "vals", Type: cty.DynamicPseudoType, AllowNull: true, AllowDynamicType: true,
+	},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		types := make([]cty.Type, len(args))
+		for i, a := range args {
+			types[i] = a.Type()
+		}
+		ty, _ := convert.UnifyUnsafe(types)
+		if ty == cty.NilType {
+			return cty.NilType, fmt.Errorf("all arguments must have the same type")
+		}
+		return ty, nil
+	},
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		for _, a := range args {
+			v, err := convert.Convert(a, retType)
+			if err != nil {
+				return cty.NilVal, err
+			}
+			if v.IsNull() || (v.Type() == cty.String && v.AsString() == "") {
+				continue
+			}
+			return v, nil
+		}
+		return cty.NilVal, fmt.Errorf("no non-null, non-empty-string arguments")
 	},
 })

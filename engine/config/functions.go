@@ -24,7 +24,7 @@ func (l *loader) functions() map[string]function.Function {
 		"trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
 		"trimspace": stdlib.TrimSpaceFunc,
 		// collections
-		"chunklist": stdlib.ChunklistFunc, "coalesce": stdlib.CoalesceFunc,
+		"chunklist": stdlib.ChunklistFunc, "coalesce": coalesceFunc,
 		"coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
 		"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc,
 		"element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc, "keys": stdlib.KeysFunc,
