@@ -117,7 +117,7 @@ func (a *hostApply) converge(ctx context.Context) error {
 
 	var toCopy []bundleFile
 	for _, f := range a.desiredList {
-		if live[f.Path] != f.SHA256 {
+		if live[f.Path].state != f.SHA256 {
 			toCopy = append(toCopy, f)
 		}
 	}
@@ -125,48 +125,51 @@ func (a *hostApply) converge(ctx context.Context) error {
 		return a.errorf("preflight failed: %s", strings.Join(problems, "; "))
 	}
 
+	for _, f := range a.desiredList {
+		if err := a.install(ctx, f, live[f.Path], live[a.h.backupPath(f.Path)]); err != nil {
+			return err
+		}
+	}
 	priorFiles := map[string]bundleFile{}
 	for _, f := range parseFiles(a.prior[hostFiles]) {
 		priorFiles[f.Path] = f
-	}
-	for _, f := range a.desiredList {
-		if err := a.install(ctx, f, live[f.Path], live[a.h.backupPath(f.Path)], priorFiles[f.Path]); err != nil {
-			return err
-		}
 	}
 	return a.removeStale(ctx, priorFiles)
 }
 
 // install makes one file hold its desired content and mode.
-func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup string, prior bundleFile) error {
-	switch live {
-	case f.SHA256:
-		if prior.Path != "" && prior.Mode != f.Mode {
-			cmd := fmt.Sprintf("chmod %s %s", f.Mode, hostQuote(f.Path))
-			if _, err := a.run(ctx, cmd, true); err != nil {
-				return a.errorf("%s: %v", f.Path, err)
-			}
+func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup probedFile) error {
+	_, replaced := a.recs.replaced[f.Path]
+	ours := a.recs.files[f.Path] || replaced
+	switch {
+	case live.matches(f):
+		a.done[f.Path] = f
+		return nil
+	case live.state == f.SHA256 && ours:
+		// Only the mode differs, on a file that is eggo's anyway.
+		if _, err := a.run(ctx, "chmod "+f.Mode+" -- "+hostQuote(f.Path), true); err != nil {
+			return a.errorf("%s: %v", f.Path, err)
 		}
 		a.done[f.Path] = f
 		return nil
-	case "":
+	case live.state == "":
 		return a.errorf("%s: the host did not report its state", f.Path)
-	case probeNotFile, probeUnreadable:
+	case live.state == probeNotFile || live.state == probeUnreadable:
 		return a.errorf("%s is in the way: it exists and is not a readable regular file", f.Path)
 	}
 	if err := a.mkdirAll(ctx, path.Dir(f.Path)); err != nil {
 		return err
 	}
-	_, replaced := a.recs.replaced[f.Path]
-	if live != probeMissing && !a.recs.files[f.Path] && !replaced {
-		if err := a.moveAside(ctx, f.Path, live, liveBackup); err != nil {
+	if live.isFile() && !ours {
+		// Someone else's file, with other content or mode: keep it to restore on delete.
+		if err := a.moveAside(ctx, f.Path, live.state, liveBackup); err != nil {
 			return err
 		}
 	}
 	if err := a.upload(ctx, f); err != nil {
 		return err // an upload that fails leaves dst as it was
 	}
-	if live == probeMissing && !replaced {
+	if live.state == probeMissing && !replaced {
 		a.recs.files[f.Path] = true
 	}
 	return nil
@@ -176,14 +179,14 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 // directory. A backup already there that state does not know of is one an
 // interrupted run made: it holds the original, so it is adopted, not
 // overwritten.
-func (a *hostApply) moveAside(ctx context.Context, p, live, liveBackup string) error {
+func (a *hostApply) moveAside(ctx context.Context, p, live string, liveBackup probedFile) error {
 	backup := a.h.backupPath(p)
-	if liveBackup != probeMissing && liveBackup != probeNotFile && liveBackup != probeUnreadable && liveBackup != "" {
+	if liveBackup.isFile() {
 		a.rc.Log.Warn("adopting a backup left by an interrupted run", "host", a.node, "path", p, "backup", backup)
-		a.recs.replaced[p] = replacedFile{backup: backup, sha256: liveBackup}
+		a.recs.replaced[p] = replacedFile{backup: backup, sha256: liveBackup.state}
 		return nil
 	}
-	if liveBackup != probeMissing {
+	if liveBackup.state != probeMissing {
 		return a.errorf("%s: cannot move it aside: %s is in the way", p, backup)
 	}
 	if err := a.mkdirAll(ctx, path.Dir(backup)); err != nil {

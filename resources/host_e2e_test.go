@@ -113,6 +113,8 @@ func TestHostLifecycle(t *testing.T) {
 		f.onHost("etc/eggo/same.conf", "same")                        // already right: not eggo's
 		f.onHost("etc/eggo/mine.conf", "operator's")                  // different: moved aside
 		f.onHost("usr/share/doc/keep", "someone else's")              // a pre-existing dir eggo writes beside
+		f.bundle("amd64", "etc/eggo/exec.sh", "#!/bin/sh", 0o755)
+		f.onHost("etc/eggo/exec.sh", "#!/bin/sh") // right content, wrong mode (0644): moved aside too
 		before := f.snapshot()
 		d := f.desired(f.cluster(typ, "m0"))
 
@@ -144,6 +146,7 @@ func TestHostLifecycle(t *testing.T) {
 			}
 		}
 		wantReplaced := []any{map[string]any{"path": f.path("etc/eggo/mine.conf"), "backup": backup, "sha256": sha("operator's")}}
+		wantReplaced = append([]any{map[string]any{"path": f.path("etc/eggo/exec.sh"), "backup": f.host.backupPath(f.path("etc/eggo/exec.sh")), "sha256": sha("#!/bin/sh")}}, wantReplaced...)
 		if !Equal(attrs[hostReplaced], wantReplaced) {
 			t.Errorf("replaced = %#v, want %#v", attrs[hostReplaced], wantReplaced)
 		}
@@ -153,7 +156,7 @@ func TestHostLifecycle(t *testing.T) {
 		if !slices.Contains(r.progress, "host.m0: copying etcd (7 B)") {
 			t.Errorf("progress = %q, want it to report copying etcd", r.progress)
 		}
-		if s := r.Pool.Stats(); s.BytesUploaded != int64(len("etcd v1kubectl v1eggo'sodd")) {
+		if s := r.Pool.Stats(); s.BytesUploaded != int64(len("etcd v1kubectl v1eggo'sodd#!/bin/sh")) {
 			t.Errorf("uploaded %d bytes, want only the three files that differed", s.BytesUploaded)
 		}
 
@@ -202,6 +205,26 @@ func TestHostLifecycle(t *testing.T) {
 		live, _ = f.refresh(r, attrs)
 		if ch, _, _ := f.apply(r, &Object{Addr: d.Addr, Attrs: live}, d); ch.Action != NoOp {
 			t.Fatalf("plan after update = %s %+v", ch.Action, ch.Reasons)
+		}
+
+		// Someone changes a mode: a chmod fixes it, nothing is copied.
+		if err := os.Chmod(f.path("usr/local/bin/kubectl"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		r = newHostRun(t)
+		live, drift = f.refresh(r, attrs)
+		if len(drift) != 1 || !strings.Contains(drift[0].Detail, f.path("usr/local/bin/kubectl")+" (modified)") {
+			t.Fatalf("drift after chmod = %+v", drift)
+		}
+		ch, attrs, err = f.apply(r, &Object{Addr: d.Addr, Attrs: live}, d)
+		if err != nil || ch.Action != Update {
+			t.Fatalf("plan after chmod = %s %+v %v", ch.Action, ch.Reasons, err)
+		}
+		if s := r.Pool.Stats(); s.Writes != 1 || s.BytesUploaded != 0 {
+			t.Errorf("fixing a mode wrote %d times, %d bytes; want one chmod", s.Writes, s.BytesUploaded)
+		}
+		if st, _ := os.Stat(f.path("usr/local/bin/kubectl")); st.Mode().Perm() != 0o750 {
+			t.Errorf("kubectl mode after update = %v, want 0750", st.Mode().Perm())
 		}
 
 		// Delete: the tree is exactly as before.

@@ -11,8 +11,9 @@ import (
 	"github.com/eggo-project/eggo/providers"
 )
 
-// hostRequiredCommands are what eggo's own remote scripts use.
-var hostRequiredCommands = []string{"sh", "sha256sum", "mkdir", "mv", "rm", "cat", "uname", "df", "date", "getent", "chmod", "rmdir"}
+// hostRequiredCommands are what eggo's own remote scripts use (stat reads
+// modes, so a file with the right content but the wrong mode is fixed).
+var hostRequiredCommands = []string{"sh", "sha256sum", "mkdir", "mv", "rm", "cat", "uname", "df", "date", "getent", "chmod", "rmdir", "stat"}
 
 // hostFactsData is what one facts command learns about a host.
 type hostFactsData struct {

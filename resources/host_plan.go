@@ -119,7 +119,7 @@ func diffFiles(prior, desired []bundleFile) filesDiff {
 		switch {
 		case !ok:
 			d.added = append(d.added, f.Path)
-		case p.SHA256 != f.SHA256 && p.Drift != "":
+		case p.Drift != "" && (p.SHA256 != f.SHA256 || p.Mode != f.Mode):
 			d.drifted = append(d.drifted, f.Path+" ("+p.Drift+")")
 		case p.SHA256 != f.SHA256:
 			d.changed = append(d.changed, f.Path)

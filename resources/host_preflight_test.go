@@ -77,8 +77,8 @@ func TestPreflight(t *testing.T) {
 
 func TestHostProbeParse(t *testing.T) {
 	p := hostProbe{files: []string{"/a b", "/it's"}, dirs: []string{"/d"}}
-	files, dirs := p.parse("os=x\n@f 1 " + sha("x") + "\n@f 0 missing\n@d 0 dir\n@f 9 junk\n")
-	if files["/a b"] != probeMissing || files["/it's"] != sha("x") || dirs["/d"] != probeDir || len(files) != 2 {
+	files, dirs := p.parse("os=x\n@f 1 " + sha("x") + " 4755\n@f 0 missing\n@d 0 dir\n@f 9 junk\n")
+	if files["/a b"].state != probeMissing || files["/it's"] != (probedFile{sha("x"), "0755"}) || dirs["/d"] != probeDir || len(files) != 2 {
 		t.Fatalf("parse = %v %v", files, dirs)
 	}
 	if !strings.Contains(p.script(), `'/it'\''s'`) {

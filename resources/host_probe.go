@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -25,7 +26,8 @@ type hostProbe struct {
 // script prints "@f INDEX VALUE" and "@d INDEX VALUE" lines.
 func (p hostProbe) script() string {
 	var b strings.Builder
-	b.WriteString(`pf() { if [ -f "$1" ]; then if s=$(sha256sum < "$1" 2>/dev/null); then echo "@f $2 ${s%% *}"; else echo "@f $2 ` + probeUnreadable + `"; fi; ` +
+	b.WriteString(`pf() { if [ -f "$1" ]; then if s=$(sha256sum < "$1" 2>/dev/null); then echo "@f $2 ${s%% *} $(stat -c %a "$1" 2>/dev/null)"; ` +
+		`else echo "@f $2 ` + probeUnreadable + `"; fi; ` +
 		`elif [ -e "$1" ] || [ -L "$1" ]; then echo "@f $2 ` + probeNotFile + `"; else echo "@f $2 ` + probeMissing + `"; fi; }` + "\n")
 	b.WriteString(`pd() { if [ -d "$1" ]; then echo "@d $2 ` + probeDir + `"; elif [ -e "$1" ] || [ -L "$1" ]; then echo "@d $2 ` + probeNotDir + `"; ` +
 		`else echo "@d $2 ` + probeMissing + `"; fi; }` + "\n")
@@ -38,10 +40,30 @@ func (p hostProbe) script() string {
 	return b.String()
 }
 
+// probedFile is what the probe saw at a file's path.
+type probedFile struct {
+	state string // the sha256 of a regular file, else probeMissing, probeNotFile or probeUnreadable
+	mode  string // permission bits of a regular file, "0755"
+}
+
+// matches reports whether the file holds f's content with f's mode.
+func (p probedFile) matches(f bundleFile) bool {
+	return p.state == f.SHA256 && p.mode == f.Mode
+}
+
+// isFile reports whether a regular, readable file was there.
+func (p probedFile) isFile() bool {
+	switch p.state {
+	case "", probeMissing, probeNotFile, probeUnreadable:
+		return false
+	}
+	return true
+}
+
 // parse maps each probed path to what the script reported. A path the
 // output does not mention (the script died) is absent from the maps.
-func (p hostProbe) parse(out string) (files, dirs map[string]string) {
-	files = make(map[string]string, len(p.files))
+func (p hostProbe) parse(out string) (files map[string]probedFile, dirs map[string]string) {
+	files = make(map[string]probedFile, len(p.files))
 	dirs = make(map[string]string, len(p.dirs))
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.HasPrefix(line, "@") {
@@ -58,7 +80,8 @@ func (p hostProbe) parse(out string) (files, dirs map[string]string) {
 		switch parts[0] {
 		case "@f":
 			if i < len(p.files) {
-				files[p.files[i]] = parts[2]
+				state, mode, _ := strings.Cut(parts[2], " ")
+				files[p.files[i]] = probedFile{state: state, mode: octalMode(mode)}
 			}
 		case "@d":
 			if i < len(p.dirs) {
@@ -67,6 +90,16 @@ func (p hostProbe) parse(out string) (files, dirs map[string]string) {
 		}
 	}
 	return files, dirs
+}
+
+// octalMode normalizes stat's %a ("755", "4755") to the permission bits
+// as the files attribute spells them ("0755").
+func octalMode(s string) string {
+	m, err := strconv.ParseUint(s, 8, 32)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%04o", m&0o777)
 }
 
 // hostQuote quotes s for sh.

@@ -43,17 +43,17 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 			return nil, nil, fmt.Errorf("%s: refreshing: the host did not report %s", where, f.Path)
 		}
 		switch {
-		case st == f.SHA256:
+		case st.matches(f):
 			if f.Drift != "" { // marked by an earlier refresh and not fixed since
 				drifted = append(drifted, f.Path+" ("+f.Drift+")")
 			}
 			continue
-		case st == probeMissing:
+		case st.state == probeMissing:
 			files[i].SHA256, files[i].Drift = "", driftMissing
-		case st == probeNotFile || st == probeUnreadable:
+		case !st.isFile():
 			files[i].SHA256, files[i].Drift = "", driftModified
 		default:
-			files[i].SHA256, files[i].Drift = st, driftModified
+			files[i].SHA256, files[i].Mode, files[i].Drift = st.state, st.mode, driftModified
 		}
 		drifted = append(drifted, f.Path+" ("+files[i].Drift+")")
 	}

@@ -150,6 +150,10 @@ func TestHostPlan(t *testing.T) {
 			m = files(a)[1].(map[string]any)
 			m["sha256"], m["drift"] = "", driftMissing
 		}), Update, []string{ReasonDrift}, f.path("usr/bin/a") + " (modified), " + f.path("usr/bin/b") + " (missing)", []string{hostFiles}},
+		{"mode drift", recorded(func(a Attrs) {
+			m := files(a)[0].(map[string]any)
+			m["mode"], m["drift"] = "0700", driftModified
+		}), Update, []string{ReasonDrift}, f.path("usr/bin/a") + " (modified)", []string{hostFiles}},
 		{"drift back to desired content", recorded(func(a Attrs) { files(a)[0].(map[string]any)["drift"] = driftModified }), NoOp, nil, "", nil},
 		{"roles", recorded(func(a Attrs) { a[hostRoles] = []any{"master"} }), Update, []string{ReasonConfig}, "changed in config: roles", []string{hostRoles}},
 		{"labels", recorded(func(a Attrs) { a[hostLabels] = map[string]any{"zone": "a"} }), Update, []string{ReasonConfig}, "labels", []string{hostLabels}},
