@@ -12,6 +12,9 @@ func (h *Host) Expand(c *Cluster) ([]Desired, error) {
 	bundles := map[string][]any{} // arch → files attribute
 	out := make([]Desired, 0, len(c.Nodes))
 	for _, n := range c.Nodes {
+		if n.Name == "" || n.Address == "" {
+			return nil, fmt.Errorf("host.%s (%s): a node needs a name and an address", n.Name, n.Source)
+		}
 		arch := nodeArch(n)
 		files, ok := bundles[arch]
 		if !ok {
