@@ -87,14 +87,14 @@ func (a *hostApply) errorf(format string, args ...any) error {
 func (a *hostApply) converge(ctx context.Context) error {
 	t, err := TargetFromAttrs(a.node, a.desired)
 	if err != nil {
-		return a.errorf("%v", err)
+		return a.errorf("%w", err)
 	}
 	if a.conn, err = a.rc.Pool.Get(ctx, t); err != nil {
-		return a.errorf("connect: %v", err)
+		return a.errorf("connect: %w", err)
 	}
 	facts, err := a.h.gatherFacts(ctx, a.conn, parentDirs(a.desiredList))
 	if err != nil {
-		return a.errorf("%v", err)
+		return a.errorf("%w", err)
 	}
 	a.facts = facts.attr()
 
@@ -105,7 +105,7 @@ func (a *hostApply) converge(ctx context.Context) error {
 	probe.dirs = ancestorDirs(probe.files)
 	out, err := a.run(ctx, probe.script(), false)
 	if err != nil {
-		return a.errorf("checking files: %v", err)
+		return a.errorf("checking files: %w", err)
 	}
 	live, dirs := probe.parse(out)
 	for d, st := range dirs {
@@ -148,7 +148,7 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 	case live.state == f.SHA256 && ours:
 		// Only the mode differs, on a file that is eggo's anyway.
 		if _, err := a.run(ctx, "chmod "+f.Mode+" -- "+hostQuote(f.Path), true); err != nil {
-			return a.errorf("%s: %v", f.Path, err)
+			return a.errorf("%s: %w", f.Path, err)
 		}
 		a.done[f.Path] = f
 		return nil
@@ -193,7 +193,7 @@ func (a *hostApply) moveAside(ctx context.Context, p, live string, liveBackup pr
 		return err
 	}
 	if _, err := a.run(ctx, "mv -f -- "+hostQuote(p)+" "+hostQuote(backup), true); err != nil {
-		return a.errorf("%s: moving the existing file aside to %s: %v", p, backup, err)
+		return a.errorf("%s: moving the existing file aside to %s: %w", p, backup, err)
 	}
 	a.recs.replaced[p] = replacedFile{backup: backup, sha256: live}
 	return nil
@@ -202,12 +202,12 @@ func (a *hostApply) moveAside(ctx context.Context, p, live string, liveBackup pr
 func (a *hostApply) upload(ctx context.Context, f bundleFile) error {
 	src, err := a.h.source(f)
 	if err != nil {
-		return a.errorf("%s: %v", f.Path, err)
+		return a.errorf("%s: %w", f.Path, err)
 	}
 	defer src.Close()
 	a.rc.Progress(a.addr, fmt.Sprintf("copying %s (%s)", path.Base(f.Path), humanBytes(f.Size)))
 	if err := a.conn.Upload(ctx, src, f.Size, f.Path, f.fileMode(), f.SHA256); err != nil {
-		return a.errorf("copying %s: %v", f.Path, err)
+		return a.errorf("copying %s: %w", f.Path, err)
 	}
 	a.done[f.Path] = f
 	return nil
@@ -223,7 +223,7 @@ func (a *hostApply) mkdirAll(ctx context.Context, dir string) error {
 	for i := len(missing) - 1; i >= 0; i-- {
 		d := missing[i]
 		if _, err := a.run(ctx, "mkdir -- "+hostQuote(d), true); err != nil {
-			return a.errorf("creating directory %s: %v", d, err)
+			return a.errorf("creating directory %s: %w", d, err)
 		}
 		a.dirExists[d] = true
 		a.recs.dirs[d] = true
@@ -242,13 +242,13 @@ func (a *hostApply) removeStale(ctx context.Context, priorFiles map[string]bundl
 		}
 		if rf, ok := a.recs.replaced[p]; ok {
 			if _, err := a.run(ctx, "mv -f -- "+hostQuote(rf.backup)+" "+hostQuote(p), true); err != nil {
-				return a.errorf("restoring the original %s from %s: %v", p, rf.backup, err)
+				return a.errorf("restoring the original %s from %s: %w", p, rf.backup, err)
 			}
 			delete(a.recs.replaced, p)
 			delete(a.recs.files, p)
 		} else if a.recs.files[p] {
 			if _, err := a.run(ctx, "rm -f -- "+hostQuote(p), true); err != nil {
-				return a.errorf("removing %s: %v", p, err)
+				return a.errorf("removing %s: %w", p, err)
 			}
 			delete(a.recs.files, p)
 		}
@@ -275,7 +275,7 @@ func (a *hostApply) removeStale(ctx context.Context, priorFiles map[string]bundl
 	}
 	kept, err := a.removeDirs(ctx, unused)
 	if err != nil {
-		return a.errorf("removing directories: %v", err)
+		return a.errorf("removing directories: %w", err)
 	}
 	for _, d := range unused {
 		if !kept[d] {
