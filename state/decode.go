@@ -79,22 +79,34 @@ func Decode(data []byte, name string) (*State, error) {
 
 // peekVersion reads only the format version, so that a newer file is
 // refused before its unknown shape produces a confusing error. Files of
-// format 0 said "version" where later ones say "format_version".
+// format 0 said "version" where later ones say "format_version". It reads
+// tokens only up to that key, which eggo writes first, so it costs nothing
+// next to the full decode.
 func peekVersion(data []byte, name string) (int, error) {
-	var header struct {
-		FormatVersion *int `json:"format_version"`
-		Version       *int `json:"version"`
-	}
-	// Unmarshal validates the whole input first, so any syntax error in the
-	// file is reported here with its offset.
-	if err := json.Unmarshal(data, &header); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		if err == nil {
+			return 0, corruptAt(name, data, 0, "the file is not a JSON object", nil)
+		}
 		return 0, jsonProblem(name, data, "", err)
 	}
-	switch {
-	case header.FormatVersion != nil:
-		return *header.FormatVersion, nil
-	case header.Version != nil:
-		return *header.Version, nil
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, jsonProblem(name, data, "", err)
+		}
+		key, _ := tok.(string)
+		if key == "format_version" || key == "version" {
+			var version int
+			if err := dec.Decode(&version); err != nil {
+				return 0, jsonProblem(name, data, key, err)
+			}
+			return version, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0, jsonProblem(name, data, "", err)
+		}
 	}
 	return 0, corruptAt(name, data, -1, "format_version is missing", nil)
 }
