@@ -18,8 +18,13 @@ func (l *loader) assemble() (*resources.Cluster, hcl.Diagnostics) {
 		nb *nodeBlock
 		in *nodeInstance
 	}
-	byName := map[string]seen{}
-	byAddr := map[string]seen{}
+	total := 0
+	for _, nb := range l.nodes {
+		total += len(nb.instances)
+	}
+	c.Nodes = make([]resources.Node, 0, total)
+	byName := make(map[string]seen, total)
+	byAddr := make(map[string]seen, total)
 	for _, nb := range l.nodes {
 		for _, in := range nb.instances {
 			n := in.model

@@ -190,3 +190,19 @@ func TestNoFilesNamesDirectory(t *testing.T) {
 		t.Fatalf("diags = %v", diags)
 	}
 }
+
+// Every testdata/valid directory loads; they also seed FuzzLoad.
+func TestValidTestdata(t *testing.T) {
+	dirs, _ := filepath.Glob("testdata/valid/*")
+	if len(dirs) < 3 {
+		t.Fatalf("valid testdata missing: %v", dirs)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			cfg := mustLoad(t, dir, VarInput{})
+			if len(cfg.Cluster.Nodes) == 0 {
+				t.Fatal("no nodes")
+			}
+		})
+	}
+}

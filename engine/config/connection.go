@@ -183,7 +183,15 @@ func set[T any](dst *T, src *T) {
 // own block, then fills the bastion's unset fields from the connection: a
 // jump host usually takes the same user and key.
 func (l *loader) nodeConnection(dec *decoder, own *connOverride) resources.Connection {
-	c := l.defaultConn.apply(defaultConnection())
+	if l.baseConn == nil {
+		base := l.defaultConn.apply(defaultConnection())
+		l.baseConn = &base
+	}
+	c := *l.baseConn
+	if c.Bastion != nil {
+		b := *c.Bastion // each node gets its own copy to fill in
+		c.Bastion = &b
+	}
 	var bastionBlock *hcl.Block
 	if l.defaultConn.bastion != nil {
 		bastionBlock = l.defaultConn.bastion.block

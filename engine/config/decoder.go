@@ -36,8 +36,8 @@ func (d *decoder) eval(a *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
 	if diags.HasErrors() {
 		return cty.NilVal, false
 	}
-	v, marks := v.UnmarkDeep()
-	if len(marks) > 0 {
+	if v.ContainsMarked() {
+		v, _ = v.UnmarkDeep()
 		if d.secret == nil {
 			d.secret = map[*hcl.Attribute]bool{}
 		}
@@ -151,40 +151,34 @@ func (d *decoder) duration(attrs hcl.Attributes, name string, def time.Duration)
 	return def
 }
 
-// stringList reads a list of strings, with the range of each element so
-// errors can point at the one that is wrong.
-func (d *decoder) stringList(attrs hcl.Attributes, name string) ([]string, []hcl.Range, bool) {
+// stringList reads a list of strings.
+func (d *decoder) stringList(attrs hcl.Attributes, name string) ([]string, bool) {
 	a := attrs[name]
 	v, ok := d.eval(a, cty.List(cty.String))
 	if !ok {
-		return nil, nil, false
+		return nil, false
 	}
-	elemRanges := elementRanges(a.Expr, v.LengthInt())
 	out := make([]string, 0, v.LengthInt())
 	for it := v.ElementIterator(); it.Next(); {
 		_, ev := it.Element()
 		if ev.IsNull() {
-			d.errorf(elemRanges[len(out)], "Invalid "+name, "The elements of %s must not be null.", name)
-			return nil, nil, false
+			d.errorf(elementRange(a.Expr, len(out), v.LengthInt()), "Invalid "+name, "The elements of %s must not be null.", name)
+			return nil, false
 		}
 		out = append(out, ev.AsString())
 	}
-	return out, elemRanges, true
+	return out, true
 }
 
-// elementRanges returns the range of each element of a list expression when
-// it is written as a literal list, else the whole expression's range for all.
-func elementRanges(expr hcl.Expression, n int) []hcl.Range {
-	out := make([]hcl.Range, n)
+// elementRange returns the range of element i of a list expression of n
+// elements when it is written as a literal list, else the whole
+// expression's range. Only errors need it, so it is computed on demand.
+func elementRange(expr hcl.Expression, i, n int) hcl.Range {
 	exprs, diags := hcl.ExprList(expr)
-	for i := range out {
-		if !diags.HasErrors() && len(exprs) == n {
-			out[i] = exprs[i].Range()
-		} else {
-			out[i] = expr.Range()
-		}
+	if diags.HasErrors() || len(exprs) != n {
+		return expr.Range()
 	}
-	return out
+	return exprs[i].Range()
 }
 
 func (d *decoder) stringMap(attrs hcl.Attributes, name string) map[string]string {

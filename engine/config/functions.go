@@ -27,7 +27,7 @@ func (l *loader) functions() map[string]function.Function {
 		"chunklist": stdlib.ChunklistFunc, "coalesce": coalesceFunc,
 		"coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
 		"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc,
-		"element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc, "keys": stdlib.KeysFunc,
+		"element": stdlib.ElementFunc, "index": indexFunc, "flatten": stdlib.FlattenFunc, "keys": stdlib.KeysFunc,
 		"length": lengthFunc, "lookup": stdlib.LookupFunc, "merge": stdlib.MergeFunc,
 		"range": stdlib.RangeFunc, "reverse": stdlib.ReverseListFunc, "setintersection": stdlib.SetIntersectionFunc,
 		"setproduct": stdlib.SetProductFunc, "setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc,

@@ -89,6 +89,8 @@ func TestFunctions(t *testing.T) {
 		{expr: `flatten([["a"], ["b", ["c"]]])[2]`, want: cty.StringVal("c")},
 		{expr: `distinct(["a", "a", "b"])`, want: cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")})},
 		{expr: `regex("^v?(\\d+)\\.", "v1.31.4")[0]`, want: cty.StringVal("1")},
+		{expr: `index(["a", "b", "c"], "c")`, want: cty.NumberIntVal(2)},
+		{expr: `index(["a"], "z")`, wantErr: "item not found"},
 		{expr: `try(tonumber("x"), 7)`, want: cty.NumberIntVal(7)},
 		// encodings
 		{expr: `jsonencode({ a = [1, "b"] })`, want: cty.StringVal(`{"a":[1,"b"]}`)},

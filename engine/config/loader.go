@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/eggo-project/eggo/resources"
 )
 
 // loader holds the state of one Load.
@@ -26,9 +28,10 @@ type loader struct {
 	varObject   cty.Value // var.* as one object
 	locals      map[string]*local
 	clusters    []*clusterBlock
-	connection  *connectionBody // top-level defaults; nil if absent
-	defaultConn connOverride    // its evaluated fields
-	nodes       []*nodeBlock    // declaration order
+	connection  *connectionBody       // top-level defaults; nil if absent
+	defaultConn connOverride          // its evaluated fields
+	baseConn    *resources.Connection // defaults with defaultConn applied, made once
+	nodes       []*nodeBlock          // declaration order
 	nodeByName  map[string]*nodeBlock
 	outputs     []*outputBlock
 

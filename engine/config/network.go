@@ -81,10 +81,10 @@ func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 	c.Validity = dec.duration(attrs, "validity", c.Validity)
 	c.CAValidity = dec.duration(attrs, "ca_validity", c.CAValidity)
 	c.RenewBefore = dec.duration(attrs, "renew_before", c.RenewBefore)
-	if sans, ranges, ok := dec.stringList(attrs, "extra_sans"); ok {
+	if sans, ok := dec.stringList(attrs, "extra_sans"); ok {
 		for i, san := range sans {
 			if !isHost(strings.TrimPrefix(san, "*.")) {
-				dec.errorf(ranges[i], "Invalid extra_sans entry",
+				dec.errorf(elementRange(attrs["extra_sans"].Expr, i, len(sans)), "Invalid extra_sans entry",
 					"Each of extra_sans must be an IP address or DNS name (optionally starting with \"*.\"); got %q.", san)
 			}
 		}

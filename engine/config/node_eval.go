@@ -206,7 +206,7 @@ func decodeRoles(dec *decoder, attrs hcl.Attributes) []string {
 	if !ok {
 		return nil
 	}
-	roles, ranges, ok := dec.stringList(attrs, "roles")
+	roles, ok := dec.stringList(attrs, "roles")
 	if !ok {
 		return nil
 	}
@@ -218,9 +218,9 @@ func decodeRoles(dec *decoder, attrs hcl.Attributes) []string {
 	for i, r := range roles {
 		switch {
 		case !isRole(r):
-			dec.errorf(ranges[i], "Unknown role", "%q is not a role; the roles are %s.", r, valid)
+			dec.errorf(elementRange(a.Expr, i, len(roles)), "Unknown role", "%q is not a role; the roles are %s.", r, valid)
 		case seen[r]:
-			dec.errorf(ranges[i], "Duplicate role", "The role %q is listed twice.", r)
+			dec.errorf(elementRange(a.Expr, i, len(roles)), "Duplicate role", "The role %q is listed twice.", r)
 		}
 		seen[r] = true
 	}

@@ -1,0 +1,65 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// bigDefinition is a cluster of 1000 workers from one for_each over a
+// 1000-entry map literal, plus three masters they all depend on.
+func bigDefinition(workers int) string {
+	var b strings.Builder
+	b.WriteString(minimal)
+	b.WriteString(`
+node "master" {
+  count   = 3
+  address = cidrhost("10.0.0.0/24", 10 + count.index)
+  roles   = ["master", "etcd"]
+}
+
+node "worker" {
+  for_each   = {
+`)
+	for i := 0; i < workers; i++ {
+		fmt.Fprintf(&b, "    w%04d = \"10.1.%d.%d\"\n", i, i/250, i%250+1)
+	}
+	b.WriteString(`  }
+  address    = each.value
+  roles      = ["worker"]
+  labels     = { index = each.key, master = node.master[0].address }
+  depends_on = [node.master]
+}
+`)
+	return b.String()
+}
+
+func BenchmarkLoad1000Nodes(b *testing.B) {
+	dir := writeDir(b, map[string]string{"main.hcl": bigDefinition(1000)})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cfg, diags := Load(dir, VarInput{})
+		if diags.HasErrors() || len(cfg.Cluster.Nodes) != 1003 {
+			b.Fatalf("load failed: %v", diags)
+		}
+	}
+}
+
+// TestLoad1000NodesIsFast guards the benchmark's bound in ordinary test
+// runs, generously (shared machines are slow), and checks the result.
+func TestLoad1000NodesIsFast(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.hcl": bigDefinition(1000)})
+	res := testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Load(dir, VarInput{})
+		}
+	})
+	if per := res.NsPerOp(); per > 300e6 {
+		t.Errorf("Load of 1000 nodes took %.0f ms, want well under 300 ms", float64(per)/1e6)
+	}
+	cfg := mustLoad(t, dir, VarInput{})
+	last := cfg.Cluster.Nodes[len(cfg.Cluster.Nodes)-1]
+	if last.Name != "w0999" || last.Address != "10.1.3.250" || len(last.DependsOn) != 3 || last.Labels["master"] != "10.0.0.10" {
+		t.Fatalf("last node = %+v", last)
+	}
+}
