@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -32,15 +31,14 @@ func Marshal(s *State) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Keep <, > and & readable: the file is meant for people and git diffs.
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
-		return nil, explainEncodeError(c, err)
+	// <, > and & stay readable (no HTML escaping): the file is meant for
+	// people and git diffs.
+	w := jsonWriter{buf: make([]byte, 0, 512*len(c.Resources)+256)}
+	w.state(c)
+	if w.err != nil {
+		return nil, explainEncodeError(c, w.err)
 	}
-	return buf.Bytes(), nil
+	return w.buf, nil
 }
 
 // emptyAttributes stands in for a nil Attributes map so that nil and empty

@@ -45,6 +45,9 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a decoded state does not encode: %v", err)
 		}
+		if ref := referenceEncode(t, s); !bytes.Equal(first, ref) {
+			t.Fatalf("writer and encoding/json differ:\n%s\n---\n%s", first, ref)
+		}
 		again, err := Decode(first, "fuzz.state")
 		if err != nil {
 			t.Fatalf("the encoding of a decoded state does not decode: %v\n%s", err, first)
