@@ -1,0 +1,128 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// Upload writes r to a temporary file beside dst, checks its sha256,
+// chmods it and renames it over dst; on failure the temporary file is
+// removed. Without root, when the target asks for sudo, the same steps run
+// under sudo -n.
+func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, mode fs.FileMode, wantSHA256 string) error {
+	want := strings.ToLower(wantSHA256)
+	if b, err := hex.DecodeString(want); err != nil || len(b) != sha256.Size {
+		return fmt.Errorf("%s: upload to %s: %q is not a hex sha256 digest", c.name, dst, wantSHA256)
+	}
+	if c.sudo {
+		return c.uploadWithSudo(ctx, r, dst, mode, want)
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".eggo-tmp-*")
+	if err != nil {
+		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
+	}
+	tmp := f.Name()
+	installed := false
+	defer func() {
+		if !installed {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), &ctxReader{ctx: ctx, r: r})
+	if err != nil {
+		return fmt.Errorf("%s: upload to %s failed after %d of %d bytes: %w", c.name, dst, n, size, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: upload to %s: sync: %w", c.name, dst, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Errorf("%s: upload to %s: checksum mismatch: expected sha256 %s, wrote %s (%d bytes); the file was not installed", c.name, dst, want, got, n)
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
+	}
+	installed = true
+	return nil
+}
+
+// finish is run under sudo once the temporary file is written: the same
+// check and install as Upload does without sudo.
+const finish = `t=$1 d=$2 want=$3 mode=$4
+got=$(sha256sum <"$t") || { rm -f -- "$t"; exit 90; }
+got=${got%% *}
+printf '%s\n' "$got"
+[ "$got" = "$want" ] || { rm -f -- "$t"; exit 91; }
+chmod "$mode" -- "$t" && mv -f -- "$t" "$d" || { rm -f -- "$t"; exit 92; }`
+
+func (c *Conn) uploadWithSudo(ctx context.Context, r io.Reader, dst string, mode fs.FileMode, want string) error {
+	suffix := make([]byte, 6)
+	_, _ = rand.Read(suffix)
+	tmp := dst + ".eggo-tmp-" + hex.EncodeToString(suffix)
+	if err := c.Run(ctx, providers.Command{Cmd: "cat > " + quote(tmp), Stdin: r}); err != nil {
+		_ = c.Run(context.Background(), providers.Command{Cmd: "rm -f -- " + quote(tmp)})
+		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
+	}
+	var out bytes.Buffer
+	script := "sh -c " + quote(finish) + " eggo " + quote(tmp) + " " + quote(dst) + " " + want + " " + fmt.Sprintf("%04o", unixMode(mode))
+	err := c.Run(ctx, providers.Command{Cmd: script, Stdout: &out})
+	var exit *providers.ExitError
+	if errors.As(err, &exit) && exit.Code == 91 {
+		return fmt.Errorf("%s: upload to %s: checksum mismatch: expected sha256 %s, wrote %s; the file was not installed", c.name, dst, want, strings.TrimSpace(out.String()))
+	}
+	if err != nil {
+		_ = c.Run(context.Background(), providers.Command{Cmd: "rm -f -- " + quote(tmp)})
+		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
+	}
+	return nil
+}
+
+// quote makes s one single-quoted shell word.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// ctxReader stops a copy when its context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// unixMode converts Go's mode bits to chmod's octal.
+func unixMode(m fs.FileMode) uint32 {
+	u := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		u |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		u |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		u |= 0o1000
+	}
+	return u
+}
