@@ -82,3 +82,20 @@ func BenchmarkSetRandom30k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSetManyRandom30k records the same 30,000 resources in random
+// batches of 100, as an engine persisting every few hundred milliseconds
+// would.
+func BenchmarkSetManyRandom30k(b *testing.B) {
+	src := bigState(30000).Resources
+	shuffled := make([]Resource, len(src))
+	for i, j := range rand.Perm(len(src)) {
+		shuffled[i] = src[j]
+	}
+	for b.Loop() {
+		s := New()
+		for i := 0; i < len(shuffled); i += 100 {
+			s.SetMany(shuffled[i:min(i+100, len(shuffled))])
+		}
+	}
+}

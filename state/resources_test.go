@@ -1,8 +1,11 @@
 package state
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -85,5 +88,73 @@ func TestCopyIsDeep(t *testing.T) {
 	}
 	if (*State)(nil).Copy() != nil {
 		t.Error("Copy of nil should be nil")
+	}
+}
+
+func TestSetManyAndRemoveMany(t *testing.T) {
+	for _, size := range []int{3, 40} { // one at a time, and merged
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			s := New()
+			s.Set(Resource{Address: "b.keep", Kind: "k"})
+			s.Set(Resource{Address: "m.old", Kind: "k", Status: StatusPending})
+			var batch []Resource
+			for i := range size {
+				batch = append(batch, Resource{Address: fmt.Sprintf("x.%03d", size-i), Kind: "k"})
+			}
+			batch = append(batch,
+				Resource{Address: "m.old", Kind: "first"},
+				Resource{Address: "a.new", Kind: "k"},
+				Resource{Address: "m.old", Kind: "last"}, // later wins
+			)
+			s.SetMany(batch)
+			if len(s.Resources) != size+3 {
+				t.Fatalf("%d resources, want %d: %s", len(s.Resources), size+3, addresses(s))
+			}
+			if !slices.IsSortedFunc(s.Resources, compareAddress) {
+				t.Fatalf("not sorted: %s", addresses(s))
+			}
+			if r, _ := s.Lookup("m.old"); r.Kind != "last" || r.Status != "" {
+				t.Errorf("m.old = %+v, want the batch's last version", r)
+			}
+			if _, ok := s.Lookup("b.keep"); !ok {
+				t.Error("b.keep lost")
+			}
+
+			var gone []string
+			for i := range size {
+				gone = append(gone, fmt.Sprintf("x.%03d", i+1))
+			}
+			gone = append(gone, "not.there")
+			if n := s.RemoveMany(gone); n != size {
+				t.Errorf("RemoveMany removed %d, want %d", n, size)
+			}
+			if got := addresses(s); got != "a.new b.keep m.old" {
+				t.Errorf("after RemoveMany: %s", got)
+			}
+		})
+	}
+}
+
+// SetMany must end exactly where the same resources Set one by one end.
+func TestSetManyMatchesSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		one, many := New(), New()
+		for range rng.IntN(30) {
+			r := Resource{Address: fmt.Sprintf("r.%d", rng.IntN(60)), Kind: "k"}
+			one.Set(r)
+			many.Set(r)
+		}
+		var batch []Resource
+		for i := range rng.IntN(40) {
+			batch = append(batch, Resource{Address: fmt.Sprintf("r.%d", rng.IntN(60)), Kind: strconv.Itoa(i)})
+		}
+		for _, r := range batch {
+			one.Set(r)
+		}
+		many.SetMany(batch)
+		if !reflect.DeepEqual(one.Resources, many.Resources) {
+			t.Fatalf("round %d: Set gives %v, SetMany gives %v", round, one.Resources, many.Resources)
+		}
 	}
 }
