@@ -15,6 +15,10 @@ type RunContext struct {
 	// Progress reports a step of work on a resource ("copying etcd (21 MB)").
 	// Never nil; never pass a secret.
 	Progress func(addr, msg string)
+	// Checkpoint records a resource's attributes mid-operation, before the
+	// step they describe is taken (write-ahead): a crash after it loses
+	// nothing a later Delete needs. Never nil; during plan it does nothing.
+	Checkpoint func(addr string, attrs Attrs)
 }
 
 // NewRunContext returns a RunContext with a fresh pool.
@@ -25,7 +29,7 @@ func NewRunContext(log hclog.Logger, progress func(addr, msg string)) *RunContex
 	if progress == nil {
 		progress = func(string, string) {}
 	}
-	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress}
+	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress, Checkpoint: func(string, Attrs) {}}
 }
 
 // Close closes every connection of the run.

@@ -1,0 +1,242 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/state"
+)
+
+// ApplyCommand is `eggo apply` and, with destroy set, `eggo destroy`.
+type ApplyCommand struct {
+	*meta
+	destroy bool
+}
+
+func (c *ApplyCommand) name() string {
+	if c.destroy {
+		return "destroy"
+	}
+	return "apply"
+}
+
+func (c *ApplyCommand) Synopsis() string {
+	if c.destroy {
+		return "Remove everything eggo created, in reverse order"
+	}
+	return "Make the hosts match the configuration"
+}
+
+func (c *ApplyCommand) Help() string {
+	if c.destroy {
+		return `Usage: eggo [-chdir=DIR] destroy [options]
+
+  Plans the deletion of everything recorded in the state, shows it, asks for
+  "yes", then deletes in reverse dependency order, in parallel where the
+  graph allows. Each resource removes exactly what it recorded creating.
+  State is written after every resource, so an interrupted destroy resumes.
+
+Options:
+  -auto-approve        Do not ask for "yes".
+` + operationFlagsHelp + `
+
+Exit codes: 0 success, 1 error (every failure is listed by address and host).
+`
+	}
+	return `Usage: eggo [-chdir=DIR] apply [options] [PLANFILE]
+
+  Plans (as 'eggo plan' does), shows the plan, asks for "yes", then changes
+  the hosts in parallel along the dependency graph. State is written
+  atomically after every resource: a crash, kill -9 or Ctrl-C loses nothing
+  done, and running apply again resumes. A failed resource skips only what
+  depends on it. The first Ctrl-C starts nothing new and waits for running
+  operations; a second abandons them.
+
+  With PLANFILE (from 'eggo plan -out'), applies exactly that plan without
+  asking, and refuses if the state or the configuration changed since.
+
+Options:
+  -auto-approve        Do not ask for "yes" (needed when stdin is no terminal).
+` + operationFlagsHelp + `
+
+Exit codes: 0 success, 1 error (every failure is listed by address and host).
+`
+}
+
+func (c *ApplyCommand) Run(args []string) int {
+	op, err := parseOperation(c.name(), args)
+	var jv *jsonView
+	if op != nil && op.JSON {
+		jv = &jsonView{out: c.streams.Out}
+	}
+	if err != nil {
+		c.fail(jv, err.Error())
+		return 1
+	}
+	lock, err := state.AcquireLock(op.StatePath, c.name())
+	if err != nil {
+		c.fail(jv, err.Error())
+		return 1
+	}
+	defer lock.Unlock()
+
+	o := op.engineOptions(c.streams.Env, c.name())
+	o.Log = c.logger()
+	var hooks engine.Hooks
+	if jv != nil {
+		hooks = jv
+	} else {
+		hooks = newProgressView(c.streams.Out, c.col())
+	}
+	o.Hooks = hooks
+
+	ctx, stop, release := c.interrupts()
+	defer release()
+
+	var p *engine.Plan
+	if op.PlanFile != "" {
+		if p, err = engine.LoadPlan(op.PlanFile); err != nil {
+			c.fail(jv, err.Error())
+			return 1
+		}
+		loaded, diags := engine.LoadConfig(o)
+		c.diagnostics(diags, loaded, jv)
+		if diags.HasErrors() {
+			return 1
+		}
+		if err := engine.CheckSavedPlan(p, loaded); err != nil {
+			c.fail(jv, err.Error())
+			return 1
+		}
+	} else {
+		planOpts := o
+		if jv == nil {
+			planOpts.Hooks = engine.NopHooks{}
+		}
+		var loaded *engine.Loaded
+		if f := c.planFor(&p, &loaded, planOpts); f != nil {
+			c.diagnostics(f.diags, loaded, jv)
+			if f.err != nil {
+				c.fail(jv, f.err.Error())
+			}
+			return 1
+		}
+		if jv != nil {
+			jv.plan(p)
+		} else {
+			var b strings.Builder
+			renderPlan(&b, p, c.col())
+			io.WriteString(c.streams.Out, b.String())
+		}
+		if !p.HasChanges() {
+			return 0
+		}
+		if !op.AutoApprove {
+			if ok, code := c.approve(jv); !ok {
+				return code
+			}
+		}
+	}
+	prior, err := engine.ReadState(o.StatePath)
+	if err != nil {
+		c.fail(jv, err.Error())
+		return 1
+	}
+	if jv == nil {
+		io.WriteString(c.streams.Out, "\n")
+	}
+	res, err := engine.Apply(ctx, o, p, prior, stop)
+	if res != nil {
+		c.summary(jv, p, res)
+	}
+	if err != nil {
+		c.fail(jv, err.Error())
+		return 1
+	}
+	if !res.OK() {
+		return 1
+	}
+	return 0
+}
+
+type planFailure struct {
+	diags hcl.Diagnostics
+	err   error
+}
+
+// planFor makes the plan for apply/destroy; nil means success.
+func (c *ApplyCommand) planFor(p **engine.Plan, loaded **engine.Loaded, o engine.Options) *planFailure {
+	plan, l, diags, err := engine.MakePlan(context.Background(), o)
+	*loaded = l
+	if diags.HasErrors() || err != nil {
+		return &planFailure{diags: diags, err: err}
+	}
+	if len(diags) > 0 {
+		c.diagnostics(diags, l, nil)
+	}
+	*p = plan
+	return nil
+}
+
+func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
+	if !c.streams.InTTY {
+		c.fail(jv, fmt.Sprintf("%s needs approval, and stdin is not a terminal: run it with -auto-approve, or apply a saved plan (eggo plan -out=FILE; eggo apply FILE)", c.name()))
+		return false, 1
+	}
+	q := "\nDo you want to perform these actions?\n  eggo will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: "
+	if c.destroy {
+		q = "\nDo you really want to destroy all resources?\n  eggo will destroy everything in the state. There is no undo.\n  Only 'yes' will be accepted to confirm.\n\n  Enter a value: "
+	}
+	answer, err := c.ask(q)
+	if err != nil && !errors.Is(err, io.EOF) {
+		c.fail(jv, err.Error())
+		return false, 1
+	}
+	if answer != "yes" {
+		c.errorf("%s cancelled: the answer was not \"yes\". Nothing was changed.", c.name())
+		return false, 1
+	}
+	return true, 0
+}
+
+func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
+	if jv != nil {
+		jv.summary(r, c.name())
+		for _, f := range r.Failures(p) {
+			jv.diagnostic("error", fmt.Sprintf("%s failed", f.Addr), f.Err.Error())
+		}
+		return
+	}
+	col := c.col()
+	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), pluralWord(int(r.Connections), "connection"), humanBytes(r.Bytes))
+	if r.OK() {
+		what := "Apply complete!"
+		if c.destroy {
+			what = "Destroy complete!"
+		}
+		fmt.Fprintf(c.streams.Out, "\n%s Resources: %d added, %d changed, %d destroyed. (%s)\n", col.c(green, what), r.Counts.Add, r.Counts.Change, r.Counts.Destroy, figures)
+		return
+	}
+	fmt.Fprintf(c.streams.Out, "\nResources: %d added, %d changed, %d destroyed. (%s)\n", r.Counts.Add, r.Counts.Change, r.Counts.Destroy, figures)
+	n := len(r.Failed)
+	c.errorf("%s did not finish: %s failed, %d skipped, %d not started. State keeps what was done; fix the cause and run %s again.\n%s",
+		c.name(), pluralWord(n, "resource"), len(r.Skipped), len(r.NotStarted), c.name(), engine.FailureSummary(p, r))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

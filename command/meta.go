@@ -1,0 +1,128 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/engine/config"
+)
+
+// meta is what every command shares.
+type meta struct {
+	streams Streams
+	// signals, when set, replaces os/signal (tests send their own).
+	signals chan os.Signal
+}
+
+func (m *meta) col() colorizer { return colorizer(m.streams.color()) }
+
+// logger logs to stderr at EGGO_LOG's level (off by default).
+func (m *meta) logger() hclog.Logger {
+	lvl := m.streams.getenv("EGGO_LOG")
+	if lvl == "" {
+		return hclog.NewNullLogger()
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "eggo", Level: hclog.LevelFromString(lvl), Output: m.streams.Err})
+}
+
+func (m *meta) errorf(format string, a ...any) {
+	fmt.Fprintf(m.streams.Err, "%s %s\n", m.col().c(red, "Error:"), fmt.Sprintf(format, a...))
+}
+
+// diagnostics prints HCL diagnostics with their source snippets.
+func (m *meta) diagnostics(diags hcl.Diagnostics, l *engine.Loaded, jv *jsonView) {
+	if len(diags) == 0 {
+		return
+	}
+	if jv != nil {
+		for _, d := range diags {
+			sev := "error"
+			if d.Severity == hcl.DiagWarning {
+				sev = "warning"
+			}
+			detail := d.Detail
+			if d.Subject != nil {
+				detail = d.Subject.String() + ": " + detail
+			}
+			jv.diagnostic(sev, d.Summary, detail)
+		}
+		return
+	}
+	var files map[string][]byte
+	if l != nil {
+		files = l.Files
+	}
+	if err := config.WriteDiagnostics(m.streams.Err, files, diags, bool(m.col()), 100); err != nil {
+		m.errorf("%v", err)
+	}
+}
+
+// interrupts returns a context cancelled on the second interrupt and a
+// channel closed on the first: stop scheduling, then abandon.
+func (m *meta) interrupts() (context.Context, <-chan struct{}, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
+	sigs := m.signals
+	if sigs == nil {
+		sigs = make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	}
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				n++
+				if n == 1 {
+					fmt.Fprintln(m.streams.Err, "\nInterrupt received: starting nothing new, waiting for running operations to finish. Press Ctrl-C again to abandon them.")
+					close(stop)
+				} else {
+					fmt.Fprintln(m.streams.Err, "\nSecond interrupt: abandoning running operations. State keeps what finished; run apply again to resume.")
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, stop, func() {
+		close(done)
+		if m.signals == nil {
+			signal.Stop(sigs)
+		}
+		cancel()
+	}
+}
+
+// ask reads one line of approval.
+func (m *meta) ask(prompt string) (string, error) {
+	fmt.Fprint(m.streams.Out, prompt)
+	var line strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := m.streams.In.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				break
+			}
+			line.WriteByte(buf[0])
+		}
+		if err != nil {
+			if line.Len() == 0 {
+				return "", err
+			}
+			break
+		}
+	}
+	return strings.TrimSpace(line.String()), nil
+}

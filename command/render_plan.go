@@ -1,0 +1,219 @@
+package command
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/resources"
+)
+
+var reasonWords = map[string]string{
+	resources.ReasonNew:              "new",
+	resources.ReasonConfig:           "changed in config",
+	resources.ReasonDrift:            "changed outside eggo",
+	resources.ReasonReplaceRequested: "replacement requested",
+	resources.ReasonRemoved:          "removed from the configuration",
+	resources.ReasonDestroy:          "eggo destroy",
+	resources.ReasonPending:          "a previous apply stopped while changing it",
+	resources.ReasonGone:             "gone from the host",
+}
+
+func reasonText(r resources.Reason) string {
+	w := reasonWords[r.Code]
+	if w == "" {
+		w = r.Code
+	}
+	if r.Detail != "" {
+		return w + ": " + r.Detail
+	}
+	return w
+}
+
+var actionWords = map[resources.Action]string{
+	resources.Create:  "will be created",
+	resources.Update:  "will be updated in-place",
+	resources.Replace: "must be replaced",
+	resources.Delete:  "will be destroyed",
+}
+
+var actionSymbols = map[resources.Action]string{
+	resources.Create:  "+",
+	resources.Update:  "~",
+	resources.Replace: "-/+",
+	resources.Delete:  "-",
+}
+
+// renderPlan writes a plan the way Terraform users read one.
+func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
+	for _, w := range p.Warnings {
+		fmt.Fprintf(b, "%s %s\n\n", col.c(yellow, "Warning:"), w)
+	}
+	if !p.HasChanges() {
+		b.WriteString(col.c(green, "No changes.") + " The cluster matches the configuration.\n")
+		return
+	}
+	b.WriteString("eggo will perform the following actions:\n")
+	for _, s := range p.Steps {
+		if s.Action == resources.NoOp {
+			continue
+		}
+		renderStep(b, s, col)
+	}
+	c := p.Counts()
+	fmt.Fprintf(b, "\n%s %d to add, %d to change, %d to destroy.\n", col.c(bold, "Plan:"), c.Add, c.Change, c.Destroy)
+}
+
+func symbolColor(a resources.Action) string {
+	switch a {
+	case resources.Create:
+		return green
+	case resources.Update:
+		return yellow
+	}
+	return red
+}
+
+func renderStep(b *strings.Builder, s *engine.Step, col colorizer) {
+	reasons := make([]string, len(s.Reasons))
+	for i, r := range s.Reasons {
+		reasons[i] = reasonText(r)
+	}
+	fmt.Fprintf(b, "\n  %s %s\n", col.c(bold, "# "+s.Addr), actionWords[s.Action])
+	if len(reasons) > 0 {
+		fmt.Fprintf(b, "  # (%s)\n", strings.Join(reasons, "; "))
+	}
+	kind, name := splitAddr(s.Addr)
+	sym := col.c(symbolColor(s.Action), actionSymbols[s.Action])
+	fmt.Fprintf(b, "  %s %s %q {\n", sym, kind, name)
+	sensitive := map[string]bool{}
+	for _, n := range s.Sensitive {
+		sensitive[n] = true
+	}
+	switch s.Action {
+	case resources.Create:
+		renderAll(b, "+", s.After, sensitive, col)
+	case resources.Delete:
+		renderAll(b, "-", s.Before, sensitive, col)
+	default:
+		renderDiff(b, s, sensitive, col)
+	}
+	b.WriteString("    }\n")
+}
+
+func splitAddr(addr string) (string, string) {
+	if i := strings.IndexByte(addr, '.'); i > 0 {
+		return addr[:i], addr[i+1:]
+	}
+	return addr, ""
+}
+
+func shown(v any, name string, sensitive map[string]bool) string {
+	if sensitive[name] {
+		return sensitiveText
+	}
+	return renderValue(v, "      ")
+}
+
+func renderAll(b *strings.Builder, sym string, attrs resources.Attrs, sensitive map[string]bool, col colorizer) {
+	keys := sortedMapKeys(attrs)
+	w := maxLen(keys)
+	for _, k := range keys {
+		fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(symbolColorFor(sym), sym), w, k, shown(attrs[k], k, sensitive))
+	}
+}
+
+func symbolColorFor(sym string) string {
+	switch sym {
+	case "+":
+		return green
+	case "~":
+		return yellow
+	}
+	return red
+}
+
+// renderDiff shows the attributes that change, before → after.
+func renderDiff(b *strings.Builder, s *engine.Step, sensitive map[string]bool, col colorizer) {
+	keys := map[string]bool{}
+	for k := range s.Before {
+		keys[k] = true
+	}
+	for k := range s.After {
+		keys[k] = true
+	}
+	names := sortedMapKeys(keys)
+	var changed []string
+	for _, k := range names {
+		if !reflect.DeepEqual(s.Before[k], s.After[k]) {
+			changed = append(changed, k)
+		}
+	}
+	w := maxLen(changed)
+	for _, k := range changed {
+		before, hasBefore := s.Before[k]
+		after, hasAfter := s.After[k]
+		switch {
+		case !hasBefore:
+			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(green, "+"), w, k, shown(after, k, sensitive))
+		case !hasAfter:
+			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(red, "-"), w, k, shown(before, k, sensitive))
+		case sensitive[k]:
+			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(yellow, "~"), w, k, sensitiveText)
+		default:
+			renderChangedValue(b, k, w, before, after, col)
+		}
+	}
+	if hidden := len(names) - len(changed); hidden > 0 {
+		fmt.Fprintf(b, "        # (%s unchanged)\n", pluralWord(hidden, "attribute"))
+	}
+}
+
+func renderChangedValue(b *strings.Builder, k string, w int, before, after any, col colorizer) {
+	bl, border, okb := keyedList(before)
+	al, aorder, oka := keyedList(after)
+	if okb && oka {
+		fmt.Fprintf(b, "      %s %-*s = [\n", col.c(yellow, "~"), w, k)
+		for _, key := range border {
+			if _, ok := al[key]; !ok {
+				fmt.Fprintf(b, "          %s %s,\n", col.c(red, "-"), renderInline(bl[key]))
+			} else if !reflect.DeepEqual(bl[key], al[key]) {
+				fmt.Fprintf(b, "          %s %s,\n", col.c(yellow, "~"), elementDiff(bl[key], al[key]))
+			}
+		}
+		for _, key := range aorder {
+			if _, ok := bl[key]; !ok {
+				fmt.Fprintf(b, "          %s %s,\n", col.c(green, "+"), renderInline(al[key]))
+			}
+		}
+		b.WriteString("        ]\n")
+		return
+	}
+	fmt.Fprintf(b, "      %s %-*s = %s -> %s\n", col.c(yellow, "~"), w, k, renderValue(before, "      "), renderValue(after, "      "))
+}
+
+// elementDiff renders one keyed element's changed fields.
+func elementDiff(before, after map[string]any) string {
+	var parts []string
+	for _, f := range sortedMapKeys(after) {
+		if f == "path" || f == "name" {
+			continue
+		}
+		if !reflect.DeepEqual(before[f], after[f]) {
+			parts = append(parts, fmt.Sprintf("%s = %s -> %s", f, renderInline(before[f]), renderInline(after[f])))
+		}
+	}
+	key, _ := after["path"].(string)
+	if key == "" {
+		key, _ = after["name"].(string)
+	}
+	return fmt.Sprintf("%q: %s", key, strings.Join(parts, ", "))
+}
+
+func pluralWord(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,137 @@
+package command
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+const (
+	sensitiveText = "(sensitive value)"
+	unknownText   = "(known after apply)"
+)
+
+// renderValue renders a JSON attribute value in HCL-like syntax on one line
+// when short, else across lines indented by indent.
+func renderValue(v any, indent string) string {
+	s := renderInline(v)
+	if len(s) <= 80 {
+		return s
+	}
+	switch t := v.(type) {
+	case []any:
+		var b strings.Builder
+		b.WriteString("[\n")
+		for _, e := range t {
+			b.WriteString(indent + "    " + renderValue(e, indent+"    ") + ",\n")
+		}
+		b.WriteString(indent + "]")
+		return b.String()
+	case map[string]any:
+		var b strings.Builder
+		b.WriteString("{\n")
+		keys := sortedMapKeys(t)
+		w := maxLen(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "%s    %-*s = %s\n", indent, w, k, renderValue(t[k], indent+"    "))
+		}
+		b.WriteString(indent + "}")
+		return b.String()
+	}
+	return s
+}
+
+func renderInline(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case resources.Unknown, *resources.Unknown:
+		return unknownText
+	case string:
+		return strconv.Quote(t)
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case int:
+		return strconv.Itoa(t)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case []string:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = strconv.Quote(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = renderInline(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		if len(t) == 0 {
+			return "{}"
+		}
+		keys := sortedMapKeys(t)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + " = " + renderInline(t[k])
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	case resources.Attrs:
+		return renderInline(map[string]any(t))
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func maxLen(ss []string) int {
+	w := 0
+	for _, s := range ss {
+		if len(s) > w {
+			w = len(s)
+		}
+	}
+	return w
+}
+
+// keyedList returns a list of objects keyed by their "path" or "name"
+// attribute, so a change in one element renders as that element's change.
+func keyedList(v any) (map[string]map[string]any, []string, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, nil, false
+	}
+	out := map[string]map[string]any{}
+	var order []string
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, nil, false
+		}
+		key, ok := m["path"].(string)
+		if !ok {
+			if key, ok = m["name"].(string); !ok {
+				return nil, nil, false
+			}
+		}
+		if _, dup := out[key]; dup {
+			return nil, nil, false
+		}
+		out[key] = m
+		order = append(order, key)
+	}
+	return out, order, true
+}

@@ -1,0 +1,122 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/state"
+)
+
+// ShowCommand is `eggo show`.
+type ShowCommand struct{ *meta }
+
+func (c *ShowCommand) Synopsis() string { return "Show the state or a saved plan" }
+
+func (c *ShowCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] show [-state=PATH] [-json] [PLANFILE]
+
+  Without PLANFILE, shows every resource in the state with its attributes
+  (sensitive values hidden) and the outputs. With PLANFILE, shows the saved
+  plan as 'eggo plan' did.
+
+Exit codes: 0 success, 1 error.
+`
+}
+
+func (c *ShowCommand) Run(args []string) int {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	path := fs.String("state", "eggo.state", "")
+	js := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
+		c.errorf("usage: eggo show [-state=PATH] [-json] [PLANFILE]")
+		return 1
+	}
+	if fs.NArg() == 1 {
+		p, err := engine.LoadPlan(fs.Arg(0))
+		if err != nil {
+			c.errorf("%v", err)
+			return 1
+		}
+		if *js {
+			(&jsonView{out: c.streams.Out}).plan(p)
+			return 0
+		}
+		var b strings.Builder
+		renderPlan(&b, p, c.col())
+		io.WriteString(c.streams.Out, b.String())
+		return 0
+	}
+	st, err := engine.ReadState(*path)
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	if st == nil || len(st.Resources) == 0 {
+		fmt.Fprintln(c.streams.Out, "The state is empty: nothing has been applied.")
+		return 0
+	}
+	if !*js {
+		fmt.Fprintf(c.streams.Out, "# state serial %d, lineage %s, written by eggo %s\n\n", st.Serial, st.Lineage, st.EggoVersion)
+	}
+	for i := range st.Resources {
+		c.showResource(&st.Resources[i], *js)
+		if !*js {
+			fmt.Fprintln(c.streams.Out)
+		}
+	}
+	if len(st.Outputs) > 0 && !*js {
+		fmt.Fprintln(c.streams.Out, "Outputs:")
+		for _, k := range sortedMapKeys(st.Outputs) {
+			fmt.Fprintf(c.streams.Out, "  %s = %s\n", k, renderValue(st.Outputs[k], "  "))
+		}
+	}
+	return 0
+}
+
+// ForceUnlockCommand is `eggo force-unlock ID`.
+type ForceUnlockCommand struct{ *meta }
+
+func (c *ForceUnlockCommand) Synopsis() string { return "Remove a stale state lock" }
+func (c *ForceUnlockCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] force-unlock [-state=PATH] LOCK_ID
+
+  Removes the state lock with this ID, left by a run that died. The ID is in
+  the error that refused your command. Only use it when that run is really
+  gone: two runs writing one state lose work.
+
+Exit codes: 0 unlocked, 1 error (no lock, or another ID).
+`
+}
+func (c *ForceUnlockCommand) Run(args []string) int {
+	path, rest, _, err := stateFlags("force-unlock", args)
+	if err != nil || len(rest) != 1 {
+		c.errorf("usage: eggo force-unlock [-state=PATH] LOCK_ID")
+		return 1
+	}
+	if err := forceUnlock(path, rest[0]); err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	fmt.Fprintf(c.streams.Out, "The state lock %s was removed.\n", rest[0])
+	return 0
+}
+
+// VersionCommand is `eggo version`.
+type VersionCommand struct{ *meta }
+
+func (c *VersionCommand) Synopsis() string { return "Print eggo's version" }
+func (c *VersionCommand) Help() string {
+	return "Usage: eggo version\n\n  Prints eggo's version and the state format it writes.\n\nExit codes: 0.\n"
+}
+func (c *VersionCommand) Run([]string) int {
+	fmt.Fprintf(c.streams.Out, "eggo v%s (state format %d)\n", engine.Version, stateFormat())
+	return 0
+}
+
+func forceUnlock(path, id string) error { return state.ForceUnlock(path, id) }
+
+func stateFormat() int { return state.FormatVersion }

@@ -1,0 +1,207 @@
+package command
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hashicorp/cli"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/state"
+)
+
+// StateCommand is the `eggo state` group.
+type StateCommand struct{}
+
+func (c *StateCommand) Synopsis() string { return "Inspect and edit the state" }
+func (c *StateCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state <subcommand> [options] [args]
+
+Subcommands:
+  list        List the resources in the state
+  show ADDR   Show one resource's attributes (secrets hidden)
+  rm ADDR...  Forget resources without touching their hosts
+
+Exit codes: 0 success, 1 error.
+`
+}
+func (c *StateCommand) Run([]string) int { return cli.RunResultHelp }
+
+func stateFlags(name string, args []string) (string, []string, bool, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	path := fs.String("state", "eggo.state", "")
+	js := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		return "", nil, false, fmt.Errorf("%s: %v", name, err)
+	}
+	return *path, fs.Args(), *js, nil
+}
+
+func (m *meta) readState(path string) (*state.State, bool) {
+	st, err := engine.ReadState(path)
+	if err != nil {
+		m.errorf("%v", err)
+		return nil, false
+	}
+	if st == nil {
+		m.errorf("no state at %s: nothing has been applied yet", path)
+		return nil, false
+	}
+	return st, true
+}
+
+// StateListCommand is `eggo state list`.
+type StateListCommand struct{ *meta }
+
+func (c *StateListCommand) Synopsis() string { return "List the resources in the state" }
+func (c *StateListCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state list [-state=PATH] [PREFIX...]
+
+  Lists the addresses of the resources in the state, one per line, sorted.
+  With PREFIX arguments, only addresses starting with one of them.
+
+Exit codes: 0 success, 1 error.
+`
+}
+func (c *StateListCommand) Run(args []string) int {
+	path, rest, _, err := stateFlags("state list", args)
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	st, ok := c.readState(path)
+	if !ok {
+		return 1
+	}
+	for _, r := range st.Resources {
+		if matchesAny(r.Address, rest) {
+			fmt.Fprintln(c.streams.Out, r.Address)
+		}
+	}
+	return 0
+}
+
+func matchesAny(addr string, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(addr, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// StateShowCommand is `eggo state show ADDR`.
+type StateShowCommand struct{ *meta }
+
+func (c *StateShowCommand) Synopsis() string { return "Show one resource in the state" }
+func (c *StateShowCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state show [-state=PATH] [-json] ADDR
+
+  Shows one resource's recorded attributes. Sensitive values are hidden.
+
+Exit codes: 0 success, 1 error (no such resource).
+`
+}
+func (c *StateShowCommand) Run(args []string) int {
+	path, rest, js, err := stateFlags("state show", args)
+	if err != nil || len(rest) != 1 {
+		c.errorf("usage: eggo state show [-state=PATH] ADDR")
+		return 1
+	}
+	st, ok := c.readState(path)
+	if !ok {
+		return 1
+	}
+	r, found := st.Lookup(rest[0])
+	if !found {
+		c.errorf("%s is not in the state %s (see eggo state list)", rest[0], path)
+		return 1
+	}
+	c.showResource(r, js)
+	return 0
+}
+
+func (m *meta) showResource(r *state.Resource, js bool) {
+	attrs := redacted(r.Attributes, r.Sensitive)
+	if js {
+		b, _ := json.MarshalIndent(map[string]any{"address": r.Address, "kind": r.Kind, "node": r.Node, "status": r.Status,
+			"attributes": attrs, "dependencies": r.Dependencies}, "", "  ")
+		fmt.Fprintln(m.streams.Out, string(b))
+		return
+	}
+	kind, name := splitAddr(r.Address)
+	fmt.Fprintf(m.streams.Out, "# %s", r.Address)
+	if r.Status != "" {
+		fmt.Fprintf(m.streams.Out, " (%s)", r.Status)
+	}
+	fmt.Fprintf(m.streams.Out, "\n%s %q {\n", kind, name)
+	keys := sortedMapKeys(attrs)
+	w := maxLen(keys)
+	for _, k := range keys {
+		v := renderValue(attrs[k], "    ")
+		if s, ok := attrs[k].(string); ok && s == sensitiveText {
+			v = s
+		}
+		fmt.Fprintf(m.streams.Out, "    %-*s = %s\n", w, k, v)
+	}
+	if len(r.Dependencies) > 0 {
+		fmt.Fprintf(m.streams.Out, "    # depends on: %s\n", strings.Join(r.Dependencies, ", "))
+	}
+	fmt.Fprintln(m.streams.Out, "}")
+}
+
+// StateRmCommand is `eggo state rm`.
+type StateRmCommand struct{ *meta }
+
+func (c *StateRmCommand) Synopsis() string { return "Forget resources without touching their hosts" }
+func (c *StateRmCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state rm [-state=PATH] ADDR...
+
+  Removes resources from the state. Nothing on any host is changed: eggo
+  simply stops managing them (a later apply would create them again if they
+  are still in the configuration). The previous state is kept as
+  PATH.backup.
+
+Exit codes: 0 success, 1 error (an address not in the state changes nothing).
+`
+}
+func (c *StateRmCommand) Run(args []string) int {
+	path, rest, _, err := stateFlags("state rm", args)
+	if err != nil || len(rest) == 0 {
+		c.errorf("usage: eggo state rm [-state=PATH] ADDR...")
+		return 1
+	}
+	lock, err := state.AcquireLock(path, "state rm")
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	defer lock.Unlock()
+	st, ok := c.readState(path)
+	if !ok {
+		return 1
+	}
+	for _, a := range rest {
+		if _, found := st.Lookup(a); !found {
+			c.errorf("%s is not in the state %s; nothing was removed", a, path)
+			return 1
+		}
+	}
+	for _, a := range rest {
+		st.Remove(a)
+	}
+	st.Serial++
+	if err := state.NewStore(path).Write(st); err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	fmt.Fprintf(c.streams.Out, "Removed %s from the state.\n", pluralWord(len(rest), "resource"))
+	return 0
+}

@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/eggo-project/eggo/graph"
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/state"
+)
+
+// Result is what an apply did.
+type Result struct {
+	Applied    []string          // addresses changed successfully, in completion order
+	Failed     map[string]error  // address → error
+	Skipped    map[string]string // address → the failed address it depended on
+	NotStarted []string          // interrupted before they started
+	Counts     Counts            // of what was done
+	Took       time.Duration
+	Connections int64 // SSH/local connections opened
+	Writes      int64 // remote writes (uploads and mutating commands)
+	Bytes       int64 // bytes uploaded
+}
+
+// Failure is one failed resource, for the error summary.
+type Failure struct {
+	Addr, Node string
+	Err        error
+}
+
+// Failures lists failures sorted by address.
+func (r *Result) Failures(p *Plan) []Failure {
+	var out []Failure
+	for _, a := range sortedKeys(r.Failed) {
+		f := Failure{Addr: a, Err: r.Failed[a]}
+		if s := p.Step(a); s != nil {
+			f.Node = s.Node
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// OK reports whether everything planned was done.
+func (r *Result) OK() bool { return len(r.Failed) == 0 && len(r.NotStarted) == 0 && len(r.Skipped) == 0 }
+
+// Apply walks the plan's graph, changing resources in parallel along its
+// edges and recording each in state as it finishes. The caller holds the
+// state lock. prior is the state the plan was made from (nil for none).
+func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-chan struct{}) (*Result, error) {
+	o.defaults()
+	start := time.Now()
+	if prior == nil {
+		prior = &state.State{FormatVersion: state.FormatVersion, Lineage: state.NewLineage()}
+	}
+	if prior.Lineage != p.Lineage && p.Lineage != "" || prior.Serial != p.Serial {
+		return nil, errorf("the state changed since this plan was made (plan: lineage %s serial %d; state: lineage %s serial %d): make a new plan",
+			short(p.Lineage), p.Serial, short(prior.Lineage), prior.Serial)
+	}
+	st := prior.Copy()
+	st.EggoVersion = Version
+	st.FormatVersion = state.FormatVersion
+	rec := newRecorder(o.StatePath, st)
+	kinds := kindIndex(o.Kinds)
+	rc := resources.NewRunContext(o.Log, o.Hooks.Progress)
+	rc.Checkpoint = func(addr string, attrs resources.Attrs) {
+		s := p.Step(addr)
+		if s == nil {
+			return
+		}
+		_ = rec.update(func(st *state.State) {
+			st.Set(toResource(addr, s.Kind, s.Node, attrs, depsOf(s), s.Sensitive, true))
+		})
+	}
+	defer rc.Close()
+
+	g := graph.New()
+	for _, s := range p.Steps {
+		g.Add(s.Addr)
+	}
+	for _, s := range p.Steps {
+		for _, dep := range s.WaitsFor {
+			if !g.Has(dep) {
+				return nil, errorf("plan: %s waits for %s, which is not in the plan", s.Addr, dep)
+			}
+			if err := g.Connect(s.Addr, dep); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res := &Result{Failed: map[string]error{}, Skipped: map[string]string{}}
+	wr := g.Walk(ctx, graph.WalkOptions{Parallelism: o.Parallelism, Stop: stop}, func(ctx context.Context, addr string) error {
+		s := p.Step(addr)
+		if s.Action == resources.NoOp {
+			return nil
+		}
+		return applyStep(ctx, rc, kinds[s.Kind], s, rec, o.Hooks)
+	})
+	for _, a := range wr.Done {
+		if s := p.Step(a); s != nil && s.Action != resources.NoOp {
+			res.Applied = append(res.Applied, a)
+			switch s.Action {
+			case resources.Create:
+				res.Counts.Add++
+			case resources.Update:
+				res.Counts.Change++
+			case resources.Delete:
+				res.Counts.Destroy++
+			case resources.Replace:
+				res.Counts.Add++
+				res.Counts.Destroy++
+			}
+		}
+	}
+	for a, err := range wr.Errors {
+		res.Failed[a] = err
+	}
+	for a, cause := range wr.Skipped {
+		res.Skipped[a] = cause
+	}
+	res.NotStarted = wr.NotStarted
+	if res.OK() {
+		outs := outputMap(p.Outputs)
+		if p.Destroy {
+			outs = nil
+		}
+		// Only a real change is written: a no-op apply leaves the file alone.
+		if !resources.Equal(map[string]any(rec.snapshot().Outputs), map[string]any(outs)) {
+			if err := rec.update(func(st *state.State) { st.Outputs = outs }); err != nil {
+				return res, err
+			}
+		}
+	}
+	stats := rc.Pool.Stats()
+	res.Connections, res.Writes, res.Bytes = stats.Connections, stats.Writes, stats.BytesUploaded
+	res.Took = time.Since(start)
+	return res, rec.writeErr
+}
+
+func outputMap(outs []Output) map[string]any {
+	if len(outs) == 0 {
+		return nil
+	}
+	m := make(map[string]any, len(outs))
+	for _, o := range outs {
+		m[o.Name] = o.Value
+	}
+	return m
+}
+
+func short(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func depsOf(s *Step) []string {
+	if s.Desired != nil {
+		return s.Desired.DependsOn
+	}
+	if s.Prior != nil {
+		return s.Prior.DependsOn
+	}
+	return nil
+}
+
+// applyStep runs one change: pending record first, then the kind, then the
+// result recorded — whatever the kind reports as done is kept even on error.
+func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, s *Step, rec *recorder, hooks Hooks) (err error) {
+	start := time.Now()
+	hooks.PreApply(&s.Change)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in %s: %v", s.Kind, r)
+		}
+		hooks.PostApply(&s.Change, err, time.Since(start))
+	}()
+	pendingAttrs := resources.Attrs{}
+	if s.Prior != nil && s.Prior.Attrs != nil {
+		pendingAttrs = s.Prior.Attrs
+	}
+	if err := rec.update(func(st *state.State) {
+		st.Set(toResource(s.Addr, s.Kind, s.Node, pendingAttrs, depsOf(s), s.Sensitive, true))
+	}); err != nil {
+		return fmt.Errorf("recording %s as pending: %w", s.Addr, err)
+	}
+	var attrs resources.Attrs
+	switch s.Action {
+	case resources.Create:
+		attrs, err = k.Create(ctx, rc, *s.Desired, s.Change)
+	case resources.Update:
+		attrs, err = k.Update(ctx, rc, *s.Prior, *s.Desired, s.Change)
+	case resources.Delete:
+		attrs, err = k.Delete(ctx, rc, *s.Prior)
+	case resources.Replace:
+		attrs, err = k.Delete(ctx, rc, *s.Prior)
+		if err == nil {
+			pendingAttrs = resources.Attrs{}
+			attrs, err = k.Create(ctx, rc, *s.Desired, s.Change)
+		}
+	default:
+		return errorf("%s: unknown action %q", s.Addr, s.Action)
+	}
+	// Nothing left to record: a finished delete, or a create that failed
+	// before it made anything.
+	gone := err == nil && s.Action == resources.Delete ||
+		err != nil && attrs == nil && len(pendingAttrs) == 0 && s.Action != resources.Delete
+	recErr := rec.update(func(st *state.State) {
+		switch {
+		case gone:
+			st.Remove(s.Addr)
+		case err != nil:
+			// Keep what was done, marked pending so the next plan re-reads it.
+			keep := attrs
+			if keep == nil {
+				keep = pendingAttrs
+			}
+			st.Set(toResource(s.Addr, s.Kind, s.Node, keep, depsOf(s), s.Sensitive, true))
+		default:
+			st.Set(toResource(s.Addr, s.Kind, s.Node, attrs, depsOf(s), s.Sensitive, false))
+		}
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		return err
+	}
+	return recErr
+}
+
+// FailureSummary formats failures for an error message: one per line,
+// address and host.
+func FailureSummary(p *Plan, r *Result) string {
+	var b strings.Builder
+	for _, f := range r.Failures(p) {
+		host := ""
+		if f.Node != "" {
+			host = " (host " + f.Node + ")"
+		}
+		fmt.Fprintf(&b, "  %s%s: %v\n", f.Addr, host, f.Err)
+	}
+	skipped := sortedKeys(r.Skipped)
+	sort.Strings(skipped)
+	for _, a := range skipped {
+		fmt.Fprintf(&b, "  %s: skipped, depends on failed %s\n", a, r.Skipped[a])
+	}
+	for _, a := range r.NotStarted {
+		fmt.Fprintf(&b, "  %s: not started (interrupted)\n", a)
+	}
+	return b.String()
+}

@@ -1,0 +1,81 @@
+// Package engine turns a cluster definition into a plan and a plan into
+// changes on hosts: load HCL → expand resources → diff against state (after
+// a refresh) → Plan; walk a Plan along its graph → apply; destroy.
+//
+// The engine never prints. It reports through the Hooks a command passes in
+// and returns plain data (Plan, Result) that command/ renders.
+package engine
+
+import (
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/eggo-project/eggo/engine/config"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// Version is eggo's version, stamped into state and saved plans.
+var Version = "0.1.0-dev"
+
+// DefaultParallelism bounds concurrent resource operations.
+const DefaultParallelism = 10
+
+// Options are the inputs shared by plan, apply and destroy.
+type Options struct {
+	Dir         string          // configuration directory
+	Vars        config.VarInput // -var, -var-file, environment
+	StatePath   string          // default DIR/eggo.state
+	Parallelism int             // default DefaultParallelism
+	Targets     []string        // -target: only these and what they depend on
+	Replace     []string        // -replace: force replacement
+	NoRefresh   bool            // -refresh=false
+	Destroy     bool            // plan the deletion of everything in state
+	Operation   string          // for the state lock: plan, apply, destroy …
+	Log         hclog.Logger
+	Hooks       Hooks
+	// Kinds overrides the registered resource kinds (tests).
+	Kinds []resources.Kind
+}
+
+// Hooks receive progress during a run. Implementations must be safe for
+// concurrent use: resources run in parallel.
+type Hooks interface {
+	// Refreshing is called before a resource is read from its host.
+	Refreshing(addr string)
+	// PreApply is called when a resource starts changing.
+	PreApply(c *resources.Change)
+	// Progress is a step inside a running change.
+	Progress(addr, msg string)
+	// PostApply is called when a change finished (err nil) or failed.
+	PostApply(c *resources.Change, err error, took time.Duration)
+}
+
+// NopHooks ignore everything.
+type NopHooks struct{}
+
+func (NopHooks) Refreshing(string)                                    {}
+func (NopHooks) PreApply(*resources.Change)                           {}
+func (NopHooks) Progress(string, string)                              {}
+func (NopHooks) PostApply(*resources.Change, error, time.Duration)     {}
+
+func (o *Options) defaults() {
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if o.StatePath == "" {
+		o.StatePath = joinPath(o.Dir, "eggo.state")
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = DefaultParallelism
+	}
+	if o.Log == nil {
+		o.Log = hclog.NewNullLogger()
+	}
+	if o.Hooks == nil {
+		o.Hooks = NopHooks{}
+	}
+	if o.Kinds == nil {
+		o.Kinds = resources.Kinds()
+	}
+}

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// planFileVersion is the format of saved plans (-out).
+const planFileVersion = 1
+
+type planFile struct {
+	FormatVersion int    `json:"format_version"`
+	EggoVersion   string `json:"eggo_version"`
+	Plan          *Plan  `json:"plan"`
+}
+
+// SavePlan writes a plan for a later `eggo apply FILE`. The file is private
+// (0600): a later issue keeps secrets out of it, until then it may hold them.
+func SavePlan(path string, p *Plan) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(planFile{FormatVersion: planFileVersion, EggoVersion: Version, Plan: p}); err != nil {
+		return fmt.Errorf("saving plan: %w", err)
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o600)
+}
+
+// LoadPlan reads a saved plan.
+func LoadPlan(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading saved plan: %w", err)
+	}
+	var pf planFile
+	if err := json.Unmarshal(data, &pf); err != nil || pf.Plan == nil {
+		return nil, fmt.Errorf("%s is not an eggo plan file (%v)", path, err)
+	}
+	if pf.FormatVersion != planFileVersion {
+		return nil, fmt.Errorf("%s: plan format %d, this eggo reads %d", path, pf.FormatVersion, planFileVersion)
+	}
+	if pf.EggoVersion != Version {
+		return nil, fmt.Errorf("%s was made by eggo %s; this is eggo %s: make a new plan", path, pf.EggoVersion, Version)
+	}
+	return pf.Plan, nil
+}
+
+// CheckSavedPlan refuses a saved plan whose configuration changed since.
+func CheckSavedPlan(p *Plan, l *Loaded) error {
+	if l == nil || l.Config == nil {
+		return nil
+	}
+	if !p.Destroy && l.Config.Hash != p.ConfigHash {
+		return errorf("the configuration changed since this plan was made: make a new plan")
+	}
+	return nil
+}

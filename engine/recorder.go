@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/eggo-project/eggo/state"
+)
+
+// recorder owns the state during an apply. Every finished resource is
+// persisted before its dependents start: record() returns only after a write
+// that includes the change reached the disk. Writes are group-committed, so
+// resources finishing together share one write instead of queueing.
+type recorder struct {
+	store *state.Store
+
+	mu       sync.Mutex
+	st       *state.State
+	gen      uint64 // bumped by every change
+	written  uint64 // highest gen on disk
+	writing  bool
+	cond     *sync.Cond
+	writeErr error
+}
+
+func newRecorder(path string, st *state.State) *recorder {
+	r := &recorder{store: state.NewStore(path), st: st}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+// update applies fn to the state and waits until it is on disk.
+func (r *recorder) update(fn func(st *state.State)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn(r.st)
+	r.gen++
+	mine := r.gen
+	for r.written < mine {
+		if r.writeErr != nil {
+			return r.writeErr
+		}
+		if !r.writing {
+			r.writing = true
+			gen := r.gen
+			r.st.Serial++
+			// A shallow copy is enough: resources are replaced whole, never
+			// edited in place, so the writer can encode it unlocked.
+			snap := *r.st
+			snap.Resources = slices.Clone(r.st.Resources)
+			r.mu.Unlock()
+			err := r.store.Write(&snap)
+			r.mu.Lock()
+			r.writing = false
+			if err != nil {
+				r.writeErr = err
+			} else if gen > r.written {
+				r.written = gen
+			}
+			r.cond.Broadcast()
+			continue
+		}
+		r.cond.Wait()
+	}
+	return r.writeErr
+}
+
+// snapshot returns the state as recorded so far.
+func (r *recorder) snapshot() *state.State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st
+}

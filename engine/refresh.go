@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+// refresh reads every recorded resource in scope from its host, in
+// parallel, and replaces its attributes with the live ones (nil: gone).
+// It returns the drift each read found. Nothing is written anywhere.
+func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map[string]resources.Kind, have map[string]*resources.Object, scope map[string]bool) (map[string][]resources.Reason, error) {
+	drift := map[string][]resources.Reason{}
+	if o.NoRefresh || o.Destroy && len(have) == 0 {
+		return drift, nil
+	}
+	var (
+		mu   sync.Mutex
+		errs []string
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, o.Parallelism)
+	)
+	for _, addr := range sortedKeys(have) {
+		if scope != nil && !scope[addr] {
+			continue
+		}
+		obj := have[addr]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			o.Hooks.Refreshing(obj.Addr)
+			live, reasons, err := kinds[obj.Kind].Read(ctx, rc, *obj)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: refresh failed: %v", obj.Addr, err))
+				return
+			}
+			obj.Attrs = live
+			if len(reasons) > 0 {
+				drift[obj.Addr] = reasons
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return nil, &RefreshError{Failures: errs}
+	}
+	return drift, ctx.Err()
+}
+
+// RefreshError lists every resource that could not be read.
+type RefreshError struct{ Failures []string }
+
+func (e *RefreshError) Error() string {
+	return "could not read the live state of " + plural(len(e.Failures), "resource") + ":\n  " + strings.Join(e.Failures, "\n  ")
+}
+
+// IsRefreshError reports whether err came from a refresh.
+func IsRefreshError(err error) bool {
+	var r *RefreshError
+	return errors.As(err, &r)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
