@@ -113,3 +113,30 @@ func waitPidFile(t *testing.T, path string) int {
 	t.Fatalf("%s never written", path)
 	return 0
 }
+
+func TestStopKillsCommandsOrphanedByAClosedConnection(t *testing.T) {
+	keyFile, pub := GenerateUserKey(t)
+	s := Start(t, Options{AuthorizedKeys: []ssh.PublicKey{pub}})
+	client, err := ssh.Dial("tcp", s.Addr, &ssh.ClientConfig{
+		User:            "root",
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(loadSigner(t, keyFile))},
+		HostKeyCallback: ssh.FixedHostKey(s.HostPublicKey()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := client.NewSession()
+	if err := sess.Start("(echo $$ > " + s.Dir + "/orphan.pid; exec sleep 300) & sleep 300"); err != nil {
+		t.Fatal(err)
+	}
+	pid := waitPidFile(t, s.Dir+"/orphan.pid")
+	client.Close() // sshd's connection process ends; the sleeps live on
+	time.Sleep(200 * time.Millisecond)
+	if !Running(pid) {
+		t.Fatal("the command died with its connection; this test proves nothing")
+	}
+	s.Stop()
+	if Running(pid) {
+		t.Fatalf("orphaned command %d survived Stop", pid)
+	}
+}

@@ -11,7 +11,9 @@ import (
 // Stop kills sshd and everything it started. sshd gives each connection
 // its own session (setsid), so killing its process group alone would leave
 // connection handlers and the users' commands behind: the whole process
-// tree is frozen first (so nothing can fork away), then killed.
+// tree is frozen first (so nothing can fork away), then killed. Commands
+// orphaned by a closed connection have left the tree; they are found by the
+// SSH_CONNECTION variable sshd gave them, which names this server's port.
 func (s *Server) Stop() {
 	s.stopped.Do(func() {
 		pid := s.cmd.Process.Pid
@@ -19,7 +21,7 @@ func (s *Server) Stop() {
 		tree := map[int]bool{}
 		for round := 0; round < 50; round++ {
 			grew := false
-			for _, p := range descendants(pid) {
+			for _, p := range append(descendants(pid), s.orphans()...) {
 				if !tree[p] {
 					tree[p] = true
 					grew = true
@@ -108,4 +110,31 @@ func parentOf(pid int) int {
 	}
 	pp, _ := strconv.Atoi(f[1])
 	return pp
+}
+
+// orphans lists processes started through this server that no longer
+// descend from it, with their descendants (a sudo'd command has a clean
+// environment but is a child of sudo).
+func (s *Server) orphans() []int {
+	suffix := " 127.0.0.1 " + strconv.Itoa(s.Port)
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || p == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if strings.HasPrefix(kv, "SSH_CONNECTION=") && strings.HasSuffix(kv, suffix) {
+				out = append(out, p)
+				out = append(out, descendants(p)...)
+				break
+			}
+		}
+	}
+	return out
 }
