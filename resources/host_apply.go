@@ -125,6 +125,18 @@ func (a *hostApply) converge(ctx context.Context) error {
 		return a.errorf("preflight failed: %s", strings.Join(problems, "; "))
 	}
 
+	// Write-ahead: record everything this run is about to create or move
+	// aside before touching the host, in one checkpoint. A crash at any
+	// point after leaves records Delete can undo (it tolerates a recorded
+	// file or directory that never appeared).
+	// The intent goes on a copy: install decides what is eggo's from the
+	// records as they were before this run.
+	before := a.recs
+	a.recs = before.clone()
+	if a.intend(live) {
+		a.rc.Checkpoint(a.addr, a.result())
+	}
+	a.recs = before
 	for _, f := range a.desiredList {
 		if err := a.install(ctx, f, live[f.Path], live[a.h.backupPath(f.Path)]); err != nil {
 			return err
@@ -135,6 +147,44 @@ func (a *hostApply) converge(ctx context.Context) error {
 		priorFiles[f.Path] = f
 	}
 	return a.removeStale(ctx, priorFiles)
+}
+
+// intend records, without running anything, what install will create or
+// move aside; it reports whether there is anything to record.
+func (a *hostApply) intend(live map[string]probedFile) bool {
+	any := false
+	missingDirs := func(dir string) {
+		for d := dir; d != "/" && d != "." && !a.dirExists[d]; d = path.Dir(d) {
+			if !a.recs.dirs[d] {
+				a.recs.dirs[d] = true
+				any = true
+			}
+		}
+	}
+	for _, f := range a.desiredList {
+		lf := live[f.Path]
+		_, replaced := a.recs.replaced[f.Path]
+		ours := a.recs.files[f.Path] || replaced
+		if lf.matches(f) || lf.state == f.SHA256 && ours || lf.state == "" || lf.state == probeNotFile || lf.state == probeUnreadable {
+			continue
+		}
+		missingDirs(path.Dir(f.Path))
+		if lf.isFile() && !ours {
+			backup := a.h.backupPath(f.Path)
+			missingDirs(path.Dir(backup))
+			sha := lf.state
+			if lb := live[backup]; lb.isFile() {
+				sha = lb.state
+			}
+			a.recs.replaced[f.Path] = replacedFile{backup: backup, sha256: sha}
+			any = true
+		}
+		if lf.state == probeMissing && !replaced && !a.recs.files[f.Path] {
+			a.recs.files[f.Path] = true
+			any = true
+		}
+	}
+	return any
 }
 
 // install makes one file hold its desired content and mode.

@@ -41,7 +41,11 @@ func (h *Host) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 	}
 	for i, p := range replaced {
 		bk := hostQuote(recs.replaced[p].backup)
-		fmt.Fprintf(&b, "if [ -f %s ]; then mv -f -- %s %s && echo '@m %d'; else echo '@n %d'; fi\n", bk, bk, hostQuote(p), i, i)
+		// No backup but the original still in place: a run recorded the
+		// move (write-ahead) and stopped before making it.
+		orig := hostQuote(p)
+		fmt.Fprintf(&b, "if [ -f %s ]; then mv -f -- %s %s && echo '@m %d'; elif [ -f %s ] && [ \"$(sha256sum < %s | cut -c1-64)\" = %s ]; then echo '@m %d'; else echo '@n %d'; fi\n",
+			bk, bk, orig, i, orig, orig, hostQuote(recs.replaced[p].sha256), i, i)
 	}
 	b.WriteString(rmdirScript(dirs))
 	var out strings.Builder

@@ -99,3 +99,18 @@ func hostSortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// clone copies the records.
+func (r *hostRecords) clone() *hostRecords {
+	c := &hostRecords{dirs: map[string]bool{}, files: map[string]bool{}, replaced: map[string]replacedFile{}}
+	for k, v := range r.dirs {
+		c.dirs[k] = v
+	}
+	for k, v := range r.files {
+		c.files[k] = v
+	}
+	for k, v := range r.replaced {
+		c.replaced[k] = v
+	}
+	return c
+}
