@@ -115,16 +115,16 @@ func peekVersion(data []byte, name string) (int, error) {
 // refused: keeping them would need a newer format, dropping them would lose
 // data on the next write.
 func decodeCurrent(data []byte, name string) (*State, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var s State
-	if err := dec.Decode(&s); err != nil {
-		return nil, jsonProblem(name, data, "", err)
+	p := jsonReader{data: data}
+	s, err := p.state()
+	if err != nil {
+		var syntax *syntaxError
+		if errors.As(err, &syntax) {
+			return nil, corruptAt(name, data, int64(syntax.offset), syntax.msg, err)
+		}
+		return nil, corruptAt(name, data, -1, err.Error(), err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, corruptAt(name, data, dec.InputOffset(), "unexpected data after the state", err)
-	}
-	return &s, nil
+	return s, nil
 }
 
 // jsonProblem turns an encoding/json error into a CorruptError with the

@@ -90,14 +90,19 @@ func TestCorruptFilesRefused(t *testing.T) {
 		wantLine      int // 0: no position expected
 	}{
 		{"empty file", ``, "ends too early", 1},
-		{"bad json", "{\n  \"format_version\": 1,\n  \"serial\": oops\n}", "invalid character 'o'", 3},
+		{"bad json", "{\n  \"format_version\": 1,\n  \"serial\": oops\n}", "serial must be a whole number from 0 up, found 'o'", 3},
 		{"truncated", "{\n  \"format_version\": 1,\n  \"resources\": [", "ends too early", 3},
 		{"not an object", `[1, 2]`, "not a JSON object", 1},
 		{"no version", `{` + lineage + `, "resources": []}`, "format_version is missing", 0},
 		{"negative version", `{"format_version": -1, ` + lineage + `}`, "format version -1", 0},
 		{"wrong type", "{\"format_version\": 1,\n" + lineage + ",\n\"serial\": \"seven\"}", "serial", 3},
 		{"missing lineage", `{"format_version": 1, "resources": []}`, "lineage is missing", 0},
-		{"unknown field", `{"format_version": 1, ` + lineage + `, "resources": [], "extra": 1}`, `unknown field "extra"`, 0},
+		{"unknown field", `{"format_version": 1, ` + lineage + `, "resources": [], "extra": 1}`, `unknown field "extra"`, 1},
+		{"duplicate field", "{\"format_version\": 1,\n" + lineage + ",\n" + lineage + "}", `field "lineage" appears twice`, 3},
+		{"bad escape", "{\"format_version\": 1,\n" + lineage + ",\n\"eggo_version\": \"a\\qb\"}", `invalid escape \q`, 3},
+		{"raw control character", "{\"format_version\": 1,\n" + lineage + ",\n\"eggo_version\": \"a\tb\"}", "control character", 3},
+		{"number out of range", "{\"format_version\": 1,\n" + lineage + ",\n\"outputs\": {\"n\": 1e999}}", "number 1e999 is out of range", 3},
+		{"bad number", "{\"format_version\": 1,\n" + lineage + ",\n\"outputs\": {\"n\": 01}}", "expected ',' or '}'", 3},
 		{"trailing data", `{"format_version": 1, ` + lineage + `} {}`, "unexpected data after the state", 1},
 		{"duplicate address", `{"format_version": 1, ` + lineage + `, "resources": [
 			{"address": "host.a", "kind": "host", "attributes": {}},

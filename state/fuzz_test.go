@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 )
@@ -34,6 +35,19 @@ func FuzzRead(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Whatever the hand-written reader accepts, encoding/json reads
+		// the same way.
+		if p := (jsonReader{data: data}); true {
+			if got, err := p.state(); err == nil {
+				want, refErr := referenceDecode(data)
+				if refErr != nil {
+					t.Fatalf("reader accepted what encoding/json refuses (%v)", refErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("reader and encoding/json differ:\n%#v\n%#v", got, want)
+				}
+			}
+		}
 		s, err := Decode(data, "fuzz.state")
 		if err != nil {
 			if s != nil {

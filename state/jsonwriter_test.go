@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -54,6 +56,44 @@ func TestWriterMatchesEncodingJSON(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got, want := Encode(s), referenceEncode(t, s); !bytes.Equal(got, want) {
 				t.Errorf("writer and encoding/json differ:\n%s\n---\n%s", got, want)
+			}
+		})
+	}
+}
+
+// referenceDecode is the decoding defined by encoding/json, which the
+// hand-written reader must agree with on every file it accepts.
+func referenceDecode(data []byte) (*State, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func TestReaderMatchesEncodingJSON(t *testing.T) {
+	inputs := map[string]string{
+		"escapes": `{"format_version": 1, "lineage": "l\u00e9\ud83e\udd5a\ud800x\udc00\/\b\f\n\r\t\"\\", "outputs": {"k": "\ud800\ud800", "raw": "\xff"}}`,
+		"values":  `{"format_version": 1, "lineage": "l", "resources": [{"address": "a", "kind": "k", "attributes": {"n": -0, "e": 1E+2, "f": 0.5e-3, "big": 123456789012345678901234567890, "l": [null, true, false, [], {}], "dup": 1, "dup": 2}, "sensitive": [], "dependencies": null}], "outputs": null}`,
+		"nulls":   `{"format_version": null, "serial": null, "lineage": "l", "eggo_version": null, "resources": null}`,
+		"golden":  string(Encode(sampleState())),
+	}
+	inputs["escapes"] = strings.Replace(inputs["escapes"], `\xff`, "\xff", 1)
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			p := jsonReader{data: []byte(in)}
+			got, err := p.state()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := referenceDecode([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("reader and encoding/json differ:\n%#v\n%#v", got, want)
 			}
 		})
 	}
