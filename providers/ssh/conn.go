@@ -54,7 +54,7 @@ func (c *Conn) session(ctx context.Context, slots chan struct{}) (s *ssh.Session
 	s, err = c.client.NewSession()
 	if err != nil {
 		<-slots
-		return nil, nil, fmt.Errorf("%s: open SSH session: %w", c.target.Name, err)
+		return nil, nil, fmt.Errorf("open SSH session: %w", err)
 	}
 	return s, func() { _ = s.Close(); <-slots }, nil
 }
