@@ -44,15 +44,15 @@ fuzz: ## Short fuzz runs of the HCL loader and the state reader
 	go test -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME) ./state/
 
 demo: deps build ## Bring up 3 testbed hosts and plan + apply examples/demo onto them
-	go run ./internal/testbed/cmd/testbed up -n 3 -id $(DEMO_ID) -inventory $(DEMO_DIR)/testbed.auto.json
-	./$(BIN) -chdir=$(DEMO_DIR) plan -var-file=testbed.auto.json
-	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.auto.json
-	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.auto.json
+	go run ./internal/testbed/cmd/testbed up -n 3 -id $(DEMO_ID) -names master-0,worker-0,worker-1 -inventory $(DEMO_DIR)/testbed.json
+	./$(BIN) -chdir=$(DEMO_DIR) plan -var-file=testbed.eggovars
+	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
+	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) state list
 	@echo; echo "The demo hosts are still up: ssh in with the key in the inventory, or run 'make demo-down'."
 
 demo-down: build ## Destroy the demo and tear its testbed down
-	-./$(BIN) -chdir=$(DEMO_DIR) destroy -auto-approve -var-file=testbed.auto.json
+	-./$(BIN) -chdir=$(DEMO_DIR) destroy -auto-approve -var-file=testbed.eggovars
 	go run ./internal/testbed/cmd/testbed down -id $(DEMO_ID)
 
 testbed-down: ## Tear down every testbed on this machine (also after a crashed test)

@@ -26,7 +26,13 @@ func renderValue(v any, indent string) string {
 		var b strings.Builder
 		b.WriteString("[\n")
 		for _, e := range t {
-			b.WriteString(indent + "    " + renderValue(e, indent+"    ") + ",\n")
+			// An element that fits a wide line stays on one line: a list of
+			// files reads as one file per line.
+			el := renderInline(e)
+			if len(el) > 160 {
+				el = renderValue(e, indent+"    ")
+			}
+			b.WriteString(indent + "    " + el + ",\n")
 		}
 		b.WriteString(indent + "]")
 		return b.String()

@@ -15,12 +15,12 @@ import (
 
 // Result is what an apply did.
 type Result struct {
-	Applied    []string          // addresses changed successfully, in completion order
-	Failed     map[string]error  // address → error
-	Skipped    map[string]string // address → the failed address it depended on
-	NotStarted []string          // interrupted before they started
-	Counts     Counts            // of what was done
-	Took       time.Duration
+	Applied     []string          // addresses changed successfully, in completion order
+	Failed      map[string]error  // address → error
+	Skipped     map[string]string // address → the failed address it depended on
+	NotStarted  []string          // interrupted before they started
+	Counts      Counts            // of what was done
+	Took        time.Duration
 	Connections int64 // SSH/local connections opened
 	Writes      int64 // remote writes (uploads and mutating commands)
 	Bytes       int64 // bytes uploaded
@@ -46,7 +46,9 @@ func (r *Result) Failures(p *Plan) []Failure {
 }
 
 // OK reports whether everything planned was done.
-func (r *Result) OK() bool { return len(r.Failed) == 0 && len(r.NotStarted) == 0 && len(r.Skipped) == 0 }
+func (r *Result) OK() bool {
+	return len(r.Failed) == 0 && len(r.NotStarted) == 0 && len(r.Skipped) == 0
+}
 
 // Apply walks the plan's graph, changing resources in parallel along its
 // edges and recording each in state as it finishes. The caller holds the

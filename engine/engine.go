@@ -54,10 +54,10 @@ type Hooks interface {
 // NopHooks ignore everything.
 type NopHooks struct{}
 
-func (NopHooks) Refreshing(string)                                    {}
-func (NopHooks) PreApply(*resources.Change)                           {}
-func (NopHooks) Progress(string, string)                              {}
-func (NopHooks) PostApply(*resources.Change, error, time.Duration)     {}
+func (NopHooks) Refreshing(string)                                 {}
+func (NopHooks) PreApply(*resources.Change)                        {}
+func (NopHooks) Progress(string, string)                           {}
+func (NopHooks) PostApply(*resources.Change, error, time.Duration) {}
 
 func (o *Options) defaults() {
 	if o.Dir == "" {

@@ -1,5 +1,5 @@
 # The demo cluster: hosts come from the testbed (`make demo` writes
-# testbed.vars.hcl beside this file). eggo checks every host, copies the
+# testbed.eggovars beside this file). eggo checks every host, copies the
 # package bundle onto it, and records exactly what it created.
 
 variable "nodes" {

@@ -17,7 +17,7 @@ type Inventory struct {
 
 // WriteInventory writes the hosts as JSON to path and, next to it, an HCL
 // variables file eggo can load (path with its extension replaced by
-// ".vars.hcl"). It returns the HCL file's path.
+// ".eggovars"). It returns the HCL file's path.
 func (tb *Testbed) WriteInventory(path string) (hclPath string, err error) {
 	data, err := json.MarshalIndent(Inventory{ID: tb.ID, Subnet: tb.Subnet(), Hosts: tb.Hosts}, "", "  ")
 	if err != nil {
@@ -26,7 +26,7 @@ func (tb *Testbed) WriteInventory(path string) (hclPath string, err error) {
 	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return "", fmt.Errorf("inventory %s: %w", path, err)
 	}
-	hclPath = strings.TrimSuffix(path, filepath.Ext(path)) + ".vars.hcl"
+	hclPath = strings.TrimSuffix(path, filepath.Ext(path)) + ".eggovars"
 	if err := os.WriteFile(hclPath, tb.InventoryHCL(), 0o644); err != nil {
 		return "", fmt.Errorf("inventory %s: %w", hclPath, err)
 	}

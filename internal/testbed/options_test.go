@@ -87,7 +87,7 @@ func TestWriteInventory(t *testing.T) {
 		inv.Hosts[0].KnownHostsFile != "/run/eggo-testbed/demo/known_hosts" || inv.Hosts[0].User != "root" || inv.Hosts[0].Port != 22 {
 		t.Errorf("inventory JSON: %+v", inv)
 	}
-	if hclPath != filepath.Join(dir, "inv.vars.hcl") {
+	if hclPath != filepath.Join(dir, "inv.eggovars") {
 		t.Errorf("HCL path %s", hclPath)
 	}
 	f, diags := hclparse.NewParser().ParseHCLFile(hclPath)

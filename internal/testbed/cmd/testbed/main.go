@@ -70,7 +70,7 @@ func up(ctx context.Context, args []string) error {
 	id := fs.String("id", "", "testbed id (1-8 of [a-z0-9]); random when empty")
 	subnet := fs.String("subnet", "", "IPv4 /24; first free 10.77.X.0/24 when empty")
 	containers := fs.Bool("containers", false, "boot nodes able to run containerd/runc (kubelet)")
-	inventory := fs.String("inventory", "", "write the hosts as JSON here (and FILE.vars.hcl beside it)")
+	inventory := fs.String("inventory", "", "write the hosts as JSON here (and FILE.eggovars beside it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
