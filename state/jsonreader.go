@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -99,10 +100,10 @@ func (p *jsonReader) members(unique bool, member func(key string, keyAt int) err
 		return p.fail("nested too deeply")
 	}
 	defer func() { p.depth-- }()
-	var seen map[string]bool
-	if unique {
-		seen = map[string]bool{}
-	}
+	// The objects with unique fields have few of them: a short list beats
+	// allocating a map for each of 30,000 resources.
+	var seenBuf [8]string
+	seen := seenBuf[:0]
 	if p.peek() == '}' {
 		p.pos++
 		return nil
@@ -118,11 +119,11 @@ func (p *jsonReader) members(unique bool, member func(key string, keyAt int) err
 			return err
 		}
 		if unique {
-			if seen[key] {
+			if slices.Contains(seen, key) {
 				p.pos = keyAt
 				return p.fail("field %q appears twice", key)
 			}
-			seen[key] = true
+			seen = append(seen, key)
 		}
 		if err := p.expect(':'); err != nil {
 			return err
