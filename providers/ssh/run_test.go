@@ -169,12 +169,12 @@ func TestCancelKillsRemoteProcessGroup(t *testing.T) {
 func TestConcurrentRunsShareOneConnection(t *testing.T) {
 	noSSHAgent(t)
 	// A stock MaxSessions: more concurrent sessions than this would be
-	// refused, so the Conn's bound is what lets 24 concurrent runs succeed.
+	// refused, so the Conn's bound is what lets 16 concurrent runs succeed.
 	f := newFixture(t, sshd.Options{MaxSessions: 10})
 	c := dial(t, f.target(t))
 	var wg sync.WaitGroup
-	errs := make([]error, 24)
-	outs := make([]string, 24)
+	errs := make([]error, 16)
+	outs := make([]string, 16)
 	for i := range errs {
 		wg.Add(1)
 		go func() {
