@@ -95,6 +95,10 @@ func (c *ApplyCommand) Run(args []string) int {
 		hooks = newProgressView(c.streams.Out, c.col())
 	}
 	o.Hooks = hooks
+	// One session for the plan and the apply: one connection per host per run.
+	sess := engine.NewSession(o)
+	defer sess.Close()
+	o.Session = sess
 
 	ctx, stop, release := c.interrupts()
 	defer release()

@@ -68,7 +68,9 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	st.FormatVersion = state.FormatVersion
 	rec := newRecorder(o.StatePath, st)
 	kinds := kindIndex(o.Kinds)
-	rc := resources.NewRunContext(o.Log, o.Hooks.Progress)
+	rc, done := o.runContext()
+	defer done()
+	rc.Progress = o.Hooks.Progress
 	rc.Checkpoint = func(addr string, attrs resources.Attrs) {
 		s := p.Step(addr)
 		if s == nil {
@@ -78,7 +80,6 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 			st.Set(toResource(addr, s.Kind, s.Node, attrs, depsOf(s), s.Sensitive, true))
 		})
 	}
-	defer rc.Close()
 
 	g := graph.New()
 	for _, s := range p.Steps {

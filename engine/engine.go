@@ -36,6 +36,9 @@ type Options struct {
 	Hooks       Hooks
 	// Kinds overrides the registered resource kinds (tests).
 	Kinds []resources.Kind
+	// Session shares connections between a plan and its apply (nil: each
+	// opens its own).
+	Session *Session
 }
 
 // Hooks receive progress during a run. Implementations must be safe for

@@ -140,8 +140,8 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	if err != nil {
 		return nil, loaded, diags, err
 	}
-	rc := resources.NewRunContext(o.Log, o.Hooks.Progress)
-	defer rc.Close()
+	rc, done := o.runContext()
+	defer done()
 	p, err := plan(ctx, o, rc, desired, prior)
 	if err != nil {
 		return nil, loaded, diags, err

@@ -118,8 +118,14 @@ func (k *testKind) act(ctx context.Context, op string, d resources.Desired) (res
 	if d.Attrs["fail"] == true {
 		return nil, fmt.Errorf("injected failure on %s", d.Addr)
 	}
+	// Atomic like a real kind's copy (temp file, rename): a kill -9 must
+	// not leave a half-written resource behind.
 	data, _ := json.Marshal(d.Attrs)
-	if err := os.WriteFile(k.file(d.Addr), data, 0o644); err != nil {
+	tmp := k.file(d.Addr) + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, k.file(d.Addr)); err != nil {
 		return nil, err
 	}
 	if d.Attrs["fail_after"] == true {
@@ -152,6 +158,9 @@ func (k *testKind) world() []string {
 	entries, _ := os.ReadDir(k.dir)
 	var out []string
 	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
 		out = append(out, e.Name()[:len(e.Name())-len(".json")])
 	}
 	sort.Strings(out)
