@@ -24,7 +24,9 @@ func step(addr string, a resources.Action, before, after resources.Attrs, reason
 		Before: before, After: after, Reasons: reasons}}
 }
 
-func reason(code, detail string) resources.Reason { return resources.Reason{Code: code, Detail: detail} }
+func reason(code, detail string) resources.Reason {
+	return resources.Reason{Code: code, Detail: detail}
+}
 
 // goldenPlans are hand-built plans covering every action and the parts of
 // a step a view renders. Paths are fixed so the output is stable.
