@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/eggo-project/eggo/engine/config"
+)
+
+// exampleVars are values for the variables an example requires (those
+// without a default), as -var options.
+var exampleVars = map[string][]string{
+	"demo": {
+		`nodes={ node-a = "192.0.2.1", node-b = "192.0.2.2", node-c = "192.0.2.3" }`,
+		"ssh_private_key_file=/nonexistent/id_ed25519",
+		"ssh_known_hosts_file=/nonexistent/known_hosts",
+	},
+}
+
+// TestExamplesPlan loads and plans every example directory, without
+// contacting any host, from an empty state: each must be valid and plan
+// one host per node.
+func TestExamplesPlan(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "examples", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, dir := range dirs {
+		if hcl, _ := filepath.Glob(filepath.Join(dir, "*.hcl")); len(hcl) == 0 {
+			continue
+		}
+		seen++
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			o := Options{
+				Dir:       dir,
+				StatePath: filepath.Join(t.TempDir(), "eggo.state"),
+				NoRefresh: true,
+				Vars:      config.VarInput{Vars: exampleVars[name]},
+			}
+			p, loaded, diags, err := MakePlan(context.Background(), o)
+			if diags.HasErrors() {
+				t.Fatalf("%s: %s", dir, diags.Error())
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			nodes := loaded.Config.Cluster.Nodes
+			if len(nodes) == 0 {
+				t.Fatalf("%s declares no node", dir)
+			}
+			hosts := 0
+			for _, s := range p.Steps {
+				if s.Kind == "host" {
+					hosts++
+				}
+			}
+			if hosts != len(nodes) {
+				t.Fatalf("%s: %d host steps for %d nodes", dir, hosts, len(nodes))
+			}
+			for _, n := range nodes {
+				s := p.Step("host." + n.Name)
+				if s == nil || s.Action != "create" {
+					t.Fatalf("%s: host.%s is not planned for creation: %+v", dir, n.Name, s)
+				}
+			}
+			if _, err := os.Stat(o.StatePath); !os.IsNotExist(err) {
+				t.Fatalf("planning wrote a state file (%v)", err)
+			}
+		})
+	}
+	if seen == 0 {
+		t.Fatal("no example directory with *.hcl found")
+	}
+}
