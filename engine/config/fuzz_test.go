@@ -1,8 +1,6 @@
 package config
 
 import (
-	"runtime"
-	"time"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,14 +19,11 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		os.WriteFile("/tmp/fuzz-last.hcl", []byte(src), 0o644)
-		tm := time.AfterFunc(3*time.Second, func() { buf := make([]byte, 1<<20); n := runtime.Stack(buf, true); os.WriteFile("/tmp/fuzz-stack", buf[:n], 0o644) })
-		defer tm.Stop()
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, diags := Load(dir, VarInput{Vars: nil, Env: []string{"EGGO_VAR_x=1"}})
+		cfg, diags := Load(dir, VarInput{Env: []string{"EGGO_VAR_x=1"}})
 		if cfg == nil {
 			t.Fatal("Load returned a nil Config")
 		}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package config
+
+const raceEnabled = false

@@ -1,8 +1,0 @@
-package config
-
-import "testing"
-
-func TestZZDebug(t *testing.T) {
-	_, diags := Load("/tmp/fz", VarInput{})
-	t.Log(diags)
-}
