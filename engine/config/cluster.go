@@ -27,7 +27,7 @@ func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
 		first := l.clusters[0].block
 		return hcl.Diagnostics{diagf(b.DefRange, "Duplicate cluster block",
 			"A configuration describes one cluster, and cluster %q is already declared at %s. "+
-				"Remove this block or put it in its own directory.", first.Labels[0], where(first.DefRange))}
+				"Remove this block or put it in its own directory.", first.Labels[0], source(first.DefRange))}
 	}
 	content, diags := b.Body.Content(clusterSchema)
 	cb := &clusterBlock{block: b, content: content}
@@ -39,7 +39,7 @@ func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
 		}
 		if *slot != nil {
 			diags = append(diags, diagf(nb.DefRange, "Duplicate "+nb.Type+" block",
-				"The cluster already has a %s block at %s; merge the two.", nb.Type, where((*slot).DefRange)))
+				"The cluster already has a %s block at %s; merge the two.", nb.Type, source((*slot).DefRange)))
 			continue
 		}
 		*slot = nb

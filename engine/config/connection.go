@@ -38,7 +38,7 @@ func (l *loader) declareConnection(b *hcl.Block) hcl.Diagnostics {
 	if l.connection != nil {
 		return hcl.Diagnostics{diagf(b.DefRange, "Duplicate connection block",
 			"The default connection is already declared at %s; merge the two. "+
-				"A node that needs other settings takes its own connection block.", where(l.connection.block.DefRange))}
+				"A node that needs other settings takes its own connection block.", source(l.connection.block.DefRange))}
 	}
 	cb, diags := parseConnection(b)
 	l.connection = cb
@@ -61,7 +61,7 @@ func parseConnection(b *hcl.Block) (*connectionBody, hcl.Diagnostics) {
 	for _, bb := range content.Blocks {
 		if cb.bastion != nil {
 			diags = append(diags, diagf(bb.DefRange, "Duplicate bastion block",
-				"This connection already has a bastion block at %s; eggo hops through one bastion.", where(cb.bastion.DefRange)))
+				"This connection already has a bastion block at %s; eggo hops through one bastion.", source(cb.bastion.DefRange)))
 			continue
 		}
 		cb.bastion = bb

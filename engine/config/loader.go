@@ -182,10 +182,8 @@ func (l *loader) declare(blocks hcl.Blocks) hcl.Diagnostics {
 	return diags
 }
 
-// source renders a range as "file.hcl:12" for the model's Source fields.
+// source renders a range as "file.hcl:12": the model's Source fields, and
+// messages that point at a second place.
 func source(rng hcl.Range) string {
 	return fmt.Sprintf("%s:%d", filepath.Base(rng.Filename), rng.Start.Line)
 }
-
-// where renders a range as "file.hcl:12" for messages pointing elsewhere.
-func where(rng hcl.Range) string { return source(rng) }

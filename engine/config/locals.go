@@ -23,7 +23,7 @@ func (l *loader) declareLocals(b *hcl.Block) hcl.Diagnostics {
 		if prev, ok := l.locals[a.Name]; ok {
 			diags = append(diags, diagf(a.NameRange, "Duplicate local value",
 				"A local value named %q was already defined at %s. Local value names must be unique.",
-				a.Name, where(prev.attr.Range)))
+				a.Name, source(prev.attr.Range)))
 			continue
 		}
 		lv := &local{name: a.Name, attr: a}

@@ -63,7 +63,7 @@ func (l *loader) declareNode(b *hcl.Block) hcl.Diagnostics {
 	for _, cb := range content.Blocks {
 		if nb.conn != nil {
 			diags = append(diags, diagf(cb.DefRange, "Duplicate connection block",
-				"Node %q already has a connection block at %s; merge the two.", label, where(nb.conn.block.DefRange)))
+				"Node %q already has a connection block at %s; merge the two.", label, source(nb.conn.block.DefRange)))
 			continue
 		}
 		c, d := parseConnection(cb)
@@ -75,7 +75,7 @@ func (l *loader) declareNode(b *hcl.Block) hcl.Diagnostics {
 	switch {
 	case hasForEach && hasCount:
 		diags = append(diags, diagf(cnt.NameRange, "Invalid combination of count and for_each",
-			"A node block may use count or for_each, not both. for_each is set at %s.", where(fe.Range)))
+			"A node block may use count or for_each, not both. for_each is set at %s.", source(fe.Range)))
 	case hasForEach:
 		nb.rep = forEach
 	case hasCount:

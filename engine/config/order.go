@@ -126,7 +126,7 @@ func (l *loader) cycle(stack []*vertex, via []ref, target *vertex, closing ref) 
 	names := make([]string, 0, len(members)+1)
 	for _, m := range members {
 		m.failed = true
-		names = append(names, fmt.Sprintf("%s (%s)", m.id(), where(m.decl)))
+		names = append(names, fmt.Sprintf("%s (%s)", m.id(), source(m.decl)))
 	}
 	names = append(names, target.id())
 	subject := closing.rng

@@ -167,9 +167,7 @@ func (l *loader) readVarFile(path string, values map[string]assigned) hcl.Diagno
 			continue
 		}
 		rng := a.Expr.Range()
-		// Attributes come from a map: keep the file order deterministic by
-		// taking each once; within one file a name can appear only once.
-		values[name] = assigned{val: val, rng: &rng, from: where(rng)}
+		values[name] = assigned{val: val, rng: &rng, from: source(rng)}
 	}
 	return diags
 }

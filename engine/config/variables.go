@@ -109,7 +109,7 @@ func duplicateBlock(b *hcl.Block, kind string, prev *hcl.Block) *hcl.Diagnostic 
 		Severity: hcl.DiagError,
 		Summary:  "Duplicate " + kind + " block",
 		Detail: fmt.Sprintf("A %s named %q was already declared at %s. Names must be unique; rename or remove one of them.",
-			kind, b.Labels[0], where(prev.DefRange)),
+			kind, b.Labels[0], source(prev.DefRange)),
 		Subject: b.LabelRanges[0].Ptr(),
 	}
 }
