@@ -94,3 +94,8 @@ var dialers = map[string]Dialer{}
 // Register makes a transport available by type name. Called from the
 // transports' init functions.
 func Register(typ string, d Dialer) { dialers[typ] = d }
+
+// TempName is where an upload to dst is staged. It is fixed, not random:
+// a copy cut off mid-way (a dropped connection cannot clean up) leaves a
+// file the next upload overwrites and a delete of dst can remove.
+func TempName(dst string) string { return dst + ".eggo-tmp" }

@@ -33,6 +33,10 @@ func (h *Host) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 	replaced := hostSortedKeys(recs.replaced)
 	dirs := recs.dirsDeepestFirst()
 	var b strings.Builder
+	for _, p := range append(append([]string(nil), files...), replaced...) {
+		// A copy cut off mid-way leaves its staging file behind.
+		fmt.Fprintf(&b, "rm -f -- %s\n", hostQuote(providers.TempName(p)))
+	}
 	for i, p := range files {
 		if _, ok := recs.replaced[p]; ok {
 			continue // the restore below puts the original over it

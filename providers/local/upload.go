@@ -3,7 +3,6 @@ package local
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/eggo-project/eggo/providers"
@@ -29,7 +27,7 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 	if c.sudo {
 		return c.uploadWithSudo(ctx, r, dst, mode, want)
 	}
-	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".eggo-tmp-*")
+	f, err := os.OpenFile(providers.TempName(dst), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
 	}
@@ -75,9 +73,7 @@ printf '%s\n' "$got"
 chmod "$mode" -- "$t" && mv -f -- "$t" "$d" || { rm -f -- "$t"; exit 92; }`
 
 func (c *Conn) uploadWithSudo(ctx context.Context, r io.Reader, dst string, mode fs.FileMode, want string) error {
-	suffix := make([]byte, 6)
-	_, _ = rand.Read(suffix)
-	tmp := dst + ".eggo-tmp-" + hex.EncodeToString(suffix)
+	tmp := providers.TempName(dst)
 	if err := c.Run(ctx, providers.Command{Cmd: "cat > " + quote(tmp), Stdin: r}); err != nil {
 		_ = c.Run(context.Background(), providers.Command{Cmd: "rm -f -- " + quote(tmp)})
 		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)

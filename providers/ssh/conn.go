@@ -20,13 +20,16 @@ type Conn struct {
 	// killers is a separate, single slot for the sessions that kill
 	// cancelled commands: they must not wait behind the commands they kill.
 	killers chan struct{}
+	done    chan struct{} // closed by Close: stops the keepalive
 }
 
 var _ providers.Conn = (*Conn)(nil)
 
 func newConn(t providers.Target, client, bastion *ssh.Client, maxSessions int) *Conn {
-	return &Conn{target: t, client: client, bastion: bastion,
-		sessions: make(chan struct{}, maxSessions), killers: make(chan struct{}, 1)}
+	c := &Conn{target: t, client: client, bastion: bastion,
+		sessions: make(chan struct{}, maxSessions), killers: make(chan struct{}, 1), done: make(chan struct{})}
+	go keepalive(client, c.done)
+	return c
 }
 
 // Client is the underlying SSH client, for callers that need more than
@@ -35,6 +38,11 @@ func (c *Conn) Client() *ssh.Client { return c.client }
 
 // Close closes the connection and then the bastion's.
 func (c *Conn) Close() error {
+	select {
+	case <-c.done:
+	default:
+		close(c.done)
+	}
 	err := c.client.Close()
 	if c.bastion != nil {
 		if berr := c.bastion.Close(); err == nil {

@@ -41,7 +41,7 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 	if !isSHA256(want) {
 		return fmt.Errorf("%s: upload to %s: %q is not a hex sha256 digest", c.target.Name, dst, wantSHA256)
 	}
-	tmp := dst + ".eggo-tmp-" + randomSuffix()
+	tmp := providers.TempName(dst)
 	sudo := c.sudo()
 	counted := &countingReader{r: r}
 	var stderr bytes.Buffer

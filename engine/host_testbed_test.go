@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// testbedConfig writes a two-node definition for the testbed with a
+// bundle of a few small files and one big one.
+func testbedConfig(t *testing.T, tb *testbed.Testbed, bigMB int) string {
+	t.Helper()
+	dir := t.TempDir()
+	pk := filepath.Join(dir, "packages", "amd64")
+	write := func(rel string, data []byte, mode os.FileMode) {
+		p := filepath.Join(pk, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("opt/eggo-e2e/bin/tool", []byte("#!/bin/sh\necho tool\n"), 0o755)
+	write("etc/eggo-e2e/app.conf", []byte("setting = 1\n"), 0o644)
+	write("etc/hostname.eggo-e2e", []byte("x\n"), 0o600)
+	big := make([]byte, bigMB<<20)
+	rand.Read(big)
+	write("opt/eggo-e2e/lib/big.bin", big, 0o644)
+	h := tb.Hosts[0]
+	var nodes strings.Builder
+	for _, n := range tb.Hosts {
+		fmt.Fprintf(&nodes, "node %q {\n  address = %q\n  roles = [\"worker\"]\n}\n", n.Name, n.Address)
+	}
+	cfg := fmt.Sprintf(`cluster "e2e" {
+  kubernetes_version = "1.31.4"
+  packages           = "./packages"
+}
+connection {
+  user             = %q
+  private_key_file = %q
+  known_hosts_file = %q
+}
+%s`, h.User, h.KeyFile, h.KnownHostsFile, nodes.String())
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// hostTree lists every path under the directories eggo writes to, with
+// each file's checksum: the host "as it was".
+func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
+	t.Helper()
+	out, err := tb.Exec(context.Background(), name,
+		`for d in /opt /etc /var/lib; do find "$d" -xdev \( -type f -exec sha256sum {} + \) -o \( ! -type f -print \) ; done 2>/dev/null | LC_ALL=C sort`)
+	if err != nil {
+		t.Fatalf("%s: listing: %v", name, err)
+	}
+	return out
+}
+
+// run plans and applies dir with one session, as `eggo apply` does.
+func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) {
+	t.Helper()
+	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}
+	if mutate != nil {
+		mutate(&o)
+	}
+	sess := NewSession(o)
+	defer sess.Close()
+	o.Session = sess
+	p, _, diags, err := MakePlan(context.Background(), o)
+	if diags.HasErrors() || err != nil {
+		t.Fatalf("plan: %v %v", diags, err)
+	}
+	prior, err := ReadState(o.StatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Apply(context.Background(), o, p, prior, nil)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	st := sess.Stats()
+	res.Connections, res.Writes, res.Bytes = st.Connections, st.Writes, st.BytesUploaded
+	return p, res
+}
+
+func TestHostOnTestbed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("testbed test; -short")
+	}
+	tb := testbed.UpForTest(t, 2)
+	dir := testbedConfig(t, tb, 4)
+	before := map[string]string{}
+	for _, h := range tb.Hosts {
+		before[h.Name] = hostTree(t, tb, h.Name)
+	}
+
+	// Apply: both hosts get the bundle, one connection each.
+	p, res := runApply(t, dir, nil)
+	if c := p.Counts(); c.Add != 2 || !res.OK() {
+		t.Fatalf("first apply: %+v %+v", c, res.Failed)
+	}
+	if res.Connections != 2 {
+		t.Errorf("first apply opened %d connections, want 1 per host (2)", res.Connections)
+	}
+	for _, h := range tb.Hosts {
+		out, err := tb.Exec(context.Background(), h.Name, "cat /etc/eggo-e2e/app.conf && stat -c %a /etc/hostname.eggo-e2e")
+		if err != nil || out != "setting = 1\n600\n" {
+			t.Fatalf("%s: bundle not installed: %q %v", h.Name, out, err)
+		}
+	}
+
+	// No-op: no changes, no remote writes, one connection per host.
+	stateBefore, _ := os.ReadFile(filepath.Join(dir, "eggo.state"))
+	p, res = runApply(t, dir, nil)
+	if p.HasChanges() || res.Writes != 0 || res.Bytes != 0 || res.Connections != 2 {
+		t.Fatalf("no-op apply: changes=%v writes=%d bytes=%d connections=%d", p.HasChanges(), res.Writes, res.Bytes, res.Connections)
+	}
+	if stateAfter, _ := os.ReadFile(filepath.Join(dir, "eggo.state")); string(stateAfter) != string(stateBefore) {
+		t.Fatal("no-op apply changed the state file")
+	}
+
+	// Drift: a file edited on one host is seen and repaired, only there.
+	m1 := tb.Hosts[1].Name
+	if _, err := tb.Exec(context.Background(), m1, "echo tampered > /etc/eggo-e2e/app.conf"); err != nil {
+		t.Fatal(err)
+	}
+	p, res = runApply(t, dir, nil)
+	s := p.Step("host." + m1)
+	if s == nil || s.Action != resources.Update || !hasReason(s.Reasons, resources.ReasonDrift) {
+		t.Fatalf("drift plan for %s: %+v", m1, s)
+	}
+	if p.Step("host."+tb.Hosts[0].Name).Action != resources.NoOp {
+		t.Fatal("drift on one host changed the other's plan")
+	}
+	if !res.OK() || res.Bytes >= 1<<20 {
+		t.Fatalf("drift repair: ok=%v bytes=%d (only the small file should be copied)", res.OK(), res.Bytes)
+	}
+
+	// A host cut off mid-apply: the other finishes, state keeps what was
+	// done, and the next apply converges.
+	if _, err := tb.Exec(context.Background(), m1, "rm -f /opt/eggo-e2e/lib/big.bin"); err != nil {
+		t.Fatal(err)
+	}
+	bigDir := testbedConfig(t, tb, 48) // a new big file on both hosts
+	copyState(t, filepath.Join(dir, "eggo.state"), filepath.Join(bigDir, "eggo.state"))
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		tb.Cut(m1)
+	}()
+	_, res = runApply(t, bigDir, nil)
+	tb.Restore(m1)
+	if res.OK() || res.Failed["host."+m1] == nil {
+		t.Fatalf("cut host did not fail: %+v", res)
+	}
+	if res.Failed["host."+tb.Hosts[0].Name] != nil {
+		t.Fatalf("the other host failed too: %v", res.Failed)
+	}
+	if msg := res.Failed["host."+m1].Error(); !strings.Contains(msg, m1) {
+		t.Errorf("error does not name the host: %s", msg)
+	}
+	p, res = runApply(t, bigDir, nil)
+	if !res.OK() {
+		t.Fatalf("apply after restore: %v", res.Failed)
+	}
+	if p.Step("host."+m1).Action == resources.NoOp {
+		t.Fatal("apply after restore planned nothing for the cut host")
+	}
+	if p2, _ := runApply(t, bigDir, nil); p2.HasChanges() {
+		t.Fatal("not converged after restore")
+	}
+
+	// Destroy leaves each host as it was before.
+	_, res = runApply(t, bigDir, func(o *Options) { o.Destroy = true })
+	if !res.OK() || res.Counts.Destroy != 2 {
+		t.Fatalf("destroy: %+v", res)
+	}
+	for _, h := range tb.Hosts {
+		if after := hostTree(t, tb, h.Name); after != before[h.Name] {
+			t.Errorf("%s not as before destroy:\n%s", h.Name, diffLines(before[h.Name], after))
+		}
+	}
+}
+
+func copyState(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func diffLines(a, b string) string {
+	in := map[string]bool{}
+	for _, l := range strings.Split(a, "\n") {
+		in[l] = true
+	}
+	out := map[string]bool{}
+	for _, l := range strings.Split(b, "\n") {
+		out[l] = true
+	}
+	var d []string
+	for l := range in {
+		if !out[l] {
+			d = append(d, "- "+l)
+		}
+	}
+	for l := range out {
+		if !in[l] {
+			d = append(d, "+ "+l)
+		}
+	}
+	return strings.Join(d, "\n")
+}
