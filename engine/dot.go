@@ -30,7 +30,7 @@ func DOT(p *Plan) (string, error) {
 	return g.DOT(func(name string) map[string]string {
 		s := p.Step(name)
 		return map[string]string{
-			"label":     name + "\\n" + string(s.Action),
+			"label":     name + " (" + string(s.Action) + ")",
 			"color":     actionColors[s.Action],
 			"fontcolor": actionColors[s.Action],
 		}
