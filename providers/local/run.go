@@ -7,7 +7,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -34,7 +33,7 @@ func (c *Conn) Run(ctx context.Context, cmd providers.Command) error {
 	x := exec.Command(args[0], args[1:]...)
 	x.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	x.WaitDelay = pipeGrace
-	tail := &stderrTail{max: stderrTailBytes}
+	tail := &providers.TailBuffer{Max: stderrTailBytes}
 	x.Stdin, x.Stdout, x.Stderr = cmd.Stdin, cmd.Stdout, io.Writer(tail)
 	if cmd.Stderr != nil {
 		x.Stderr = io.MultiWriter(tail, cmd.Stderr)
@@ -55,7 +54,7 @@ func (c *Conn) Run(ctx context.Context, cmd providers.Command) error {
 	}
 }
 
-func (c *Conn) result(cmd providers.Command, err error, tail *stderrTail) error {
+func (c *Conn) result(cmd providers.Command, err error, tail *providers.TailBuffer) error {
 	if err == nil || errors.Is(err, exec.ErrWaitDelay) {
 		// ErrWaitDelay: the command succeeded; a background child kept
 		// its output open past the grace period.
@@ -92,27 +91,4 @@ func signalName(s syscall.Signal) string {
 		return n
 	}
 	return fmt.Sprintf("SIG%d", int(s))
-}
-
-// stderrTail keeps the last max bytes written to it.
-type stderrTail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *stderrTail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *stderrTail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
 }

@@ -79,7 +79,7 @@ func (c *Conn) uploadWithSudo(ctx context.Context, r io.Reader, dst string, mode
 		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
 	}
 	var out bytes.Buffer
-	script := "sh -c " + quote(finish) + " eggo " + quote(tmp) + " " + quote(dst) + " " + want + " " + fmt.Sprintf("%04o", unixMode(mode))
+	script := "sh -c " + quote(finish) + " eggo " + quote(tmp) + " " + quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
 	err := c.Run(ctx, providers.Command{Cmd: script, Stdout: &out})
 	var exit *providers.ExitError
 	if errors.As(err, &exit) && exit.Code == 91 {
@@ -106,19 +106,4 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
-}
-
-// unixMode converts Go's mode bits to chmod's octal.
-func unixMode(m fs.FileMode) uint32 {
-	u := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		u |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		u |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		u |= 0o1000
-	}
-	return u
 }

@@ -36,7 +36,7 @@ func (c *Conn) run(ctx context.Context, cmd providers.Command, sudo bool) error 
 	}
 	defer release()
 
-	tail := &stderrTail{max: stderrTailBytes}
+	tail := &providers.TailBuffer{Max: stderrTailBytes}
 	var stderr io.Writer = tail
 	if cmd.Stderr != nil {
 		stderr = io.MultiWriter(tail, cmd.Stderr)
@@ -86,7 +86,7 @@ func (c *Conn) kill(s *ssh.Session, pg *pgidWriter, sudo bool) {
 }
 
 // result turns a finished session's error into eggo's errors.
-func (c *Conn) result(cmd providers.Command, err error, tail *stderrTail, sudo bool) error {
+func (c *Conn) result(cmd providers.Command, err error, tail *providers.TailBuffer, sudo bool) error {
 	if err == nil {
 		return nil
 	}

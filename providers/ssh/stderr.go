@@ -4,33 +4,9 @@ import (
 	"bytes"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
-
-// stderrTail keeps the last max bytes written to it.
-type stderrTail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *stderrTail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *stderrTail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
-}
 
 // pgidWriter takes the wrapper's process-group line off the front of
 // stderr and passes everything else on.

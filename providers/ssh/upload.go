@@ -3,7 +3,6 @@ package ssh
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -53,7 +52,7 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 
 	var stdout bytes.Buffer
 	stderr.Reset()
-	script := "sh -c " + quote(finish) + " eggo " + quote(tmp) + " " + quote(dst) + " " + want + " " + fmt.Sprintf("%04o", unixMode(mode))
+	script := "sh -c " + quote(finish) + " eggo " + quote(tmp) + " " + quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
 	err = c.run(ctx, providers.Command{Cmd: script, Stdout: &stdout, Stderr: &stderr}, sudo)
 	var exit *providers.ExitError
 	switch {
@@ -65,7 +64,7 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 	case errors.As(err, &exit) && exit.Code == exitNoChecksum:
 		return fmt.Errorf("%s: upload to %s: sha256sum of %s failed%s", c.target.Name, dst, tmp, detail(&stderr))
 	case errors.As(err, &exit) && exit.Code == exitInstall:
-		return fmt.Errorf("%s: upload to %s: chmod %04o and rename into place failed%s", c.target.Name, dst, unixMode(mode), detail(&stderr))
+		return fmt.Errorf("%s: upload to %s: chmod %04o and rename into place failed%s", c.target.Name, dst, providers.UnixMode(mode), detail(&stderr))
 	}
 	c.removeTemp(tmp, sudo)
 	return fmt.Errorf("%s: upload to %s: %w%s", c.target.Name, dst, err, detail(&stderr))
@@ -96,27 +95,6 @@ func isSHA256(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil
-}
-
-// unixMode converts Go's mode bits to chmod's octal.
-func unixMode(m fs.FileMode) uint32 {
-	u := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		u |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		u |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		u |= 0o1000
-	}
-	return u
-}
-
-func randomSuffix() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 type countingReader struct {
