@@ -18,7 +18,7 @@ func TestImportBoundaries(t *testing.T) {
 		"providers":        {"providers"},
 		"resources":        {"resources", "providers"},
 		"engine":           {"engine", "graph", "resources", "state"},
-		"command":          {"command", "engine", "state"},
+		"command":          {"command", "engine", "state", "resources"}, // resources: plan data types only
 		"internal/sshd":    {},
 		"internal/testbed": {"internal/testbed"},
 	}
