@@ -109,6 +109,7 @@ func (c *ApplyCommand) Run(args []string) int {
 			c.fail(jv, err.Error())
 			return 1
 		}
+		o.Vars.Vars, o.Vars.VarFiles = p.VarArgs, p.VarFiles
 		loaded, diags := engine.LoadConfig(o)
 		c.diagnostics(diags, loaded, jv)
 		if diags.HasErrors() {

@@ -30,6 +30,10 @@ type Plan struct {
 	Outputs []Output `json:"outputs,omitempty"`
 	// Warnings that do not stop the plan (e.g. -target in use).
 	Warnings []string `json:"warnings,omitempty"`
+	// Variables it was planned with (-var, -var-file), so applying the
+	// saved plan loads the configuration the same way.
+	VarArgs  []string `json:"var_args,omitempty"`
+	VarFiles []string `json:"var_files,omitempty"`
 
 	index map[string]*Step
 }
@@ -147,6 +151,7 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 		return nil, loaded, diags, err
 	}
 	p.ConfigHash = loaded.Config.Hash
+	p.VarArgs, p.VarFiles = o.Vars.Vars, o.Vars.VarFiles
 	p.Outputs = outputs(loaded.Config)
 	return p, loaded, diags, nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/eggo-project/eggo/resources"
 )
 
 // planFileVersion is the format of saved plans (-out).
@@ -55,5 +57,8 @@ func CheckSavedPlan(p *Plan, l *Loaded) error {
 	if !p.Destroy && l.Config.Hash != p.ConfigHash {
 		return errorf("the configuration changed since this plan was made: make a new plan")
 	}
-	return nil
+	// Kinds learn where their local inputs are (the host kind: which bundle
+	// file has which content) when they expand; a saved plan needs that too.
+	_, err := expand(resources.Kinds(), l.Config.Cluster)
+	return err
 }
