@@ -95,7 +95,6 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 			}
 		}
 	}
-	p.Step("") // build Step's lazy index here: the walk below reads it from many goroutines
 	res := &Result{Failed: map[string]error{}, Skipped: map[string]string{}}
 	wr := g.Walk(ctx, graph.WalkOptions{Parallelism: o.Parallelism, Stop: stop}, func(ctx context.Context, addr string) error {
 		s := p.Step(addr)

@@ -167,7 +167,7 @@ func TestHostOnTestbed(t *testing.T) {
 	if res.Failed["host."+tb.Hosts[0].Name] != nil {
 		t.Fatalf("the other host failed too: %v", res.Failed)
 	}
-	if msg := res.Failed["host."+m1].Error(); !strings.Contains(msg, m1) {
+	if msg := fmt.Sprintf("%+v", res.Failed["host."+m1]); !strings.Contains(msg, m1) {
 		t.Errorf("error does not name the host: %s", msg)
 	}
 	p, res = runApply(t, bigDir, nil)

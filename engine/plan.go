@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -35,7 +36,8 @@ type Plan struct {
 	VarArgs  []string `json:"var_args,omitempty"`
 	VarFiles []string `json:"var_files,omitempty"`
 
-	index map[string]*Step
+	index     map[string]*Step
+	indexOnce sync.Once
 }
 
 // Step is one resource's planned change and where it sits in the graph.
@@ -93,12 +95,13 @@ func (p *Plan) HasChanges() bool {
 
 // Step returns the step for an address.
 func (p *Plan) Step(addr string) *Step {
-	if p.index == nil {
+	// Built once: apply looks steps up from parallel goroutines.
+	p.indexOnce.Do(func() {
 		p.index = make(map[string]*Step, len(p.Steps))
 		for _, s := range p.Steps {
 			p.index[s.Addr] = s
 		}
-	}
+	})
 	return p.index[addr]
 }
 
@@ -363,9 +366,9 @@ func planOne(ctx context.Context, rc *resources.RunContext, kinds map[string]res
 	case want == nil && have == nil:
 		return nil, errorf("internal: empty step")
 	case want == nil:
-		reason := resources.Reason{Code: resources.ReasonRemoved, Detail: "not in the configuration"}
+		reason := resources.Reason{Code: resources.ReasonRemoved}
 		if destroy {
-			reason = resources.Reason{Code: resources.ReasonDestroy, Detail: "eggo destroy"}
+			reason = resources.Reason{Code: resources.ReasonDestroy}
 		}
 		return &Step{
 			Change: resources.Change{Addr: have.Addr, Kind: have.Kind, Node: have.Node, Action: resources.Delete,

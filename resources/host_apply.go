@@ -272,7 +272,9 @@ func (a *hostApply) mkdirAll(ctx context.Context, dir string) error {
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		d := missing[i]
-		if _, err := a.run(ctx, "mkdir -- "+hostQuote(d), true); err != nil {
+		// Another run (or node on the same machine) may have made it since
+		// the probe: an existing directory is as good as a new one.
+		if _, err := a.run(ctx, "mkdir -- "+hostQuote(d)+" 2>/dev/null || test -d "+hostQuote(d), true); err != nil {
 			return a.errorf("creating directory %s: %w", d, err)
 		}
 		a.dirExists[d] = true
