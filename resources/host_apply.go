@@ -103,7 +103,7 @@ func (a *hostApply) converge(ctx context.Context) error {
 		probe.files = append(probe.files, f.Path, a.h.backupPath(f.Path))
 	}
 	probe.dirs = ancestorDirs(probe.files)
-	out, err := a.run(ctx, probe.script(), false)
+	out, err := runScript(ctx, a.conn, probe.script(), false)
 	if err != nil {
 		return a.errorf("checking files: %w", err)
 	}
@@ -343,7 +343,7 @@ func (a *hostApply) removeDirs(ctx context.Context, dirs []string) (kept map[str
 	if len(dirs) == 0 {
 		return nil, nil
 	}
-	out, err := a.run(ctx, rmdirScript(dirs), true)
+	out, err := runScript(ctx, a.conn, rmdirScript(dirs), true)
 	if err != nil {
 		return nil, err
 	}

@@ -52,14 +52,14 @@ func (h *Host) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 			bk, bk, orig, i, orig, orig, hostQuote(recs.replaced[p].sha256), i, i)
 	}
 	b.WriteString(rmdirScript(dirs))
-	var out strings.Builder
-	if err := conn.Run(ctx, providers.Command{Cmd: b.String(), Stdout: &out, Mutates: true}); err != nil {
+	out, err := runScript(ctx, conn, b.String(), true)
+	if err != nil {
 		return prior.Attrs, fmt.Errorf("%s: deleting: %w", where, err)
 	}
 
 	left := &hostRecords{dirs: map[string]bool{}, files: map[string]bool{}, replaced: map[string]replacedFile{}}
 	var problems []string
-	marks := parseMarks(out.String())
+	marks := parseMarks(out)
 	for i, p := range files {
 		if _, ok := recs.replaced[p]; !ok && !marks["@r "+strconv.Itoa(i)] {
 			left.files[p] = true
@@ -80,7 +80,7 @@ func (h *Host) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 			problems = append(problems, fmt.Sprintf("could not restore the original %s from %s", p, recs.replaced[p].backup))
 		}
 	}
-	kept := parseKept(dirs, out.String())
+	kept := parseKept(dirs, out)
 	for _, d := range dirs {
 		if !kept[d] {
 			continue

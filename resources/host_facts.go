@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strconv"
@@ -86,14 +85,13 @@ echo "time=$(date +%s.%N)"
 
 // gatherFacts runs the facts script, timing it for the clock check.
 func (h *Host) gatherFacts(ctx context.Context, conn providers.Conn, diskDirs []string) (*hostFactsData, error) {
-	var out bytes.Buffer
 	start := h.now()
-	err := conn.Run(ctx, providers.Command{Cmd: factsScript(diskDirs), Stdout: &out})
+	out, err := runScript(ctx, conn, factsScript(diskDirs), false)
 	end := h.now()
 	if err != nil {
 		return nil, fmt.Errorf("gathering facts: %w", err)
 	}
-	f := parseFacts(out.String())
+	f := parseFacts(out)
 	f.localTime = start.Add(end.Sub(start) / 2)
 	return f, nil
 }

@@ -3,9 +3,6 @@ package resources
 import (
 	"context"
 	"fmt"
-	"strings"
-
-	"github.com/eggo-project/eggo/providers"
 )
 
 // Read refreshes a host with one read-only command: its facts, the sha256
@@ -30,11 +27,11 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 	for _, f := range files {
 		probe.files = append(probe.files, f.Path)
 	}
-	var out strings.Builder
-	if err := conn.Run(ctx, providers.Command{Cmd: factsScript(nil) + probe.script(), Stdout: &out}); err != nil {
+	out, err := runScript(ctx, conn, factsScript(nil)+probe.script(), false)
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: refreshing: %w", where, err)
 	}
-	liveFiles, liveDirs := probe.parse(out.String())
+	liveFiles, liveDirs := probe.parse(out)
 
 	var drifted, gone []string
 	for i, f := range files {
@@ -67,7 +64,7 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 	for k, v := range prior.Attrs {
 		live[k] = v
 	}
-	live[hostFacts] = parseFacts(out.String()).attr()
+	live[hostFacts] = parseFacts(out).attr()
 	var reasons []Reason
 	if len(drifted) > 0 {
 		live[hostFiles] = filesAttr(files)
