@@ -44,7 +44,7 @@ func goldenPlans() map[string]*engine.Plan {
 	update := step("host.worker-0", resources.Update,
 		resources.Attrs{"address": "10.0.0.21", "roles": []any{"worker"}, "files": filesBefore, "labels": map[string]any{"zone": "a"}},
 		resources.Attrs{"address": "10.0.0.21", "roles": []any{"worker"}, "files": filesAfter, "labels": map[string]any{"zone": "b"}},
-		reason(resources.ReasonConfig, "files, labels"), reason(resources.ReasonDrift, "changed on the host: /usr/bin/kubelet (modified)"))
+		reason(resources.ReasonConfig, "files, labels"), reason(resources.ReasonDrift, "/usr/bin/kubelet (modified)"))
 	update.Changed = []string{"files", "labels"}
 
 	secretUpdate := step("test.token", resources.Update,

@@ -53,7 +53,7 @@ func (h *Host) Plan(_ context.Context, _ *RunContext, prior *Object, desired Des
 		ch.Reasons = append(ch.Reasons, Reason{Code: ReasonConfig, Detail: "changed in config: " + strings.Join(config, ", ")})
 	}
 	if len(diff.drifted) > 0 {
-		ch.Reasons = append(ch.Reasons, Reason{Code: ReasonDrift, Detail: "changed on the host: " + summarizePaths(diff.drifted)})
+		ch.Reasons = append(ch.Reasons, Reason{Code: ReasonDrift, Detail: summarizePaths(diff.drifted)})
 	}
 	if len(ch.Reasons) == 0 {
 		ch.Action = NoOp

@@ -68,7 +68,7 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 	var reasons []Reason
 	if len(drifted) > 0 {
 		live[hostFiles] = filesAttr(files)
-		reasons = append(reasons, Reason{Code: ReasonDrift, Detail: "changed on the host: " + summarizePaths(drifted)})
+		reasons = append(reasons, Reason{Code: ReasonDrift, Detail: summarizePaths(drifted)})
 	}
 	if len(gone) > 0 {
 		reasons = append(reasons, Reason{Code: ReasonDrift, Detail: "directories eggo created are gone: " + summarizePaths(gone)})
