@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -155,6 +156,11 @@ func (c *ApplyCommand) Run(args []string) int {
 	}
 	if jv == nil {
 		io.WriteString(c.streams.Out, "\n")
+	}
+	if pv, ok := hooks.(*progressView); ok {
+		beatStop := make(chan struct{})
+		defer close(beatStop)
+		go pv.heartbeat(10*time.Second, beatStop)
 	}
 	res, err := engine.Apply(ctx, o, p, prior, stop)
 	if res != nil {

@@ -12,15 +12,56 @@ import (
 // progressView prints apply progress for people: one line per event, each
 // with the resource's elapsed time, so a slow copy shows it is alive.
 type progressView struct {
-	mu     sync.Mutex
-	out    io.Writer
-	col    colorizer
-	starts map[string]time.Time
-	now    func() time.Time
+	mu      sync.Mutex
+	out     io.Writer
+	col     colorizer
+	starts  map[string]time.Time
+	running map[string]*runningStep // changes in flight, for the heartbeat
+	now     func() time.Time
+}
+
+type runningStep struct {
+	action resources.Action
+	last   string // the last progress message
 }
 
 func newProgressView(out io.Writer, col colorizer) *progressView {
-	return &progressView{out: out, col: col, starts: map[string]time.Time{}, now: time.Now}
+	return &progressView{out: out, col: col, starts: map[string]time.Time{}, running: map[string]*runningStep{}, now: time.Now}
+}
+
+// heartbeat prints, every interval, a line for each change still running
+// — so a long copy shows it is alive — until stop is closed.
+func (v *progressView) heartbeat(interval time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			v.beat()
+		}
+	}
+}
+
+var stillVerbs = map[resources.Action]string{
+	resources.Create:  "Still creating...",
+	resources.Update:  "Still modifying...",
+	resources.Delete:  "Still destroying...",
+	resources.Replace: "Still replacing...",
+}
+
+func (v *progressView) beat() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, addr := range sortedMapKeys(v.running) {
+		r := v.running[addr]
+		line := fmt.Sprintf("%s: %s [%s elapsed]", addr, stillVerbs[r.action], v.elapsed(addr))
+		if r.last != "" {
+			line += " " + r.last
+		}
+		fmt.Fprintln(v.out, line)
+	}
 }
 
 var verbs = map[resources.Action][2]string{
@@ -40,18 +81,23 @@ func (v *progressView) PreApply(c *resources.Change) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.starts[c.Addr] = v.now()
+	v.running[c.Addr] = &runningStep{action: c.Action}
 	fmt.Fprintf(v.out, "%s: %s\n", v.col.c(bold, c.Addr), verbs[c.Action][0])
 }
 
 func (v *progressView) Progress(addr, msg string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if r := v.running[addr]; r != nil {
+		r.last = msg
+	}
 	fmt.Fprintf(v.out, "%s: %s… %s\n", addr, msg, v.elapsed(addr))
 }
 
 func (v *progressView) PostApply(c *resources.Change, err error, took time.Duration) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	delete(v.running, c.Addr)
 	if err != nil {
 		fmt.Fprintf(v.out, "%s: %s after %s\n", v.col.c(red, c.Addr), v.col.c(red, "failed"), roundDur(took))
 		return
