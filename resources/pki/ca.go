@@ -1,6 +1,7 @@
 package pki
 
 import (
+	"crypto"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
@@ -60,7 +61,7 @@ func NewCA(commonName string, validity time.Duration, now time.Time) (KeyPair, e
 }
 
 // parseCA reads a CA key pair and checks it can sign.
-func parseCA(ca KeyPair) (*x509.Certificate, any, error) {
+func parseCA(ca KeyPair) (*x509.Certificate, crypto.Signer, error) {
 	cert, key, err := ca.Parse()
 	if err != nil {
 		return nil, nil, fmt.Errorf("CA: %w", err)
