@@ -2,6 +2,8 @@ package command
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/eggo-project/eggo/engine"
@@ -22,6 +24,8 @@ func (c *GraphCommand) Help() string {
 
 Options:
   -destroy             Graph the destroy plan.
+  -json                Print {"nodes": [{address, action}], "edges": [{from, to}]}
+                       instead of DOT (an edge runs from a dependency to what waits for it).
 ` + operationFlagsHelp + `
 
 Exit codes: 0 success, 1 error.
@@ -45,11 +49,38 @@ func (c *GraphCommand) Run(args []string) int {
 		c.errorf("%v", err)
 		return 1
 	}
+	if op.JSON {
+		return c.graphJSON(p)
+	}
 	dot, err := engine.DOT(p)
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
 	io.WriteString(c.streams.Out, dot)
+	return 0
+}
+
+func (c *GraphCommand) graphJSON(p *engine.Plan) int {
+	type node struct {
+		Address string `json:"address"`
+		Action  string `json:"action"`
+	}
+	type edge struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+	}
+	g := struct {
+		Nodes []node `json:"nodes"`
+		Edges []edge `json:"edges"`
+	}{Nodes: []node{}, Edges: []edge{}}
+	for _, s := range p.Steps {
+		g.Nodes = append(g.Nodes, node{s.Addr, string(s.Action)})
+		for _, d := range s.WaitsFor {
+			g.Edges = append(g.Edges, edge{From: d, To: s.Addr})
+		}
+	}
+	b, _ := json.MarshalIndent(g, "", "  ")
+	fmt.Fprintln(c.streams.Out, string(b))
 	return 0
 }
