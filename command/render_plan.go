@@ -54,14 +54,26 @@ func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
 		b.WriteString(col.c(green, "No changes.") + " The cluster matches the configuration.\n")
 		return
 	}
-	b.WriteString("eggo will perform the following actions:\n")
+	c := p.Counts()
+	if c != (engine.Counts{}) {
+		b.WriteString("eggo will perform the following actions:\n")
+	}
 	for _, s := range p.Steps {
 		if s.Action == resources.NoOp {
 			continue
 		}
 		renderStep(b, s, col)
 	}
-	c := p.Counts()
+	if p.OutputsChanged {
+		b.WriteString("\nChanges to Outputs:\n")
+		for _, o := range p.Outputs {
+			v := renderValue(o.Value, "    ")
+			if o.Sensitive {
+				v = sensitiveText
+			}
+			fmt.Fprintf(b, "  %s %s = %s\n", col.c(yellow, "~"), o.Name, v)
+		}
+	}
 	fmt.Fprintf(b, "\n%s %d to add, %d to change, %d to destroy.\n", col.c(bold, "Plan:"), c.Add, c.Change, c.Destroy)
 }
 

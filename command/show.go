@@ -1,6 +1,7 @@
 package command
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ func (c *ShowCommand) Help() string {
 	return `Usage: eggo [-chdir=DIR] show [-state=PATH] [-json] [PLANFILE]
 
   Without PLANFILE, shows every resource in the state with its attributes
-  (sensitive values hidden) and the outputs. With PLANFILE, shows the saved
+  (sensitive values hidden) and the outputs; with -json, as one JSON document. With PLANFILE, shows the saved
   plan as 'eggo plan' did.
 
 Exit codes: 0 success, 1 error.
@@ -59,16 +60,23 @@ func (c *ShowCommand) Run(args []string) int {
 		fmt.Fprintln(c.streams.Out, "The state is empty: nothing has been applied.")
 		return 0
 	}
-	if !*js {
-		fmt.Fprintf(c.streams.Out, "# state serial %d, lineage %s, written by eggo %s\n\n", st.Serial, st.Lineage, st.EggoVersion)
-	}
-	for i := range st.Resources {
-		c.showResource(&st.Resources[i], *js)
-		if !*js {
-			fmt.Fprintln(c.streams.Out)
+	if *js {
+		var rs []map[string]any
+		for _, r := range st.Resources {
+			rs = append(rs, map[string]any{"address": r.Address, "kind": r.Kind, "node": r.Node, "status": r.Status,
+				"attributes": redacted(r.Attributes, r.Sensitive), "dependencies": r.Dependencies})
 		}
+		b, _ := json.MarshalIndent(map[string]any{"format_version": st.FormatVersion, "serial": st.Serial, "lineage": st.Lineage,
+			"eggo_version": st.EggoVersion, "resources": rs, "outputs": st.Outputs}, "", "  ")
+		fmt.Fprintln(c.streams.Out, string(b))
+		return 0
 	}
-	if len(st.Outputs) > 0 && !*js {
+	fmt.Fprintf(c.streams.Out, "# state serial %d, lineage %s, written by eggo %s\n\n", st.Serial, st.Lineage, st.EggoVersion)
+	for i := range st.Resources {
+		c.showResource(&st.Resources[i], false)
+		fmt.Fprintln(c.streams.Out)
+	}
+	if len(st.Outputs) > 0 {
 		fmt.Fprintln(c.streams.Out, "Outputs:")
 		for _, k := range sortedMapKeys(st.Outputs) {
 			fmt.Fprintf(c.streams.Out, "  %s = %s\n", k, renderValue(st.Outputs[k], "  "))

@@ -31,6 +31,9 @@ type Plan struct {
 	Outputs []Output `json:"outputs,omitempty"`
 	// Warnings that do not stop the plan (e.g. -target in use).
 	Warnings []string `json:"warnings,omitempty"`
+	// OutputsChanged is true when the outputs differ from those in state:
+	// applying records them even if no resource changes.
+	OutputsChanged bool `json:"outputs_changed,omitempty"`
 	// Variables it was planned with (-var, -var-file), so applying the
 	// saved plan loads the configuration the same way.
 	VarArgs  []string `json:"var_args,omitempty"`
@@ -85,6 +88,9 @@ func (p *Plan) Counts() Counts {
 
 // HasChanges reports whether applying would do anything.
 func (p *Plan) HasChanges() bool {
+	if p.OutputsChanged {
+		return true
+	}
 	for _, s := range p.Steps {
 		if s.Action != resources.NoOp {
 			return true
@@ -156,6 +162,15 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	p.ConfigHash = loaded.Config.Hash
 	p.VarArgs, p.VarFiles = o.Vars.Vars, o.Vars.VarFiles
 	p.Outputs = outputs(loaded.Config)
+	var priorOutputs map[string]any
+	if prior != nil {
+		priorOutputs = prior.Outputs
+	}
+	want := outputMap(p.Outputs)
+	if o.Destroy {
+		want = nil
+	}
+	p.OutputsChanged = !resources.Equal(map[string]any(priorOutputs), map[string]any(want))
 	return p, loaded, diags, nil
 }
 
