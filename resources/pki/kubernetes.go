@@ -124,6 +124,9 @@ func etcdSpec(member Host, validity time.Duration, what string) (CertSpec, error
 // system:node:<name> (the Node authorizer keys on that name) and the server
 // the apiserver reaches for logs and exec.
 func KubeletSpec(node Host, validity time.Duration) (CertSpec, error) {
+	if strings.TrimSpace(node.Name) == "" {
+		return CertSpec{}, fmt.Errorf("kubelet certificate for node at %q: node name is empty", node.Address)
+	}
 	s := CertSpec{
 		CommonName:   nodeUserPrefix + node.Name,
 		Organization: []string{GroupNodes},
