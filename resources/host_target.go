@@ -2,6 +2,9 @@ package resources
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/eggo-project/eggo/providers"
@@ -51,10 +54,10 @@ func ConnectionAttrs(n Node) map[string]any {
 		"type":             t.Type,
 		"user":             t.User,
 		"port":             float64(t.Port),
-		"private_key_file": t.PrivateKeyFile,
+		"private_key_file": portablePath(t.PrivateKeyFile),
 		"password_env":     t.PasswordEnv,
 		"agent":            t.Agent,
-		"known_hosts_file": t.KnownHostsFile,
+		"known_hosts_file": portablePath(t.KnownHostsFile),
 		"sudo":             t.Sudo,
 		"timeout":          durationAttr(t.ConnectTimeout),
 		"retries":          float64(t.Retries),
@@ -65,7 +68,7 @@ func ConnectionAttrs(n Node) map[string]any {
 			"host":             b.Address,
 			"port":             float64(b.Port),
 			"user":             b.User,
-			"private_key_file": b.PrivateKeyFile,
+			"private_key_file": portablePath(b.PrivateKeyFile),
 			"password_env":     b.PasswordEnv,
 		}
 	}
@@ -90,10 +93,10 @@ func TargetFromAttrs(node string, a Attrs) (providers.Target, error) {
 		Address:        addr,
 		Port:           attrInt(conn["port"]),
 		User:           attrString(conn["user"]),
-		PrivateKeyFile: attrString(conn["private_key_file"]),
+		PrivateKeyFile: localPath(attrString(conn["private_key_file"])),
 		PasswordEnv:    attrString(conn["password_env"]),
 		Agent:          conn["agent"] == true,
-		KnownHostsFile: attrString(conn["known_hosts_file"]),
+		KnownHostsFile: localPath(attrString(conn["known_hosts_file"])),
 		Sudo:           conn["sudo"] == true,
 		ConnectTimeout: timeout,
 		Retries:        attrInt(conn["retries"]),
@@ -105,7 +108,7 @@ func TargetFromAttrs(node string, a Attrs) (providers.Target, error) {
 			Address:        attrString(b["host"]),
 			Port:           attrInt(b["port"]),
 			User:           attrString(b["user"]),
-			PrivateKeyFile: attrString(b["private_key_file"]),
+			PrivateKeyFile: localPath(attrString(b["private_key_file"])),
 			PasswordEnv:    attrString(b["password_env"]),
 			KnownHostsFile: t.KnownHostsFile,
 			ConnectTimeout: timeout,
@@ -130,4 +133,26 @@ func durationAttr(d time.Duration) string {
 		return ""
 	}
 	return d.String()
+}
+
+// portablePath writes a path under the operator's home as "~/…", so the
+// state file reads the same on every operator's machine.
+func portablePath(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" || !strings.HasPrefix(p, home+"/") {
+		return p
+	}
+	return "~/" + strings.TrimPrefix(p, home+"/")
+}
+
+// localPath expands a "~/…" path from state to this operator's home.
+func localPath(p string) string {
+	if !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(home, p[2:])
 }
