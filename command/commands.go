@@ -26,7 +26,7 @@ func Run(args []string, s Streams) int {
 			return 1
 		}
 	}
-	m := &meta{streams: s}
+	m := &meta{streams: s, signals: testSignals}
 	c := &cli.CLI{
 		Name:         "eggo",
 		Version:      engine.Version,

@@ -126,3 +126,6 @@ func (m *meta) ask(prompt string) (string, error) {
 	}
 	return strings.TrimSpace(line.String()), nil
 }
+
+// testSignals, when set by a test, replaces the process's interrupts.
+var testSignals chan os.Signal
