@@ -1,8 +1,10 @@
 package pki
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"math/big"
@@ -215,16 +217,26 @@ func TestIssueBadInputs(t *testing.T) {
 }
 
 func TestParsePrivateKeyFormats(t *testing.T) {
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), randReader)
-	sec1, _ := x509.MarshalECPrivateKey(key)
-	for name, pemText := range map[string]string{
-		"SEC1": "-----BEGIN EC PRIVATE KEY-----\n" + b64Lines(sec1) + "-----END EC PRIVATE KEY-----\n",
+	ecKey, _ := ecdsa.GenerateKey(elliptic.P256(), randReader)
+	sec1, _ := x509.MarshalECPrivateKey(ecKey)
+	sa, err := NewServiceAccountKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsaSigner, _ := ParsePrivateKey(sa.PrivatePEM)
+	rsaKey := rsaSigner.(*rsa.PrivateKey)
+	for name, tt := range map[string]struct {
+		pem string
+		pub crypto.PublicKey
+	}{
+		"SEC1":   {"-----BEGIN EC PRIVATE KEY-----\n" + b64Lines(sec1) + "-----END EC PRIVATE KEY-----\n", &ecKey.PublicKey},
+		"PKCS#1": {"-----BEGIN RSA PRIVATE KEY-----\n" + b64Lines(x509.MarshalPKCS1PrivateKey(rsaKey)) + "-----END RSA PRIVATE KEY-----\n", &rsaKey.PublicKey},
 	} {
-		got, err := ParsePrivateKey(pemText)
+		got, err := ParsePrivateKey(tt.pem)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !key.PublicKey.Equal(got.Public()) {
+		if !publicKeysEqual(tt.pub, got.Public()) {
 			t.Errorf("%s: different key", name)
 		}
 	}
