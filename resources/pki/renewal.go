@@ -12,14 +12,15 @@ import (
 // for a plan. It renews when the certificate cannot be read, was not signed
 // by that CA's key ("issuer changed"), expires within renewBefore, or names
 // a different subject, organization, SAN set or usage than spec. Every reason
-// found is reported, joined by "; ". A spec that does not normalize is
-// reported too, since issuing from it will fail.
+// found is reported, joined by "; ". spec.Validity is not compared (a new
+// validity applies at the next renewal, without churn) and may be zero; a
+// spec whose names do not normalize is reported, since issuing would fail.
 func NeedsRenewal(certPEM string, spec CertSpec, caPEM string, renewBefore time.Duration, now time.Time) (bool, string) {
 	cert, err := ParseCertificate(certPEM)
 	if err != nil {
 		return true, "certificate unreadable: " + err.Error()
 	}
-	want, err := spec.Normalize()
+	want, err := spec.normalizeIdentity()
 	if err != nil {
 		return true, err.Error()
 	}

@@ -41,14 +41,24 @@ func (s *CertSpec) AddSANs(names ...string) {
 // Normalize checks the spec and returns its canonical form: SANs validated,
 // lower-cased, sorted and deduplicated; organizations sorted and deduplicated.
 func (s CertSpec) Normalize() (CertSpec, error) {
+	out, err := s.normalizeIdentity()
+	if err != nil {
+		return CertSpec{}, err
+	}
+	if s.Validity <= 0 {
+		return CertSpec{}, fmt.Errorf("certificate %q: validity %s is not positive", s.CommonName, s.Validity)
+	}
+	return out, nil
+}
+
+// normalizeIdentity is Normalize without the validity check: what a
+// certificate says, which is all NeedsRenewal compares.
+func (s CertSpec) normalizeIdentity() (CertSpec, error) {
 	if strings.TrimSpace(s.CommonName) == "" {
 		return CertSpec{}, errors.New("certificate spec: common name is empty")
 	}
 	if !s.Server && !s.Client {
 		return CertSpec{}, fmt.Errorf("certificate %q: no usage (server or client)", s.CommonName)
-	}
-	if s.Validity <= 0 {
-		return CertSpec{}, fmt.Errorf("certificate %q: validity %s is not positive", s.CommonName, s.Validity)
 	}
 	out := s
 	out.Organization = sortedUnique(s.Organization)
