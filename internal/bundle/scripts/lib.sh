@@ -1,0 +1,34 @@
+# lib.sh — shared by the bundle scripts (sourced, not run).
+#
+# Every step builds into a temporary directory beside its output and renames it
+# into place with a stamp file written last, so an interrupted build never
+# leaves something that looks complete. The stamp holds a key made of the
+# step's inputs: a step is skipped only when its stamp exists and the key
+# matches.
+
+BUNDLE_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KUBE_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
+STAMP=.eggo-bundle-stamp
+
+log() { echo "bundle: $*" >&2; }
+die() { echo "bundle: $*" >&2; exit 1; }
+
+# fresh DIR KEY: DIR is complete and was built from the same inputs.
+fresh() { [[ -f $1/$STAMP && $(cat "$1/$STAMP") == "$2" ]]; }
+
+# begin_part OUT: prints a new empty temporary directory beside OUT.
+begin_part() {
+  mkdir -p "$(dirname "$1")"
+  rm -rf "$1.tmp"
+  mkdir "$1.tmp"
+  echo "$1.tmp"
+}
+
+# end_part TMP OUT KEY: stamps TMP and moves it to OUT, replacing any older OUT.
+end_part() {
+  echo "$3" >"$1/$STAMP"
+  rm -rf "$2.old"
+  [[ -e $2 ]] && mv "$2" "$2.old"
+  mv "$1" "$2"
+  rm -rf "$2.old"
+}
