@@ -1,0 +1,39 @@
+// Package ociimage writes a one-layer container image as an OCI image layout in
+// a tar archive: the format `ctr images import` (and so eggo's bundle) takes
+// when no registry is reachable.
+//
+// The archive is byte-for-byte reproducible: entries are sorted, times and
+// owners fixed, and the layer is left uncompressed (its digest is then also its
+// diff ID). A rebuilt bundle therefore has the same image digest and checksum,
+// and hosts that already hold it copy nothing.
+package ociimage
+
+// Image is what goes into the archive.
+type Image struct {
+	// Name is the full image reference (registry.k8s.io/pause:3.10). Both
+	// org.opencontainers.image.ref.name and io.containerd.image.name carry it,
+	// so containerd imports it under this name with no --base-name.
+	Name       string
+	OS         string // linux when empty
+	Arch       string // amd64 when empty
+	Entrypoint []string
+	User       string // numeric uid:gid, e.g. 65535:65535; empty for root
+	Files      []File // the layer's content
+}
+
+// File is one regular file of the image's single layer.
+type File struct {
+	Path    string // absolute path in the image, e.g. /pause
+	Mode    int64  // permission bits, e.g. 0o755
+	Content []byte
+}
+
+// Media types and annotation keys of the OCI image spec and containerd.
+const (
+	mediaTypeIndex    = "application/vnd.oci.image.index.v1+json"
+	mediaTypeManifest = "application/vnd.oci.image.manifest.v1+json"
+	mediaTypeConfig   = "application/vnd.oci.image.config.v1+json"
+	mediaTypeLayer    = "application/vnd.oci.image.layer.v1.tar"
+	annotationRefName = "org.opencontainers.image.ref.name"
+	annotationCtrName = "io.containerd.image.name"
+)
