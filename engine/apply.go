@@ -195,19 +195,27 @@ func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, 
 	}); err != nil {
 		return fmt.Errorf("recording %s as pending: %w", s.Addr, err)
 	}
+	desired := s.Desired
+	if desired != nil {
+		resolved, err := resolveForApply(*desired, rec.lookup)
+		if err != nil {
+			return err
+		}
+		desired = &resolved
+	}
 	var attrs resources.Attrs
 	switch s.Action {
 	case resources.Create:
-		attrs, err = k.Create(ctx, rc, *s.Desired, s.Change)
+		attrs, err = k.Create(ctx, rc, *desired, s.Change)
 	case resources.Update:
-		attrs, err = k.Update(ctx, rc, *s.Prior, *s.Desired, s.Change)
+		attrs, err = k.Update(ctx, rc, *s.Prior, *desired, s.Change)
 	case resources.Delete:
 		attrs, err = k.Delete(ctx, rc, *s.Prior)
 	case resources.Replace:
 		attrs, err = k.Delete(ctx, rc, *s.Prior)
 		if err == nil {
 			pendingAttrs = resources.Attrs{}
-			attrs, err = k.Create(ctx, rc, *s.Desired, s.Change)
+			attrs, err = k.Create(ctx, rc, *desired, s.Change)
 		}
 	default:
 		return errorf("%s: unknown action %q", s.Addr, s.Action)

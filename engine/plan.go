@@ -259,19 +259,36 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 		}
 		replace[a] = true
 	}
-	for _, addr := range g.Names() {
+	// In dependency order, so a resource referring to another knows
+	// whether that one keeps its recorded values.
+	order, err := g.TopoOrder()
+	if err != nil {
+		return nil, err
+	}
+	steps := make(map[string]*Step, len(order))
+	for _, addr := range order {
 		if scope != nil && !scope[addr] {
 			continue
 		}
-		st, err := planOne(ctx, rc, kinds, want[addr], have[addr], drift[addr], replace[addr], o.Destroy)
+		d := want[addr]
+		var carried []string
+		if d != nil {
+			resolved, secret := resolveForPlan(d, steps, have, kinds)
+			d, carried = &resolved, secret
+		}
+		st, err := planOne(ctx, rc, kinds, d, have[addr], drift[addr], replace[addr], o.Destroy)
 		if err != nil {
 			return nil, err
+		}
+		if want[addr] != nil {
+			st.Desired = want[addr] // with its Refs: apply resolves them
 		}
 		st.WaitsFor = g.DependenciesOf(addr)
 		if scope != nil {
 			st.WaitsFor = filterIn(st.WaitsFor, scope)
 		}
-		st.Sensitive = sensitiveOf(kinds[st.Kind])
+		st.Sensitive = unionSorted(sensitiveOf(kinds[st.Kind]), carried)
+		steps[addr] = st
 		p.Steps = append(p.Steps, st)
 	}
 	sort.Slice(p.Steps, func(i, j int) bool { return p.Steps[i].Addr < p.Steps[j].Addr })
@@ -311,7 +328,7 @@ func planGraph(want map[string]*resources.Desired, have map[string]*resources.Ob
 		g.Add(a)
 	}
 	for _, a := range sortedKeys(want) {
-		for _, dep := range want[a].DependsOn {
+		for _, dep := range append(append([]string(nil), want[a].DependsOn...), refEdges(want[a])...) {
 			if want[dep] == nil {
 				return nil, errorf("%s: depends on %s, which is not declared", a, dep)
 			}

@@ -43,6 +43,15 @@ func LoadPlan(path string) (*Plan, error) {
 	if pf.FormatVersion != planFileVersion {
 		return nil, fmt.Errorf("%s: plan format %d, this eggo reads %d", path, pf.FormatVersion, planFileVersion)
 	}
+	for _, st := range pf.Plan.Steps {
+		// Refs and unknown values come back as their JSON forms.
+		if st.Desired != nil {
+			st.Desired.Attrs = resources.RestoreMarkers(st.Desired.Attrs).(resources.Attrs)
+		}
+		if st.After != nil {
+			st.After = resources.RestoreMarkers(st.After).(resources.Attrs)
+		}
+	}
 	if pf.EggoVersion != Version {
 		return nil, fmt.Errorf("%s was made by eggo %s; this is eggo %s: make a new plan", path, pf.EggoVersion, Version)
 	}

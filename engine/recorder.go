@@ -71,3 +71,15 @@ func (r *recorder) snapshot() *state.State {
 	defer r.mu.Unlock()
 	return r.st
 }
+
+// lookup returns the recorded resource at addr (a copy; its attribute map
+// is shared but never edited in place).
+func (r *recorder) lookup(addr string) (state.Resource, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res, ok := r.st.Lookup(addr)
+	if !ok {
+		return state.Resource{}, false
+	}
+	return *res, true
+}

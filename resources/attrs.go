@@ -18,7 +18,7 @@ import (
 // without copying, so normalizing state is cheap.
 func Normalize(v any) any {
 	switch x := v.(type) {
-	case nil, string, bool, float64, Unknown:
+	case nil, string, bool, float64, Unknown, Ref:
 		return v
 	case *Unknown:
 		return Unknown{}
@@ -113,6 +113,9 @@ func sameValue(n, e any) bool {
 	case Unknown:
 		_, ok := e.(Unknown)
 		return ok
+	case Ref:
+		r, ok := e.(Ref)
+		return ok && r == nv
 	}
 	switch e.(type) {
 	case nil, string, bool, float64:
@@ -291,6 +294,9 @@ func Equal(a, b any) bool {
 	case Unknown:
 		_, ok := b.(Unknown)
 		return ok
+	case Ref:
+		r, ok := b.(Ref)
+		return ok && r == av
 	case []any:
 		bv, ok := b.([]any)
 		if !ok || len(av) != len(bv) {
@@ -326,7 +332,7 @@ func Equal(a, b any) bool {
 // compare without normalizing (and copying) whole trees.
 func isJSON(v any) bool {
 	switch v.(type) {
-	case nil, string, bool, float64, Unknown, []any, map[string]any:
+	case nil, string, bool, float64, Unknown, Ref, []any, map[string]any:
 		return true
 	}
 	return false

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/state"
+)
+
+// refEdges are the addresses a desired resource refers to through Refs.
+func refEdges(d *resources.Desired) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range resources.Refs(d.Attrs) {
+		if !seen[r.Addr] {
+			seen[r.Addr] = true
+			out = append(out, r.Addr)
+		}
+	}
+	return out
+}
+
+// resolveForPlan substitutes each Ref in d with the referenced attribute's
+// value when that resource keeps its recorded value in this plan, and with
+// Unknown when it is being created or changed. It also returns the
+// top-level attributes of d that carry a secret through a Ref, which
+// become sensitive too.
+func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[string]*resources.Object, kinds map[string]resources.Kind) (resources.Desired, []string) {
+	if len(resources.Refs(d.Attrs)) == 0 {
+		return *d, nil
+	}
+	out := *d
+	out.Attrs = make(resources.Attrs, len(d.Attrs))
+	var secret []string
+	for name, v := range d.Attrs {
+		carries := false
+		out.Attrs[name] = resources.Substitute(v, func(r resources.Ref) any {
+			if refSensitive(r, steps, have, kinds) {
+				carries = true
+			}
+			if s := steps[r.Addr]; s != nil && s.Action != resources.NoOp {
+				return resources.Unknown{}
+			}
+			if h := have[r.Addr]; h != nil && h.Attrs != nil {
+				return h.Attrs[r.Attr]
+			}
+			return resources.Unknown{}
+		})
+		if carries {
+			secret = append(secret, name)
+		}
+	}
+	sort.Strings(secret)
+	return out, secret
+}
+
+func refSensitive(r resources.Ref, steps map[string]*Step, have map[string]*resources.Object, kinds map[string]resources.Kind) bool {
+	kind := ""
+	if s := steps[r.Addr]; s != nil {
+		kind = s.Kind
+	} else if h := have[r.Addr]; h != nil {
+		kind = h.Kind
+	}
+	k := kinds[kind]
+	return k != nil && k.Schema().Attributes[r.Attr].Sensitive
+}
+
+// resolveForApply substitutes each Ref with the value recorded in state by
+// the resource it names, which the walk has applied before this one.
+func resolveForApply(d resources.Desired, lookup func(addr string) (state.Resource, bool)) (resources.Desired, error) {
+	if len(resources.Refs(d.Attrs)) == 0 {
+		return d, nil
+	}
+	var missing error
+	d.Attrs = resources.Substitute(d.Attrs, func(r resources.Ref) any {
+		rec, ok := lookup(r.Addr)
+		if !ok || rec.Status == state.StatusPending {
+			if missing == nil {
+				missing = fmt.Errorf("%s refers to %s, which is not applied", d.Addr, r)
+			}
+			return nil
+		}
+		return rec.Attributes[r.Attr]
+	}).(resources.Attrs)
+	return d, missing
+}
+
+func unionSorted(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range append(append([]string(nil), a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+// A value known only after apply flows along the edge in one apply.
+func TestRefsFlowInOneApply(t *testing.T) {
+	r := newRig(t)
+	ds := func(v string) []resources.Desired {
+		return []resources.Desired{
+			desired("test.ca", resources.Attrs{"value": v, "secret": "key-" + v}),
+			desired("test.leaf", resources.Attrs{
+				"value":  resources.Ref{Addr: "test.ca", Attr: "value"},
+				"nested": map[string]any{"from": resources.Ref{Addr: "test.ca", Attr: "value"}},
+				"key":    resources.Ref{Addr: "test.ca", Attr: "secret"},
+			}),
+		}
+	}
+	p := r.plan(r.opts(), ds("v1")...)
+	leaf := p.Step("test.leaf")
+	if !reflect.DeepEqual(leaf.WaitsFor, []string{"test.ca"}) {
+		t.Fatalf("leaf waits for %v: a Ref must add the edge", leaf.WaitsFor)
+	}
+	if _, ok := leaf.After["value"].(resources.Unknown); !ok {
+		t.Fatalf("leaf value = %#v, want known after apply", leaf.After["value"])
+	}
+	if !reflect.DeepEqual(leaf.Sensitive, []string{"key", "secret"}) {
+		t.Fatalf("leaf sensitive = %v: an attribute carrying a secret is secret", leaf.Sensitive)
+	}
+	if res := r.apply(r.opts(), p); !res.OK() {
+		t.Fatal(res.Failed)
+	}
+	st, _ := ReadState(r.state)
+	got, _ := st.Lookup("test.leaf")
+	if got.Attributes["value"] != "v1" || got.Attributes["key"] != "key-v1" ||
+		!reflect.DeepEqual(got.Attributes["nested"], map[string]any{"from": "v1"}) {
+		t.Fatalf("leaf recorded %v", got.Attributes)
+	}
+	if !reflect.DeepEqual(got.Sensitive, []string{"key", "secret"}) {
+		t.Fatalf("leaf sensitive in state = %v", got.Sensitive)
+	}
+
+	// Unchanged: the refs resolve to the recorded values, nothing to do.
+	if p := r.plan(r.opts(), ds("v1")...); p.HasChanges() {
+		t.Fatalf("plan after apply: %v", actions(p))
+	}
+
+	// The referenced resource changes: the dependent follows in the same
+	// apply, with the new value, through a saved plan too.
+	p = r.plan(r.opts(), ds("v2")...)
+	if got := actions(p); got["test.ca"] != resources.Update || got["test.leaf"] != resources.Update {
+		t.Fatalf("plan = %v", got)
+	}
+	path := filepath.Join(t.TempDir(), "plan")
+	if err := SavePlan(path, p); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadPlan(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.apply(r.opts(), loaded); !res.OK() {
+		t.Fatal(res.Failed)
+	}
+	st, _ = ReadState(r.state)
+	got, _ = st.Lookup("test.leaf")
+	if got.Attributes["value"] != "v2" {
+		t.Fatalf("leaf after change = %v", got.Attributes["value"])
+	}
+}
+
+func TestRefToUndeclaredIsAnError(t *testing.T) {
+	r := newRig(t)
+	o := r.opts()
+	o.defaults()
+	rc := resources.NewRunContext(nil, nil)
+	_, err := plan(t.Context(), o, rc, []resources.Desired{desired("test.a", resources.Attrs{"v": resources.Ref{Addr: "test.nope", Attr: "x"}})}, nil)
+	if err == nil || !strings.Contains(err.Error(), "test.nope") {
+		t.Fatalf("err = %v", err)
+	}
+}

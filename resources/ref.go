@@ -1,0 +1,117 @@
+package resources
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// Ref is a desired attribute value that is another resource's attribute,
+// known only once that resource is applied — a CA's certificate among a
+// leaf certificate's inputs, a join token in a kubelet's configuration.
+// The engine adds the edge, shows the value as known after apply while the
+// referenced resource is changing, and substitutes the real value just
+// before the referring resource is applied, in the same run.
+type Ref struct {
+	Addr string // the referenced resource, e.g. pki.cluster_ca
+	Attr string // its top-level attribute, e.g. cert
+}
+
+// The JSON forms of Ref and Unknown in saved plans.
+const (
+	refKey     = "eggo_ref"
+	unknownKey = "eggo_unknown"
+)
+
+func (r Ref) String() string { return r.Addr + "#" + r.Attr }
+
+// MarshalJSON keeps a Ref recognisable in a saved plan.
+func (r Ref) MarshalJSON() ([]byte, error) { return json.Marshal(map[string]string{refKey: r.String()}) }
+
+// MarshalJSON keeps an Unknown recognisable in a saved plan.
+func (Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(map[string]bool{unknownKey: true}) }
+
+// RestoreMarkers turns the JSON forms of Ref and Unknown, read back from a
+// saved plan, into values again.
+func RestoreMarkers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 1 {
+			if s, ok := t[refKey].(string); ok {
+				if i := strings.LastIndexByte(s, '#'); i > 0 {
+					return Ref{Addr: s[:i], Attr: s[i+1:]}
+				}
+			}
+			if b, ok := t[unknownKey].(bool); ok && b {
+				return Unknown{}
+			}
+		}
+		for k, e := range t {
+			t[k] = RestoreMarkers(e)
+		}
+		return t
+	case Attrs:
+		return Attrs(RestoreMarkers(map[string]any(t)).(map[string]any))
+	case []any:
+		for i, e := range t {
+			t[i] = RestoreMarkers(e)
+		}
+	}
+	return v
+}
+
+// Refs lists the references anywhere inside v, in a stable order.
+func Refs(v any) []Ref {
+	var out []Ref
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case Ref:
+			out = append(out, t)
+		case map[string]any:
+			for _, k := range sortedKeysOf(t) {
+				walk(t[k])
+			}
+		case Attrs:
+			walk(map[string]any(t))
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// Substitute returns a copy of v with every Ref replaced by lookup's value.
+func Substitute(v any, lookup func(Ref) any) any {
+	switch t := v.(type) {
+	case Ref:
+		return lookup(t)
+	case Attrs:
+		return Attrs(Substitute(map[string]any(t), lookup).(map[string]any))
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = Substitute(e, lookup)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = Substitute(e, lookup)
+		}
+		return out
+	}
+	return v
+}
+
+func sortedKeysOf(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
