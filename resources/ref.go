@@ -26,7 +26,9 @@ const (
 func (r Ref) String() string { return r.Addr + "#" + r.Attr }
 
 // MarshalJSON keeps a Ref recognisable in a saved plan.
-func (r Ref) MarshalJSON() ([]byte, error) { return json.Marshal(map[string]string{refKey: r.String()}) }
+func (r Ref) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]string{refKey: r.String()})
+}
 
 // MarshalJSON keeps an Unknown recognisable in a saved plan.
 func (Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(map[string]bool{unknownKey: true}) }
