@@ -32,3 +32,6 @@ end_part() {
   mv "$1" "$2"
   rm -rf "$2.old"
 }
+
+# Go is where the Makefile says it is, also when a script runs on its own.
+command -v go >/dev/null || PATH=/usr/local/go/bin:$PATH

@@ -1,0 +1,27 @@
+# bundle.mk — eggo's offline Kubernetes bundle for tests and the demo
+# (internal/bundle/README.md). Included by the Makefile.
+#
+#   make bundle                     build or reuse every version; prints the bundle directory last
+#   make bundle BUNDLE_VERSIONS=v1.31.4 CACHE=/tmp/c
+#   make bundle-test                the bundle tools' own tests
+#   make bundle-gomod V=v1.31.5     write the test-only module for another Kubernetes version
+#   make bundle-clean               forget the built bundles (the Go caches stay)
+
+CACHE           ?= /var/cache/eggo
+BUNDLE_VERSIONS ?= v1.31.3 v1.31.4
+BUNDLE_SRC      := internal/bundle
+
+.PHONY: bundle bundle-test bundle-gomod bundle-clean
+
+bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prints $(CACHE)/bundle last
+	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(BUNDLE_VERSIONS)
+
+bundle-test: ## Test the bundle tools (pause program, OCI image archive writer)
+	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
+
+bundle-gomod: ## Write internal/bundle/kube/$(V): the Go module that builds Kubernetes $(V)
+	@test -n "$(V)" || { echo "usage: make bundle-gomod V=v1.31.N"; exit 2; }
+	$(BUNDLE_SRC)/kube/gen-gomod.sh $(V)
+
+bundle-clean: ## Remove the built bundles and their parts (keeps the Go build and module caches)
+	rm -rf $(CACHE)/bundle

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# assemble.sh OUT VERSION PART... — makes the bundle for one Kubernetes version:
+# OUT/amd64/ is the union of the parts (each a tree mirroring a host's root),
+# and OUT/MANIFEST lists the version and every file's sha256.
+#
+# Files are hard links into the parts (the same filesystem), so a second
+# version costs only its own Kubernetes binaries on disk.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+out=${1:?usage: assemble.sh OUT VERSION PART...}
+version=${2:?usage: assemble.sh OUT VERSION PART...}
+shift 2
+keys=""
+for part in "$@"; do
+  [[ -f $part/$STAMP ]] || die "assemble: part $part is not complete (no $STAMP)"
+  keys+="$(cat "$part/$STAMP");"
+done
+key="bundle $version $(printf '%s' "$keys" | cat - "$0" | sha256sum | cut -c1-16)"
+fresh "$out" "$key" && { log "bundle $version: cached at $out"; exit 0; }
+
+tmp=$(begin_part "$out")
+mkdir -p "$tmp/amd64"
+for part in "$@"; do
+  (cd "$part" && find . -type f ! -name "$STAMP" -printf '%P\n') | while read -r f; do
+    [[ -e $tmp/amd64/$f ]] && die "assemble: $f comes from two parts (the second: $part)"
+    mkdir -p "$(dirname "$tmp/amd64/$f")"
+    ln "$part/$f" "$tmp/amd64/$f" 2>/dev/null || cp -p "$part/$f" "$tmp/amd64/$f"
+  done
+done
+for b in "${KUBE_BINARIES[@]}" etcd etcdctl containerd containerd-shim-runc-v2 ctr runc; do
+  [[ -x $tmp/amd64/usr/local/bin/$b ]] || die "assemble: bundle $version has no /usr/local/bin/$b"
+done
+[[ -f $tmp/amd64/var/lib/eggo/images/pause.tar ]] || die "assemble: bundle $version has no pause image"
+
+{
+  echo "# eggo package bundle for Kubernetes $version. Check it with:"
+  echo "#   cd $out && grep -v '^#' MANIFEST | sha256sum -c"
+  echo "# version: $version"
+  echo "# arch: amd64"
+  for part in "$@"; do echo "# part: $(cat "$part/$STAMP")"; done
+  (cd "$tmp" && find amd64 -type f -printf '%P\t%p\n' | LC_ALL=C sort | cut -f2 | xargs -d '\n' sha256sum)
+} >"$tmp/MANIFEST"
+log "bundle $version: $(grep -vc '^#' "$tmp/MANIFEST") files"
+end_part "$tmp" "$out" "$key"

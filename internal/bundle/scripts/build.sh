@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# build.sh CACHE VERSION... — builds eggo's offline package bundle, one per
+# Kubernetes VERSION, at CACHE/bundle/VERSION (layout: ../README.md), and prints
+# CACHE/bundle as its last line.
+#
+# The parts are built once under CACHE/bundle/.parts and shared by every
+# version: Debian's binaries (debs.sh), the pause image (image.sh), and each
+# version's Kubernetes binaries (kube.sh). Each part and each bundle is skipped
+# when its stamp says it is complete and was built from the same inputs.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cache=${1:?usage: build.sh CACHE VERSION...}
+shift
+(($# > 0)) || die "usage: build.sh CACHE VERSION..."
+root="$cache/bundle"
+parts="$root/.parts"
+mkdir -p "$parts"
+
+# Two builds at once would trample each other's temporary directories.
+exec 9>"$root/.lock"
+flock -n 9 || { log "another bundle build holds $root/.lock; waiting"; flock 9; }
+
+started=$SECONDS
+"$BUNDLE_SRC/scripts/debs.sh" "$parts/debs"
+"$BUNDLE_SRC/scripts/image.sh" "$parts/image" "$parts/debs/usr/local/bin"
+for v in "$@"; do
+  "$BUNDLE_SRC/scripts/kube.sh" "$v" "$parts/kube-$v"
+done
+for v in "$@"; do
+  "$BUNDLE_SRC/scripts/assemble.sh" "$root/$v" "$v" "$parts/debs" "$parts/image" "$parts/kube-$v"
+done
+log "done in $((SECONDS - started)) s: $(du -sh --apparent-size "${@/#/$root/}" | awk '{printf "%s %s  ", $2, $1}')"
+echo "$root"

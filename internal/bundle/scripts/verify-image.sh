@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# verify-image.sh ARCHIVE NAME BIN_DIR — imports ARCHIVE with `ctr -n k8s.io
+# images import` into a throwaway containerd (BIN_DIR's containerd, ctr, runc and
+# shim; its own root, state and socket under /tmp; the CRI plugin off), checks
+# the image is there under NAME, then runs it once and stops it with SIGTERM.
+#
+# A failed import or run fails the build. A containerd that cannot start here
+# (not root, no overlayfs) is reported and the check skipped: the archive
+# itself was still written and tested by ociimage's tests.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+archive=${1:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
+name=${2:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
+bindir=${3:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
+
+if [[ $(id -u) != 0 ]]; then
+  log "verify-image: skipped: running containerd needs root"
+  exit 0
+fi
+dir=$(mktemp -d /tmp/eggo-verify-image.XXXXXX)
+pid=
+cleanup() {
+  if [[ -n $pid ]]; then
+    # A container left running would outlive containerd (its shim is detached).
+    "${ctr[@]}" task kill -s SIGKILL eggo-verify-pause >/dev/null 2>&1 || true
+    "${ctr[@]}" task delete eggo-verify-pause >/dev/null 2>&1 || true
+    "${ctr[@]}" containers delete eggo-verify-pause >/dev/null 2>&1 || true
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  grep -o " $dir/[^ ]*" /proc/mounts | xargs -r -n1 umount -l 2>/dev/null || true
+  rm -rf "$dir"
+}
+ctr=()
+trap cleanup EXIT
+printf 'version = 2\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n' >"$dir/config.toml"
+# containerd finds runc and the shim on its PATH: the bundle's own binaries.
+PATH="$bindir:$PATH" "$bindir/containerd" --config "$dir/config.toml" --root "$dir/root" \
+  --state "$dir/state" --address "$dir/containerd.sock" >"$dir/containerd.log" 2>&1 &
+pid=$!
+ctr=("$bindir/ctr" --address "$dir/containerd.sock" -n k8s.io)
+for _ in $(seq 50); do
+  "${ctr[@]}" version >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.2
+done
+if ! "${ctr[@]}" version >/dev/null 2>&1; then
+  log "verify-image: skipped: a throwaway containerd did not start here:"
+  tail -5 "$dir/containerd.log" >&2
+  exit 0
+fi
+
+"${ctr[@]}" images import "$archive" >"$dir/import.log" 2>&1 ||
+  { cat "$dir/import.log" >&2; die "verify-image: ctr images import $archive failed"; }
+"${ctr[@]}" images ls -q | grep -qx "$name" ||
+  die "verify-image: $archive imported, but no image named $name (ctr images ls: $("${ctr[@]}" images ls -q | tr '\n' ' '))"
+log "verify-image: ctr -n k8s.io images import: $name ok"
+
+# Run it: the pause program must stay up, then exit 0 on SIGTERM.
+"${ctr[@]}" run --rm "$name" eggo-verify-pause >"$dir/run.log" 2>&1 &
+run=$!
+running=
+for _ in $(seq 50); do
+  if "${ctr[@]}" task ls 2>/dev/null | grep -q '^eggo-verify-pause .*RUNNING'; then running=1; break; fi
+  kill -0 "$run" 2>/dev/null || break
+  sleep 0.2
+done
+if [[ -z $running ]]; then
+  kill "$run" 2>/dev/null || true
+  wait "$run" 2>/dev/null || true
+  cat "$dir/run.log" >&2
+  die "verify-image: $name did not start under containerd and runc"
+fi
+"${ctr[@]}" task kill -s SIGTERM eggo-verify-pause
+status=0
+wait "$run" || status=$?
+[[ $status == 0 ]] || { cat "$dir/run.log" >&2; die "verify-image: $name exited $status on SIGTERM, want 0"; }
+log "verify-image: ctr run $name: running, exited 0 on SIGTERM"
