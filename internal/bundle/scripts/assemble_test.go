@@ -1,0 +1,162 @@
+// Package scripts holds the bundle's shell scripts; these tests run them on
+// small fake parts, so the layout, MANIFEST and caching rules are checked in
+// seconds without building Kubernetes.
+package scripts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const stamp = ".eggo-bundle-stamp"
+
+// makePart writes a part: files (path → content, all executable) and a stamp.
+func makePart(t *testing.T, dir, key string, files map[string]string) string {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if key != "" {
+		if err := os.WriteFile(filepath.Join(dir, stamp), []byte(key+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func fakeParts(t *testing.T) (debs, image, kube string) {
+	root := t.TempDir()
+	bins := map[string]string{}
+	for _, b := range []string{"etcd", "etcdctl", "containerd", "containerd-shim-runc-v2", "ctr", "runc"} {
+		bins["usr/local/bin/"+b] = "debian " + b
+	}
+	bins["opt/cni/bin/bridge"] = "bridge"
+	debs = makePart(t, filepath.Join(root, "debs"), "debs k1", bins)
+	image = makePart(t, filepath.Join(root, "image"), "image k1", map[string]string{"var/lib/eggo/images/pause.tar": "tar"})
+	kb := map[string]string{}
+	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl"} {
+		kb["usr/local/bin/"+b] = "v1.31.4 " + b
+	}
+	kube = makePart(t, filepath.Join(root, "kube"), "kube v1.31.4 k1", kb)
+	return debs, image, kube
+}
+
+func assemble(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command("./assemble.sh", args...).CombinedOutput()
+	return string(out), err
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
+	debs, image, kube := fakeParts(t)
+	out := filepath.Join(t.TempDir(), "v1.31.4")
+	if log, err := assemble(t, out, "v1.31.4", debs, image, kube); err != nil {
+		t.Fatalf("assemble: %v\n%s", err, log)
+	}
+	for p, want := range map[string]string{
+		"amd64/usr/local/bin/kubelet":                 "v1.31.4 kubelet",
+		"amd64/usr/local/bin/etcd":                    "debian etcd",
+		"amd64/opt/cni/bin/bridge":                    "bridge",
+		"amd64/var/lib/eggo/images/pause.tar":         "tar",
+		"amd64/usr/local/bin/containerd-shim-runc-v2": "debian containerd-shim-runc-v2",
+	} {
+		got, err := os.ReadFile(filepath.Join(out, p))
+		if err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(out, "amd64/usr/local/bin/kubelet")); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("kubelet mode: %v %v, want 0755", st, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "amd64", stamp)); err == nil {
+		t.Errorf("a part's stamp leaked into amd64/, where eggo would install it")
+	}
+
+	manifest, err := os.ReadFile(filepath.Join(out, "MANIFEST"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := string(manifest)
+	if !strings.Contains(m, "# version: v1.31.4\n") || !strings.Contains(m, "# arch: amd64\n") {
+		t.Errorf("MANIFEST lacks version or arch:\n%s", m)
+	}
+	if want := sha("v1.31.4 kube-apiserver") + "  amd64/usr/local/bin/kube-apiserver\n"; !strings.Contains(m, want) {
+		t.Errorf("MANIFEST lacks %q:\n%s", want, m)
+	}
+	files := 0
+	for _, line := range strings.Split(strings.TrimSpace(m), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			files++
+		}
+	}
+	if files != 14 {
+		t.Errorf("MANIFEST lists %d files, want 14 (6 kube, 6 debian, bridge, pause.tar)", files)
+	}
+	check := exec.Command("bash", "-c", "grep -v '^#' MANIFEST | sha256sum -c --quiet")
+	check.Dir = out
+	if log, err := check.CombinedOutput(); err != nil {
+		t.Errorf("sha256sum -c of the MANIFEST as the README says: %v\n%s", err, log)
+	}
+}
+
+func TestAssembleIsSkippedUntilAPartChanges(t *testing.T) {
+	debs, image, kube := fakeParts(t)
+	out := filepath.Join(t.TempDir(), "v1.31.4")
+	if log, err := assemble(t, out, "v1.31.4", debs, image, kube); err != nil {
+		t.Fatalf("assemble: %v\n%s", err, log)
+	}
+	log, err := assemble(t, out, "v1.31.4", debs, image, kube)
+	if err != nil || !strings.Contains(log, "cached") {
+		t.Fatalf("second assemble with the same parts: %v, %q; want it skipped as cached", err, log)
+	}
+	// A part rebuilt from other inputs has a new stamp: the bundle follows.
+	makePart(t, kube, "kube v1.31.4 k2", map[string]string{"usr/local/bin/kubelet": "rebuilt kubelet"})
+	if log, err := assemble(t, out, "v1.31.4", debs, image, kube); err != nil || strings.Contains(log, "cached") {
+		t.Fatalf("assemble after a part changed: %v, %q; want a rebuild", err, log)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, "amd64/usr/local/bin/kubelet"))
+	manifest, _ := os.ReadFile(filepath.Join(out, "MANIFEST"))
+	if string(got) != "rebuilt kubelet" || !strings.Contains(string(manifest), sha("rebuilt kubelet")) {
+		t.Errorf("after rebuild kubelet = %q, MANIFEST:\n%s", got, manifest)
+	}
+	if _, err := os.Stat(out + ".tmp"); err == nil {
+		t.Errorf("%s.tmp left behind", out)
+	}
+}
+
+func TestAssembleRefusesIncompleteParts(t *testing.T) {
+	debs, image, kube := fakeParts(t)
+	out := filepath.Join(t.TempDir(), "v1.31.4")
+
+	os.Remove(filepath.Join(image, stamp)) // as if its build was interrupted
+	log, err := assemble(t, out, "v1.31.4", debs, image, kube)
+	if err == nil || !strings.Contains(log, image) {
+		t.Errorf("assemble with an unstamped part: %v, %q; want an error naming %s", err, log, image)
+	}
+	makePart(t, image, "image k1", nil)
+
+	os.Remove(filepath.Join(kube, "usr/local/bin/kube-proxy"))
+	log, err = assemble(t, out, "v1.31.4", debs, image, kube)
+	if err == nil || !strings.Contains(log, "/usr/local/bin/kube-proxy") {
+		t.Errorf("assemble without kube-proxy: %v, %q; want an error naming it", err, log)
+	}
+	if _, err := os.Stat(filepath.Join(out, "MANIFEST")); err == nil {
+		t.Errorf("a failed assemble left a bundle at %s", out)
+	}
+}
