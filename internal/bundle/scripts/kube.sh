@@ -41,7 +41,12 @@ for b in "${KUBE_BINARIES[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
 for b in "${KUBE_BINARIES[@]}"; do
   [[ -x $tmp/usr/local/bin/$b ]] || die "kube.sh: go build made no $b for $version"
 done
-got=$("$tmp/usr/local/bin/kube-apiserver" --version)
-[[ $got == "Kubernetes $version" ]] || die "kube.sh: kube-apiserver --version says '$got', want 'Kubernetes $version'"
-log "kube $version: built in $((SECONDS - started)) s; kube-apiserver --version: $got"
+# Every binary must report the release, or an upgrade could not be told apart.
+for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
+  got=$("$tmp/usr/local/bin/$b" --version 2>&1) || die "kube.sh: $b --version failed: $got"
+  [[ $got == "Kubernetes $version" ]] || die "kube.sh: $b --version says '$got', want 'Kubernetes $version'"
+done
+got=$("$tmp/usr/local/bin/kubectl" version --client 2>&1 | head -1)
+[[ $got == "Client Version: $version" ]] || die "kube.sh: kubectl version --client says '$got', want 'Client Version: $version'"
+log "kube $version: built in $((SECONDS - started)) s; every binary's --version says Kubernetes $version"
 end_part "$tmp" "$out" "$key"
