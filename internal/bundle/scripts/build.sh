@@ -29,5 +29,7 @@ done
 for v in "$@"; do
   "$BUNDLE_SRC/scripts/assemble.sh" "$root/$v" "$v" "$parts/debs" "$parts/image" "$parts/kube-$v"
 done
-log "done in $((SECONDS - started)) s: $(du -sh --apparent-size "${@/#/$root/}" | awk '{printf "%s %s  ", $2, $1}')"
+for v in "$@"; do log "$root/$v: $(du -sh --apparent-size "$root/$v" | cut -f1)"; done
+# The versions share their Debian binaries and pause image through hard links.
+log "done in $((SECONDS - started)) s; $(du -sh "$root" | cut -f1) on disk in $root"
 echo "$root"

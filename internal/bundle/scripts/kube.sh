@@ -19,8 +19,8 @@ fresh "$out" "$key" && { log "kube $version: cached at $out"; exit 0; }
 
 # The release tag's commit and time make the build reproducible and truthful.
 info=$(cd "$moddir" && go list -m -json "k8s.io/kubernetes@$version")
-commit=$(sed -n 's/^\s*"Hash": "\([0-9a-f]*\)",\?$/\1/p' <<<"$info" | head -1)
-date=$(sed -n 's/^\s*"Time": "\(.*\)",\?$/\1/p' <<<"$info" | head -1)
+commit=$(sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$info")
+date=$(sed -n '0,/^\s*"Time": "\(.*\)",\?$/s//\1/p' <<<"$info")
 [[ -n $date ]] || die "kube.sh: no release time for k8s.io/kubernetes@$version"
 ldflags="-s -w"
 for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
@@ -46,7 +46,8 @@ for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-prox
   got=$("$tmp/usr/local/bin/$b" --version 2>&1) || die "kube.sh: $b --version failed: $got"
   [[ $got == "Kubernetes $version" ]] || die "kube.sh: $b --version says '$got', want 'Kubernetes $version'"
 done
-got=$("$tmp/usr/local/bin/kubectl" version --client 2>&1 | head -1)
+got=$("$tmp/usr/local/bin/kubectl" version --client 2>&1) || die "kube.sh: kubectl version --client failed: $got"
+got=${got%%$'\n'*} # the first line; a pipe into head could kill kubectl with SIGPIPE
 [[ $got == "Client Version: $version" ]] || die "kube.sh: kubectl version --client says '$got', want 'Client Version: $version'"
 log "kube $version: built in $((SECONDS - started)) s; every binary's --version says Kubernetes $version"
 end_part "$tmp" "$out" "$key"

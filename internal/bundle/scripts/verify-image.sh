@@ -52,8 +52,9 @@ fi
 
 "${ctr[@]}" images import "$archive" >"$dir/import.log" 2>&1 ||
   { cat "$dir/import.log" >&2; die "verify-image: ctr images import $archive failed"; }
-"${ctr[@]}" images ls -q | grep -qx "$name" ||
-  die "verify-image: $archive imported, but no image named $name (ctr images ls: $("${ctr[@]}" images ls -q | tr '\n' ' '))"
+images=$("${ctr[@]}" images ls -q)
+grep -qx "$name" <<<"$images" ||
+  die "verify-image: $archive imported, but no image named $name (ctr images ls: ${images//$'\n'/ })"
 log "verify-image: ctr -n k8s.io images import: $name ok"
 
 # Run it: the pause program must stay up, then exit 0 on SIGTERM.
