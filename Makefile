@@ -9,8 +9,10 @@ DEMO_DIR  := examples/demo
 
 .PHONY: help build check test test-unit test-e2e bench fuzz deps demo demo-down testbed-down clean
 
+include bundle.mk
+
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## Build bin/eggo
 	go build -o $(BIN) .
@@ -33,7 +35,8 @@ test: deps check ## All tests: unit, race, real sshd, testbed end to end
 	@trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true' EXIT; \
 	go test -count=1 -timeout 20m ./... && \
 	go test -count=1 -race -timeout 10m ./engine/... ./graph/... ./providers/... && \
-	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+	$(MAKE) --no-print-directory fuzz FUZZTIME=10s && \
+	$(MAKE) --no-print-directory bundle-test
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...
