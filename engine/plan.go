@@ -145,7 +145,7 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	if diags.HasErrors() {
 		return nil, loaded, diags, nil
 	}
-	prior, err := readState(o.StatePath)
+	prior, err := ReadState(o.StatePath)
 	if err != nil {
 		return nil, loaded, diags, err
 	}

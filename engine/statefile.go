@@ -15,5 +15,3 @@ func ReadState(path string) (*state.State, error) {
 	}
 	return st, err
 }
-
-func readState(path string) (*state.State, error) { return ReadState(path) }
