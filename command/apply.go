@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -87,7 +88,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	}
 	defer lock.Unlock()
 
-	o := op.engineOptions(c.streams.Env, c.name())
+	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
 	var hooks engine.Hooks
 	if jv != nil {
@@ -225,7 +226,7 @@ func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
 		return
 	}
 	col := c.col()
-	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), pluralWord(int(r.Connections), "connection"), humanBytes(r.Bytes))
+	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), pluralWord(int(r.Connections), "connection"), resources.HumanBytes(r.Bytes))
 	if r.OK() {
 		what := "Apply complete!"
 		if c.destroy {
@@ -238,16 +239,4 @@ func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
 	n := len(r.Failed)
 	c.errorf("%s did not finish: %s failed, %d skipped, %d not started. State keeps what was done; fix the cause and run %s again.\n%s",
 		c.name(), pluralWord(n, "resource"), len(r.Skipped), len(r.NotStarted), c.name(), engine.FailureSummary(p, r))
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -39,19 +39,25 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 	op := &Operation{}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&op.StatePath, "state", "eggo.state", "")
+	op.StatePath, op.Refresh, op.Parallelism = "eggo.state", true, engine.DefaultParallelism
 	fs.Var(&op.Vars, "var", "")
 	fs.Var(&op.VarFiles, "var-file", "")
-	fs.Var(&op.Targets, "target", "")
-	fs.Var(&op.Replace, "replace", "")
-	fs.BoolVar(&op.Refresh, "refresh", true, "")
-	fs.IntVar(&op.Parallelism, "parallelism", engine.DefaultParallelism, "")
 	fs.BoolVar(&op.JSON, "json", false, "")
+	if cmd != "validate" {
+		fs.StringVar(&op.StatePath, "state", "eggo.state", "")
+		fs.Var(&op.Targets, "target", "")
+		fs.Var(&op.Replace, "replace", "")
+		fs.BoolVar(&op.Refresh, "refresh", true, "")
+		fs.IntVar(&op.Parallelism, "parallelism", engine.DefaultParallelism, "")
+	}
+	switch cmd {
+	case "plan", "graph":
+		fs.BoolVar(&op.Destroy, "destroy", false, "")
+	}
 	switch cmd {
 	case "plan":
 		fs.StringVar(&op.Out, "out", "", "")
 		fs.BoolVar(&op.DetailedExitcode, "detailed-exitcode", false, "")
-		fs.BoolVar(&op.Destroy, "destroy", false, "")
 	case "apply", "destroy":
 		fs.BoolVar(&op.AutoApprove, "auto-approve", false, "")
 	}
@@ -78,7 +84,7 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 }
 
 // engineOptions turns parsed flags into engine options.
-func (op *Operation) engineOptions(env []string, operation string) engine.Options {
+func (op *Operation) engineOptions(env []string) engine.Options {
 	return engine.Options{
 		Dir:         ".",
 		Vars:        config.VarInput{Vars: op.Vars, VarFiles: op.VarFiles, Env: env},
@@ -88,7 +94,6 @@ func (op *Operation) engineOptions(env []string, operation string) engine.Option
 		Replace:     op.Replace,
 		NoRefresh:   !op.Refresh,
 		Destroy:     op.Destroy,
-		Operation:   operation,
 	}
 }
 

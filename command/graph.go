@@ -33,12 +33,12 @@ Exit codes: 0 success, 1 error.
 }
 
 func (c *GraphCommand) Run(args []string) int {
-	op, err := parseOperation("plan", args)
+	op, err := parseOperation("graph", args)
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
-	o := op.engineOptions(c.streams.Env, "graph")
+	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
 	p, loaded, diags, err := engine.MakePlan(context.Background(), o)
 	c.diagnostics(diags, loaded, nil)

@@ -42,7 +42,7 @@ func (c *PlanCommand) Run(args []string) int {
 		c.fail(jv, err.Error())
 		return 1
 	}
-	o := op.engineOptions(c.streams.Env, "plan")
+	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
 	if jv != nil {
 		o.Hooks = jv

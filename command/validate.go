@@ -39,7 +39,7 @@ func (c *ValidateCommand) Run(args []string) int {
 		c.fail(jv, err.Error())
 		return 1
 	}
-	o := op.engineOptions(c.streams.Env, "validate")
+	o := op.engineOptions(c.streams.Env)
 	loaded, diags := engine.LoadConfig(o)
 	c.diagnostics(diags, loaded, jv)
 	if diags.HasErrors() {

@@ -31,7 +31,6 @@ type Options struct {
 	Replace     []string        // -replace: force replacement
 	NoRefresh   bool            // -refresh=false
 	Destroy     bool            // plan the deletion of everything in state
-	Operation   string          // for the state lock: plan, apply, destroy …
 	Log         hclog.Logger
 	Hooks       Hooks
 	// Kinds overrides the registered resource kinds (tests).

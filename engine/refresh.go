@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // It returns the drift each read found. Nothing is written anywhere.
 func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map[string]resources.Kind, have map[string]*resources.Object, scope map[string]bool) (map[string][]resources.Reason, error) {
 	drift := map[string][]resources.Reason{}
-	if o.NoRefresh || o.Destroy && len(have) == 0 {
+	if o.NoRefresh {
 		return drift, nil
 	}
 	var (
@@ -62,12 +61,6 @@ type RefreshError struct{ Failures []string }
 
 func (e *RefreshError) Error() string {
 	return "could not read the live state of " + plural(len(e.Failures), "resource") + ":\n  " + strings.Join(e.Failures, "\n  ")
-}
-
-// IsRefreshError reports whether err came from a refresh.
-func IsRefreshError(err error) bool {
-	var r *RefreshError
-	return errors.As(err, &r)
 }
 
 func plural(n int, word string) string {

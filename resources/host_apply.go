@@ -255,7 +255,7 @@ func (a *hostApply) upload(ctx context.Context, f bundleFile) error {
 		return a.errorf("%s: %w", f.Path, err)
 	}
 	defer src.Close()
-	a.rc.Progress(a.addr, fmt.Sprintf("copying %s (%s)", path.Base(f.Path), humanBytes(f.Size)))
+	a.rc.Progress(a.addr, fmt.Sprintf("copying %s (%s)", path.Base(f.Path), HumanBytes(f.Size)))
 	if err := a.conn.Upload(ctx, src, f.Size, f.Path, f.fileMode(), f.SHA256); err != nil {
 		return a.errorf("copying %s: %w", f.Path, err)
 	}

@@ -71,14 +71,14 @@ func diskProblems(disks []hostDisk, toCopy []bundleFile) []string {
 		want := need[m] + need[m]/10
 		if want > avail[m] {
 			problems = append(problems, fmt.Sprintf("%s free on %s, needs %s (bundle %s + 10%%)",
-				humanBytes(avail[m]), m, humanBytes(want), humanBytes(need[m])))
+				HumanBytes(avail[m]), m, HumanBytes(want), HumanBytes(need[m])))
 		}
 	}
 	return problems
 }
 
-// humanBytes is a size for messages: "21 MB".
-func humanBytes(n int64) string {
+// HumanBytes is a size for messages and progress lines: "21 MB".
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
