@@ -71,12 +71,12 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	rc, done := o.runContext()
 	defer done()
 	rc.Progress = o.Hooks.Progress
-	rc.Checkpoint = func(addr string, attrs resources.Attrs) {
+	rc.Checkpoint = func(addr string, attrs resources.Attrs) error {
 		s := p.Step(addr)
 		if s == nil {
-			return
+			return errorf("checkpoint for %s, which is not in the plan", addr)
 		}
-		_ = rec.update(func(st *state.State) {
+		return rec.update(func(st *state.State) {
 			st.Set(toResource(addr, s.Kind, s.Node, attrs, depsOf(s), s.Sensitive, true))
 		})
 	}
@@ -106,17 +106,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	for _, a := range wr.Done {
 		if s := p.Step(a); s != nil && s.Action != resources.NoOp {
 			res.Applied = append(res.Applied, a)
-			switch s.Action {
-			case resources.Create:
-				res.Counts.Add++
-			case resources.Update:
-				res.Counts.Change++
-			case resources.Delete:
-				res.Counts.Destroy++
-			case resources.Replace:
-				res.Counts.Add++
-				res.Counts.Destroy++
-			}
+			res.Counts.tally(s.Action)
 		}
 	}
 	for a, err := range wr.Errors {

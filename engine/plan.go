@@ -71,19 +71,24 @@ type Counts struct{ Add, Change, Destroy int }
 func (p *Plan) Counts() Counts {
 	var c Counts
 	for _, s := range p.Steps {
-		switch s.Action {
-		case resources.Create:
-			c.Add++
-		case resources.Update:
-			c.Change++
-		case resources.Delete:
-			c.Destroy++
-		case resources.Replace:
-			c.Add++
-			c.Destroy++
-		}
+		c.tally(s.Action)
 	}
 	return c
+}
+
+// tally counts one action; a replace is one add and one destroy.
+func (c *Counts) tally(a resources.Action) {
+	switch a {
+	case resources.Create:
+		c.Add++
+	case resources.Update:
+		c.Change++
+	case resources.Delete:
+		c.Destroy++
+	case resources.Replace:
+		c.Add++
+		c.Destroy++
+	}
 }
 
 // HasChanges reports whether applying would do anything.

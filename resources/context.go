@@ -17,8 +17,9 @@ type RunContext struct {
 	Progress func(addr, msg string)
 	// Checkpoint records a resource's attributes mid-operation, before the
 	// step they describe is taken (write-ahead): a crash after it loses
-	// nothing a later Delete needs. Never nil; during plan it does nothing.
-	Checkpoint func(addr string, attrs Attrs)
+	// nothing a later Delete needs. A kind must not go on changing the host
+	// when it fails. Never nil; during plan it does nothing.
+	Checkpoint func(addr string, attrs Attrs) error
 }
 
 // NewRunContext returns a RunContext with a fresh pool.
@@ -29,7 +30,7 @@ func NewRunContext(log hclog.Logger, progress func(addr, msg string)) *RunContex
 	if progress == nil {
 		progress = func(string, string) {}
 	}
-	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress, Checkpoint: func(string, Attrs) {}}
+	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress, Checkpoint: func(string, Attrs) error { return nil }}
 }
 
 // Close closes every connection of the run.

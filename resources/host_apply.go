@@ -134,7 +134,10 @@ func (a *hostApply) converge(ctx context.Context) error {
 	before := a.recs
 	a.recs = before.clone()
 	if a.intend(live) {
-		a.rc.Checkpoint(a.addr, a.result())
+		if err := a.rc.Checkpoint(a.addr, a.result()); err != nil {
+			a.recs = before
+			return a.errorf("recording what this apply will change, before changing it: %w", err)
+		}
 	}
 	a.recs = before
 	for _, f := range a.desiredList {

@@ -2,6 +2,8 @@ package resources
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -20,13 +22,14 @@ func TestHostCheckpointIsWriteAhead(t *testing.T) {
 		r := newHostRun(t)
 		var mu sync.Mutex
 		var checkpoints []Attrs
-		r.Checkpoint = func(addr string, a Attrs) {
+		r.Checkpoint = func(addr string, a Attrs) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if addr != "host.m0" {
 				t.Errorf("checkpoint for %s", addr)
 			}
 			checkpoints = append(checkpoints, viaState(t, a))
+			return nil
 		}
 		if _, _, err := f.apply(r, nil, d); err != nil {
 			t.Fatal(err)
@@ -58,7 +61,7 @@ func TestHostCheckpointIsWriteAhead(t *testing.T) {
 		r2 := newHostRun(t)
 		var intent2 Attrs
 		ctx, cancel := context.WithCancel(context.Background())
-		r2.Checkpoint = func(_ string, a Attrs) { intent2 = viaState(t, a); cancel() } // the "crash"
+		r2.Checkpoint = func(_ string, a Attrs) error { intent2 = viaState(t, a); cancel(); return nil } // the "crash"
 		d2 := f2.desired(f2.cluster(typ, "m0"))
 		ch, err := f2.host.Plan(ctx, r2.RunContext, nil, d2)
 		if err != nil {
@@ -75,4 +78,28 @@ func TestHostCheckpointIsWriteAhead(t *testing.T) {
 			t.Fatalf("host not as before:\n%s\nwant:\n%s", after, before2)
 		}
 	})
+}
+
+// When the write-ahead record cannot be written, the host is not touched.
+func TestHostStopsWhenCheckpointFails(t *testing.T) {
+	f := newHostFixture(t)
+	f.bundle("amd64", "opt/new/bin/tool", "tool", 0o755)
+	before := f.snapshot()
+	r := newHostRun(t)
+	r.Checkpoint = func(string, Attrs) error { return errors.New("disk full") }
+	d := f.desired(f.cluster("local", "m0"))
+	ch, err := f.host.Plan(context.Background(), r.RunContext, nil, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs, err := f.host.Create(context.Background(), r.RunContext, d, ch)
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v", err)
+	}
+	if attrs != nil {
+		t.Fatalf("attrs = %v, want nil: nothing was changed", attrs)
+	}
+	if after := f.snapshot(); after != before {
+		t.Fatal("host changed although its write-ahead record failed")
+	}
 }
