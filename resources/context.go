@@ -20,6 +20,21 @@ type RunContext struct {
 	// nothing a later Delete needs. A kind must not go on changing the host
 	// when it fails. Never nil; during plan it does nothing.
 	Checkpoint func(addr string, attrs Attrs) error
+	// Recorded returns the objects of a kind recorded in state, sorted by
+	// address: during plan as the run found them, during apply as they are
+	// now. Kinds that act on a whole cluster (an etcd member joining the
+	// running members, a node drained through a master) find the others
+	// here. Never nil; treat the objects as read-only.
+	Recorded func(kind string) []Object
+	// WorkDir is the directory of the state file: where files meant for the
+	// operator (the admin kubeconfig) are written.
+	WorkDir string
+	// Destroy is set for `eggo destroy`: everything goes, so cluster-level
+	// courtesies (draining a node, removing an etcd member) are skipped.
+	Destroy bool
+	// Force is set by -force: a resource on a host that cannot be reached is
+	// removed from the cluster and the state without touching the host.
+	Force bool
 }
 
 // NewRunContext returns a RunContext with a fresh pool.
@@ -30,7 +45,8 @@ func NewRunContext(log hclog.Logger, progress func(addr, msg string)) *RunContex
 	if progress == nil {
 		progress = func(string, string) {}
 	}
-	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress, Checkpoint: func(string, Attrs) error { return nil }}
+	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress, Checkpoint: func(string, Attrs) error { return nil },
+		Recorded: func(string) []Object { return nil }}
 }
 
 // Close closes every connection of the run.

@@ -44,7 +44,17 @@ const (
 	ReasonDestroy          = "destroy"             // eggo destroy
 	ReasonPending          = "interrupted"         // a previous apply stopped while changing it
 	ReasonGone             = "gone"                // refresh found the live object missing
+	ReasonExpiring         = "expiring"            // a certificate is within renew_before of expiry
+	ReasonUpgrade          = "upgrade"             // kubernetes_version changed
 )
+
+// PlanChecker is implemented by kinds that judge a whole plan, not one
+// resource: an etcd member set that would lose quorum in one step. The
+// engine calls it once the plan is made; an error refuses the plan,
+// warnings are shown with it.
+type PlanChecker interface {
+	CheckPlan(changes []Change, recorded []Object, destroy bool) (warnings []string, err error)
+}
 
 // Desired is one resource as the configuration wants it.
 type Desired struct {
@@ -54,6 +64,23 @@ type Desired struct {
 	Source    string   // "file.hcl:12" of the block that declared it, for messages
 	Attrs     Attrs    // desired attributes (may contain Unknown)
 	DependsOn []string // addresses of resources that must be applied first
+	// Roll puts the resource in a rolling group: when an apply updates or
+	// replaces several resources of one group that already exist, the
+	// engine runs them a batch at a time (see Roll). Nil: no rolling.
+	Roll *Roll
+}
+
+// Roll orders the updates of existing resources (an upgrade) so that only
+// Batch units are down at a time. Resources of one group with the same Unit
+// (one node's components) form one unit; units go in order of Order, then
+// Unit, Batch units at a time, each batch waiting for the whole previous
+// one. Groups chain in Stage order: every update of a group of a later
+// stage waits for every update of earlier stages.
+type Roll struct {
+	Group string `json:"group"` // "etcd", "control-plane", "workers"
+	Stage int    `json:"stage"` // groups roll in ascending stage order
+	Unit  string `json:"unit"`  // usually the node name
+	Batch int    `json:"batch"` // units at a time; <1 means 1
 }
 
 // Object is one resource as recorded (the engine converts to and from state).

@@ -15,7 +15,23 @@ type Cluster struct {
 	Annotations       map[string]string
 	Network           Network
 	Certificates      Certificates
-	Nodes             []Node // in declaration order (for_each keys sorted, count in order)
+	// MaxUnavailable is how many workers a rolling upgrade takes down at a
+	// time (default 1).
+	MaxUnavailable int
+	// ExtraArgs are per-component command-line flags ("kube-apiserver" →
+	// "v" → "2"); they override eggo's own flags of the same name.
+	ExtraArgs map[string]map[string]string
+	Runtime   Runtime
+	Nodes     []Node // in declaration order (for_each keys sorted, count in order)
+}
+
+// Runtime holds container runtime settings a cluster definition passes to
+// containerd. They are off by default: a sandbox that needs one (the
+// testbed's nspawn hosts need RestrictOOMScoreAdj) says so.
+type Runtime struct {
+	// RestrictOOMScoreAdj is containerd's CRI restrict_oom_score_adj: needed
+	// where the runtime lacks CAP_SYS_RESOURCE.
+	RestrictOOMScoreAdj bool
 }
 
 // Network holds the cluster's address ranges.
