@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -71,6 +72,8 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	rc, done := o.runContext()
 	defer done()
 	rc.Progress = o.Hooks.Progress
+	rc.Destroy, rc.Force, rc.WorkDir = p.Destroy, o.Force, filepath.Dir(o.StatePath)
+	rc.Recorded = func(kind string) []resources.Object { return rec.recorded(kind) }
 	rc.Checkpoint = func(addr string, attrs resources.Attrs) error {
 		s := p.Step(addr)
 		if s == nil {
@@ -201,6 +204,10 @@ func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, 
 		attrs, err = k.Update(ctx, rc, *s.Prior, *desired, s.Change)
 	case resources.Delete:
 		attrs, err = k.Delete(ctx, rc, *s.Prior)
+		if err != nil && rc.Force && resources.IsUnreachable(err) {
+			hooks.Progress(s.Addr, fmt.Sprintf("host %s unreachable: removed from the state without touching it (-force)", resources.UnreachableHost(err)))
+			attrs, err = nil, nil
+		}
 	case resources.Replace:
 		attrs, err = k.Delete(ctx, rc, *s.Prior)
 		if err == nil {

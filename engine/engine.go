@@ -31,6 +31,9 @@ type Options struct {
 	Replace     []string        // -replace: force replacement
 	NoRefresh   bool            // -refresh=false
 	Destroy     bool            // plan the deletion of everything in state
+	// Force drops the resources of hosts that cannot be reached from the
+	// state when they are being deleted, without touching the hosts.
+	Force bool
 	Log         hclog.Logger
 	Hooks       Hooks
 	// Kinds overrides the registered resource kinds (tests).

@@ -244,6 +244,8 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 			have[obj.Addr] = obj
 		}
 	}
+	rc.Recorded = func(kind string) []resources.Object { return recordedOf(have, kind) }
+	rc.Destroy, rc.Force, rc.WorkDir = o.Destroy, o.Force, filepath.Dir(o.StatePath)
 	g, err := planGraph(want, have)
 	if err != nil {
 		return nil, err
@@ -296,7 +298,13 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 		steps[addr] = st
 		p.Steps = append(p.Steps, st)
 	}
+	if err := rollEdges(g, steps); err != nil {
+		return nil, err
+	}
 	sort.Slice(p.Steps, func(i, j int) bool { return p.Steps[i].Addr < p.Steps[j].Addr })
+	if err := checkPlan(p, kinds, have); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

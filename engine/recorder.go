@@ -2,8 +2,10 @@ package engine
 
 import (
 	"slices"
+	"sort"
 	"sync"
 
+	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -82,4 +84,18 @@ func (r *recorder) lookup(addr string) (state.Resource, bool) {
 		return state.Resource{}, false
 	}
 	return *res, true
+}
+
+// recorded returns the objects of a kind as recorded now, sorted by address.
+func (r *recorder) recorded(kind string) []resources.Object {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []resources.Object
+	for i := range r.st.Resources {
+		if res := &r.st.Resources[i]; res.Kind == kind {
+			out = append(out, *toObject(res))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
+	return out
 }

@@ -20,7 +20,8 @@ func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map
 	}
 	var (
 		mu   sync.Mutex
-		errs []string
+		errs   []string
+		forced []string
 		wg   sync.WaitGroup
 		sem  = make(chan struct{}, o.Parallelism)
 	)
@@ -38,8 +39,17 @@ func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map
 			live, reasons, err := kinds[obj.Kind].Read(ctx, rc, *obj)
 			mu.Lock()
 			defer mu.Unlock()
+			if err != nil && o.Force && resources.IsUnreachable(err) {
+				// -force: keep what state says; the delete drops it.
+				forced = append(forced, obj.Addr)
+				return
+			}
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s: refresh failed: %v", obj.Addr, err))
+				hint := ""
+				if resources.IsUnreachable(err) {
+					hint = " (to remove a dead host from the cluster and the state without touching it, use -force)"
+				}
+				errs = append(errs, fmt.Sprintf("%s: refresh failed: %v%s", obj.Addr, err, hint))
 				return
 			}
 			obj.Attrs = live
@@ -52,6 +62,9 @@ func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map
 	if len(errs) > 0 {
 		sort.Strings(errs)
 		return nil, &RefreshError{Failures: errs}
+	}
+	for _, a := range forced {
+		drift[a] = append(drift[a], resources.Reason{Code: resources.ReasonDrift, Detail: "host unreachable: not refreshed (-force)"})
 	}
 	return drift, ctx.Err()
 }

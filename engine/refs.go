@@ -40,6 +40,12 @@ func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[strin
 				carries = true
 			}
 			if s := steps[r.Addr]; s != nil && s.Action != resources.NoOp {
+				// A changing resource may still know the value it will
+				// have (a service's file digest that its change leaves
+				// alone); only what it cannot know is unknown.
+				if s.Action != resources.Delete && s.After != nil && isKnown(s.After[r.Attr]) {
+					return s.After[r.Attr]
+				}
 				return resources.Unknown{}
 			}
 			if h := have[r.Addr]; h != nil && h.Attrs != nil {
@@ -97,4 +103,36 @@ func unionSorted(a, b []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// isKnown reports whether v is present and holds no Unknown anywhere.
+func isKnown(v any) bool {
+	switch t := v.(type) {
+	case nil, resources.Unknown, resources.Ref:
+		return false
+	case map[string]any:
+		for _, e := range t {
+			if _, ok := e.(resources.Unknown); ok {
+				return false
+			}
+			if m, ok := e.(map[string]any); ok && !isKnown(m) {
+				return false
+			}
+			if l, ok := e.([]any); ok && !isKnown(l) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range t {
+			switch e.(type) {
+			case resources.Unknown, resources.Ref:
+				return false
+			case map[string]any, []any:
+				if !isKnown(e) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

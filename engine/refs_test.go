@@ -19,6 +19,7 @@ func TestRefsFlowInOneApply(t *testing.T) {
 				"value":  resources.Ref{Addr: "test.ca", Attr: "value"},
 				"nested": map[string]any{"from": resources.Ref{Addr: "test.ca", Attr: "value"}},
 				"key":    resources.Ref{Addr: "test.ca", Attr: "secret"},
+				"later":  resources.Ref{Addr: "test.ca", Attr: "unplanned"},
 			}),
 		}
 	}
@@ -27,8 +28,14 @@ func TestRefsFlowInOneApply(t *testing.T) {
 	if !reflect.DeepEqual(leaf.WaitsFor, []string{"test.ca"}) {
 		t.Fatalf("leaf waits for %v: a Ref must add the edge", leaf.WaitsFor)
 	}
-	if _, ok := leaf.After["value"].(resources.Unknown); !ok {
-		t.Fatalf("leaf value = %#v, want known after apply", leaf.After["value"])
+	// The CA is being created, but the value it will have is in its
+	// planned attributes: the leaf knows it already. What the CA's plan
+	// cannot know is known only after apply.
+	if leaf.After["value"] != "v1" {
+		t.Fatalf("leaf value = %#v, want the CA's planned value", leaf.After["value"])
+	}
+	if _, ok := leaf.After["later"].(resources.Unknown); !ok {
+		t.Fatalf("leaf later = %#v, want known after apply", leaf.After["later"])
 	}
 	if !reflect.DeepEqual(leaf.Sensitive, []string{"key", "secret"}) {
 		t.Fatalf("leaf sensitive = %v: an attribute carrying a secret is secret", leaf.Sensitive)

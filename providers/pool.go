@@ -72,6 +72,8 @@ func (p *Pool) Get(ctx context.Context, t Target) (Conn, error) {
 			c, err := d(ctx, t)
 			if err == nil {
 				c = &countingConn{Conn: c, pool: p}
+			} else if ctx.Err() == nil {
+				err = &UnreachableError{Host: t.Name, Err: err}
 			}
 			e.conn, e.err = c, err
 		}

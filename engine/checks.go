@@ -1,0 +1,37 @@
+package engine
+
+import "github.com/eggo-project/eggo/resources"
+
+// checkPlan lets kinds that judge a whole plan (quorum of an etcd member
+// set) refuse it or warn about it.
+func checkPlan(p *Plan, kinds map[string]resources.Kind, have map[string]*resources.Object) error {
+	for _, name := range sortedKeys(kinds) {
+		pc, ok := kinds[name].(resources.PlanChecker)
+		if !ok {
+			continue
+		}
+		var changes []resources.Change
+		for _, s := range p.Steps {
+			if s.Kind == name {
+				changes = append(changes, s.Change)
+			}
+		}
+		warnings, err := pc.CheckPlan(changes, recordedOf(have, name), p.Destroy)
+		if err != nil {
+			return errorf("%v", err)
+		}
+		p.Warnings = append(p.Warnings, warnings...)
+	}
+	return nil
+}
+
+// recordedOf lists the recorded objects of a kind, sorted by address.
+func recordedOf(have map[string]*resources.Object, kind string) []resources.Object {
+	var out []resources.Object
+	for _, a := range sortedKeys(have) {
+		if o := have[a]; o.Kind == kind {
+			out = append(out, *o)
+		}
+	}
+	return out
+}

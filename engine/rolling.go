@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"sort"
+
+	"github.com/eggo-project/eggo/graph"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// rollEdges orders the updates of existing resources that belong to rolling
+// groups (an upgrade): within a group, units (nodes) go Batch at a time,
+// each batch waiting for every step of the one before; groups go in Stage
+// order. Creates and deletes are never held back: a new cluster comes up
+// in parallel. The edges are added to g and to the steps' WaitsFor, so a
+// failure skips the rest of the roll and leaves the cluster serving.
+func rollEdges(g *graph.Graph, steps map[string]*Step) error {
+	type unit struct {
+		name  string
+		steps []*Step
+	}
+	groups := map[string]map[string]*unit{}
+	stageOf := map[string]int{}
+	for _, s := range steps {
+		if s.Desired == nil || s.Desired.Roll == nil || s.Prior == nil {
+			continue
+		}
+		if s.Action != resources.Update && s.Action != resources.Replace {
+			continue
+		}
+		r := s.Desired.Roll
+		if groups[r.Group] == nil {
+			groups[r.Group] = map[string]*unit{}
+		}
+		stageOf[r.Group] = r.Stage
+		u := groups[r.Group][r.Unit]
+		if u == nil {
+			u = &unit{name: r.Unit}
+			groups[r.Group][r.Unit] = u
+		}
+		u.steps = append(u.steps, s)
+	}
+	names := sortedKeys(groups)
+	sort.SliceStable(names, func(i, j int) bool { return stageOf[names[i]] < stageOf[names[j]] })
+
+	var earlier, thisStage []*Step // rolling steps of the stages before, and of this one
+	connect := func(s *Step, deps []*Step) error {
+		for _, d := range deps {
+			if d.Addr == s.Addr || contains(s.WaitsFor, d.Addr) {
+				continue
+			}
+			if err := g.Connect(s.Addr, d.Addr); err != nil {
+				return err
+			}
+			s.WaitsFor = append(s.WaitsFor, d.Addr)
+		}
+		sort.Strings(s.WaitsFor)
+		return nil
+	}
+	for gi, name := range names {
+		if gi > 0 && stageOf[names[gi-1]] != stageOf[name] {
+			earlier, thisStage = append(earlier, thisStage...), nil
+		}
+		units := make([]*unit, 0, len(groups[name]))
+		for _, u := range groups[name] {
+			units = append(units, u)
+		}
+		sort.Slice(units, func(i, j int) bool { return units[i].name < units[j].name })
+		batch := units[0].steps[0].Desired.Roll.Batch
+		if batch < 1 {
+			batch = 1
+		}
+		prev := append([]*Step(nil), earlier...)
+		for i := 0; i < len(units); i += batch {
+			var cur []*Step
+			for _, u := range units[i:min(i+batch, len(units))] {
+				cur = append(cur, u.steps...)
+			}
+			for _, s := range cur {
+				if err := connect(s, prev); err != nil {
+					return err
+				}
+			}
+			prev = cur
+			thisStage = append(thisStage, cur...)
+		}
+	}
+	return g.Validate()
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
