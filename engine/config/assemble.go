@@ -10,7 +10,8 @@ import (
 )
 
 // assemble puts the evaluated blocks together into the cluster model and
-// checks what spans nodes: unique names and unique addresses.
+// checks what spans nodes: unique names and addresses, and roles that
+// together make a working cluster.
 func (l *loader) assemble() (*resources.Cluster, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	c := l.clusters[0].model
@@ -49,6 +50,9 @@ func (l *loader) assemble() (*resources.Cluster, hcl.Diagnostics) {
 	if len(c.Nodes) == 0 && !diags.HasErrors() {
 		diags = append(diags, diagf(l.nodes[0].block.DefRange, "No nodes",
 			"Every node block expands to zero instances (empty for_each or count = 0); a cluster needs at least one node."))
+	}
+	if !diags.HasErrors() {
+		diags = append(diags, l.checkTopology(&c)...)
 	}
 	return &c, diags
 }

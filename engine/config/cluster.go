@@ -19,6 +19,7 @@ type clusterBlock struct {
 	content      *hcl.BodyContent
 	network      *hcl.Block // nil when absent
 	certificates *hcl.Block
+	runtime      *hcl.Block
 	model        resources.Cluster
 }
 
@@ -34,8 +35,11 @@ func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
 	l.clusters = append(l.clusters, cb)
 	for _, nb := range content.Blocks {
 		slot := &cb.network
-		if nb.Type == "certificates" {
+		switch nb.Type {
+		case "certificates":
 			slot = &cb.certificates
+		case "runtime":
+			slot = &cb.runtime
 		}
 		if *slot != nil {
 			diags = append(diags, diagf(nb.DefRange, "Duplicate "+nb.Type+" block",
@@ -94,6 +98,9 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 	c.Annotations = dec.stringMap(attrs, "annotations")
 	c.Network = l.decodeNetwork(dec, cb)
 	c.Certificates = decodeCertificates(dec, cb.certificates)
+	c.MaxUnavailable = decodeMaxUnavailable(dec, attrs)
+	c.ExtraArgs = decodeExtraArgs(dec, attrs)
+	c.Runtime = decodeRuntime(dec, cb.runtime)
 
 	if !dec.diags.HasErrors() {
 		l.values["cluster"] = clusterValue(c)
@@ -128,7 +135,25 @@ func clusterValue(c *resources.Cluster) cty.Value {
 			"pod_cidr":     cty.StringVal(c.Network.PodCIDR),
 			"dns_domain":   cty.StringVal(c.Network.DNSDomain),
 		}),
+		"max_unavailable": cty.NumberIntVal(int64(c.MaxUnavailable)),
+		"extra_args":      extraArgsValue(c.ExtraArgs),
+		"runtime": cty.ObjectVal(map[string]cty.Value{
+			"restrict_oom_score_adj": cty.BoolVal(c.Runtime.RestrictOOMScoreAdj),
+		}),
 	})
+}
+
+// extraArgsValue is cluster.extra_args: a map of every component named in
+// the configuration to its flags.
+func extraArgsValue(m map[string]map[string]string) cty.Value {
+	if len(m) == 0 {
+		return cty.MapValEmpty(cty.Map(cty.String))
+	}
+	vals := make(map[string]cty.Value, len(m))
+	for k, flags := range m {
+		vals[k] = stringMapValue(flags)
+	}
+	return cty.MapVal(vals)
 }
 
 func stringMapValue(m map[string]string) cty.Value {

@@ -14,7 +14,7 @@ import (
 const oneNode = `
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 `
 
@@ -89,7 +89,7 @@ connection {
 }
 node "plain" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 node "custom" {
   address = "10.0.0.2"
@@ -156,6 +156,10 @@ locals {
 node "lb" {
   address = local.lb
   roles   = ["loadbalance"]
+}
+node "m" {
+  address = "10.9.1.1"
+  roles   = ["master", "etcd"]
 }
 output "endpoint" {
   value = local.endpoint

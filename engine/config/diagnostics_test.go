@@ -44,7 +44,7 @@ variable "ip" {
 }
 node "m0" {
   address = var.ip
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
   labels  = { motd = sha256(file("motd")) }
 }
 `,

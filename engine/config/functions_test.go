@@ -14,7 +14,7 @@ func evalOutput(t *testing.T, expr string, extra map[string]string) (cty.Value, 
 	files := map[string]string{"main.hcl": minimal + `
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 output "x" {
   value = ` + expr + `

@@ -16,7 +16,7 @@ func TestNodeExpansion(t *testing.T) {
 			nodes: `node "w" {
   for_each = { w2 = "10.0.0.2", w10 = "10.0.0.10", w1 = "10.0.0.1" }
   address  = each.value
-  roles    = ["worker"]
+  roles    = ["master", "etcd", "worker"]
 }`,
 			want: []string{"w1=10.0.0.1", "w10=10.0.0.10", "w2=10.0.0.2"},
 		},
@@ -26,7 +26,7 @@ func TestNodeExpansion(t *testing.T) {
   for_each = toset(["b.example", "a.example"])
   name     = replace(each.key, ".example", "")
   address  = each.value
-  roles    = ["worker"]
+  roles    = ["master", "etcd", "worker"]
 }`,
 			want: []string{"a=a.example", "b=b.example"},
 		},
@@ -36,7 +36,7 @@ func TestNodeExpansion(t *testing.T) {
   for_each = { x = { ip = "10.0.0.1", n = "one" }, y = { ip = "10.0.0.2", n = "two" } }
   name     = each.value.n
   address  = each.value.ip
-  roles    = ["worker"]
+  roles    = ["master", "etcd", "worker"]
 }`,
 			want: []string{"one=10.0.0.1", "two=10.0.0.2"},
 		},
@@ -45,7 +45,7 @@ func TestNodeExpansion(t *testing.T) {
 			nodes: `node "m" {
   count   = 3
   address = cidrhost("10.0.0.0/24", 11 + count.index)
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }`,
 			want: []string{"m-0=10.0.0.11", "m-1=10.0.0.12", "m-2=10.0.0.13"},
 		},
@@ -53,7 +53,7 @@ func TestNodeExpansion(t *testing.T) {
 			name: "declaration order across blocks; count = 0 adds nothing",
 			nodes: `node "z" {
   address = "10.0.0.9"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 node "none" {
   count   = 0
@@ -70,7 +70,7 @@ node "a" {
 			name: "empty for_each next to a plain node",
 			nodes: `node "m" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 node "w" {
   for_each = {}
@@ -184,7 +184,7 @@ node "lb" {
 node "m" {
   for_each = { a = "10.0.0.1", b = "10.0.0.2" }
   address  = each.value
-  roles    = ["master"]
+  roles    = ["master", "etcd"]
 }
 output "masters" {
   value = join(",", [for k, m in node.m : "${k}:${m.name}:${m.address}:${m.arch}:${join("+", m.roles)}"])
@@ -200,7 +200,7 @@ output "cluster" {
 	for _, o := range cfg.Outputs {
 		got[o.Name] = o.Value.AsString()
 	}
-	if got["masters"] != "a:a:10.0.0.1:amd64:master,b:b:10.0.0.2:amd64:master" {
+	if got["masters"] != "a:a:10.0.0.1:amd64:master+etcd,b:b:10.0.0.2:amd64:master+etcd" {
 		t.Errorf("masters = %q", got["masters"])
 	}
 	if got["cluster"] != "demo/1.31.4/10.244.0.0/16" {

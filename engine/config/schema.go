@@ -24,10 +24,19 @@ var clusterSchema = &hcl.BodySchema{
 		{Name: "api_endpoint"},
 		{Name: "labels"},
 		{Name: "annotations"},
+		{Name: "max_unavailable"},
+		{Name: "extra_args"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "network"},
 		{Type: "certificates"},
+		{Type: "runtime"},
+	},
+}
+
+var runtimeSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "restrict_oom_score_adj"},
 	},
 }
 

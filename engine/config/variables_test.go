@@ -18,7 +18,7 @@ variable "sizes" {
 variable "raw" {}
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 output "user" {
   value = var.user
@@ -116,7 +116,7 @@ variable "secret_host" {
 }
 node "m0" {
   address = var.secret_host
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 output "host" {
   value     = var.secret_host
@@ -149,7 +149,7 @@ node "w" {
   for_each = var.workers
   address  = each.value.address
   arch     = each.value.arch
-  roles    = ["worker"]
+  roles    = ["master", "etcd", "worker"]
 }
 `}), VarInput{Vars: []string{`workers={ a = { address = "10.0.0.1" }, b = { address = "10.0.0.2", arch = "arm64" } }`}})
 	if n := cfg.Cluster.Nodes; n[0].Arch != "amd64" || n[1].Arch != "arm64" {

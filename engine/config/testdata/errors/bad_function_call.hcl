@@ -4,5 +4,5 @@ cluster "demo" {
 
 node "m0" {
   address = cidrhost("10.0.0.0/30", 9) # ERROR: Error in function call
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

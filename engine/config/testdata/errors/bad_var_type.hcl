@@ -10,5 +10,5 @@ variable "count" { # ERROR(no source): Invalid value for input variable
 node "m" {
   count   = var.count
   address = "10.0.0.${count.index + 1}"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

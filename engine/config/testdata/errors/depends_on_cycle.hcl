@@ -4,7 +4,7 @@ cluster "demo" {
 
 node "a" {
   address    = "10.0.0.1"
-  roles      = ["master"]
+  roles      = ["master", "etcd"]
   depends_on = [node.b] # ERROR: Reference cycle
 }
 

@@ -4,7 +4,7 @@ cluster "demo" {
 
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 
 node "workers" {

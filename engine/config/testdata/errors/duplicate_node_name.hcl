@@ -5,7 +5,7 @@ cluster "demo" {
 node "a" {
   name    = "m0"
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 
 node "b" {

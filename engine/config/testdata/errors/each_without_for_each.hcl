@@ -4,5 +4,5 @@ cluster "demo" {
 
 node "m0" {
   address = each.value # ERROR: Reference to "each" in context without for_each
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

@@ -4,5 +4,5 @@ cluster "demo" {
 
 node "m0" {
   address = "10.0.0.300" # ERROR: Invalid node address
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

@@ -3,5 +3,5 @@ cluster "demo" {
 }
 
 node "m0" { # ERROR: Missing required argument
-  roles = ["master"]
+  roles = ["master", "etcd"]
 }

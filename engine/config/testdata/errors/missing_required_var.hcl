@@ -8,5 +8,5 @@ variable "address" { # ERROR: No value for required variable
 
 node "m0" {
   address = var.address
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

@@ -1,5 +1,5 @@
 # ERROR(no source): Missing cluster block
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

@@ -9,7 +9,7 @@ variable "token" {
 
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }
 
 output "token" {

@@ -8,5 +8,5 @@ cluster "other" { # ERROR: Duplicate cluster block
 
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

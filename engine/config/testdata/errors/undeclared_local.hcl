@@ -4,5 +4,5 @@ cluster "demo" {
 
 node "m0" {
   address = local.master_ip # ERROR: Reference to undeclared local value
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

@@ -6,5 +6,5 @@ cluster "demo" {
 
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

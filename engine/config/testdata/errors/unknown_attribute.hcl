@@ -4,6 +4,6 @@ cluster "demo" {
 
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
   colour  = "blue" # ERROR: Unsupported argument
 }

@@ -7,5 +7,5 @@ resource "host" "x" { # ERROR: Unsupported block type
 
 node "m0" {
   address = "10.0.0.1"
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

@@ -4,5 +4,5 @@ cluster "demo" {
 
 node "m0" {
   address = cidr_host("10.0.0.0/24", 9) # ERROR: Call to unknown function
-  roles   = ["master"]
+  roles   = ["master", "etcd"]
 }

@@ -1,0 +1,162 @@
+package config
+
+import (
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// components are the programs eggo runs on the nodes: the keys extra_args
+// may pass flags to.
+var components = []string{
+	"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "containerd",
+}
+
+func isComponent(s string) bool {
+	for _, c := range components {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeExtraArgs reads extra_args: component → flag name (without
+// dashes) → value. Numbers and bools become strings, as on a command line.
+// Errors point at the offending key or value when the map is written as a
+// literal, else at the whole expression.
+func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	a := attrs["extra_args"]
+	v, ok := dec.eval(a, cty.Map(cty.Map(cty.String)))
+	if !ok {
+		return out
+	}
+	entries := literalEntries(a.Expr, dec.ctx)
+	for it := v.ElementIterator(); it.Next(); {
+		k, flags := it.Element()
+		component := k.AsString()
+		e := entries.get(component, a.Expr)
+		if !isComponent(component) {
+			dec.errorf(e.key, "Unknown component in extra_args",
+				"%q is not a component eggo runs%s; the keys of extra_args are %s.",
+				component, suggestion(component, components), strings.Join(components, ", "))
+			continue
+		}
+		if flags.IsNull() {
+			dec.errorf(e.value.Range(), "Invalid extra_args",
+				"extra_args[%q] must be a map of flags such as { v = \"2\" }, not null; remove the entry to pass no flags.", component)
+			continue
+		}
+		out[component] = decodeFlags(dec, component, flags, literalEntries(e.value, dec.ctx), e.value)
+	}
+	return out
+}
+
+func decodeFlags(dec *decoder, component string, flags cty.Value, entries literalMap, expr hcl.Expression) map[string]string {
+	out := make(map[string]string, flags.LengthInt())
+	for it := flags.ElementIterator(); it.Next(); {
+		k, v := it.Element()
+		name := k.AsString()
+		e := entries.get(name, expr)
+		switch trimmed := strings.TrimLeft(name, "-"); {
+		case trimmed != name && trimmed != "":
+			dec.errorf(e.key, "Invalid flag name in extra_args",
+				"Flag names in extra_args are written without leading dashes (eggo adds \"--\"): write %q instead of %q.",
+				trimmed, name)
+			continue
+		case name == "" || strings.ContainsAny(name, "= \t\r\n\x00"):
+			dec.errorf(e.key, "Invalid flag name in extra_args",
+				"%s flag %q is not a flag name: names are not empty and hold no '=' or spaces. "+
+					"To pass --feature-gates=A=true, write \"feature-gates\" = \"A=true\".", component, name)
+			continue
+		}
+		if v.IsNull() {
+			dec.errorf(e.value.Range(), "Invalid flag value in extra_args",
+				"The value of %s flag %q must not be null; remove the flag to leave eggo's own value.", component, name)
+			continue
+		}
+		// A line break would end the command line inside the unit file; the
+		// value is not shown because it may be a secret.
+		if strings.ContainsAny(v.AsString(), "\r\n\x00") {
+			dec.errorf(e.value.Range(), "Invalid flag value in extra_args",
+				"The value of %s flag %q holds a line break or NUL character, which a command line cannot carry.", component, name)
+			continue
+		}
+		out[name] = v.AsString()
+	}
+	return out
+}
+
+// literalMap holds, for an object written as a literal { k = v }, the range
+// of each key and its value expression.
+type literalMap map[string]literalEntry
+
+type literalEntry struct {
+	key   hcl.Range
+	value hcl.Expression
+}
+
+// literalEntries reads expr as a literal object; nil when it is not one
+// (a variable, a function call): errors then point at the whole expression.
+func literalEntries(expr hcl.Expression, ctx *hcl.EvalContext) literalMap {
+	pairs, diags := hcl.ExprMap(expr)
+	if diags.HasErrors() {
+		return nil
+	}
+	out := make(literalMap, len(pairs))
+	for _, p := range pairs {
+		k, diags := p.Key.Value(ctx)
+		if diags.HasErrors() || !k.IsKnown() || k.IsNull() || k.Type() != cty.String {
+			continue
+		}
+		out[k.AsString()] = literalEntry{key: p.Key.Range(), value: p.Value}
+	}
+	return out
+}
+
+// get returns the entry of key, or whole as both key and value when the
+// object is not a literal.
+func (m literalMap) get(key string, whole hcl.Expression) literalEntry {
+	if e, ok := m[key]; ok {
+		return e
+	}
+	return literalEntry{key: whole.Range(), value: whole}
+}
+
+// suggestion returns ` (did you mean "x"?)` for the valid name closest to
+// s by edit distance, when it is close enough to be a typo.
+func suggestion(s string, valid []string) string {
+	best, bestDist := "", len(s)/3+2
+	for _, v := range valid {
+		if d := editDistance(s, v); d < bestDist {
+			best, bestDist = v, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (did you mean "` + best + `"?)`
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

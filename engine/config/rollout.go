@@ -1,0 +1,52 @@
+package config
+
+import (
+	"math/big"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+// defaultMaxUnavailable upgrades one worker at a time: the slowest rollout,
+// and the one that never takes more capacity away than a single machine.
+const defaultMaxUnavailable = 1
+
+// decodeMaxUnavailable reads max_unavailable: how many workers a rolling
+// upgrade takes down at a time. Zero would never finish, so it is at least 1.
+func decodeMaxUnavailable(dec *decoder, attrs hcl.Attributes) int {
+	a := attrs["max_unavailable"]
+	v, ok := dec.eval(a, cty.Number)
+	if !ok {
+		return defaultMaxUnavailable
+	}
+	bf := v.AsBigFloat()
+	n, acc := bf.Int64()
+	if !bf.IsInt() || acc != big.Exact || n < 1 || n > maxCount {
+		got := bf.Text('g', -1)
+		if dec.secret[a] {
+			got = "(sensitive value)"
+		}
+		dec.errorf(a.Expr.Range(), "Invalid max_unavailable",
+			"max_unavailable is how many workers a rolling upgrade takes down at a time: a whole number from 1 to %d; got %s.",
+			maxCount, got)
+		return defaultMaxUnavailable
+	}
+	return int(n)
+}
+
+// decodeRuntime reads the runtime block: container runtime settings that
+// are off unless the cluster definition asks for them.
+func decodeRuntime(dec *decoder, b *hcl.Block) resources.Runtime {
+	var r resources.Runtime
+	if b == nil {
+		return r
+	}
+	content, diags := b.Body.Content(runtimeSchema)
+	dec.diags = append(dec.diags, diags...)
+	if p := dec.boolPtr(content.Attributes, "restrict_oom_score_adj"); p != nil {
+		r.RestrictOOMScoreAdj = *p
+	}
+	return r
+}
