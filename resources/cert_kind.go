@@ -1,0 +1,104 @@
+package resources
+
+import (
+	"fmt"
+	"time"
+)
+
+// Cert is the cert kind: one leaf certificate and its key, issued by one
+// of the pki CAs. Like pki it is local: the state is its only store, and
+// the kinds that put certificates on hosts read them through Refs
+// (CertAddr(CertAdmin, "") + "#cert").
+type Cert struct {
+	now func() time.Time // the clock expiry is judged and certificates are issued by
+}
+
+// NewCert returns the cert kind.
+func NewCert() *Cert { return &Cert{now: time.Now} }
+
+func init() { Register(NewCert()) }
+
+// Name is "cert".
+func (c *Cert) Name() string { return "cert" }
+
+// Names of the certificates. The per-node ones (apiserver, etcd_server,
+// etcd_peer, kubelet) have one instance per node of their role.
+const (
+	CertAPIServer              = "apiserver"                // per master: kube-apiserver's serving certificate
+	CertAPIServerKubeletClient = "apiserver_kubelet_client" // kube-apiserver → kubelets
+	CertAPIServerEtcdClient    = "apiserver_etcd_client"    // kube-apiserver → etcd (etcd CA)
+	CertFrontProxyClient       = "front_proxy_client"       // aggregation layer (front-proxy CA)
+	CertEtcdServer             = "etcd_server"              // per etcd node (etcd CA)
+	CertEtcdPeer               = "etcd_peer"                // per etcd node (etcd CA)
+	CertKubelet                = "kubelet"                  // per worker
+	CertAdmin                  = "admin"                    // the operator's kubeconfig
+	CertControllerManager      = "controller_manager"
+	CertScheduler              = "scheduler"
+	CertKubeProxy              = "kube_proxy"
+)
+
+// CertAddr is the address of a certificate: `cert.admin` for a
+// cluster-wide one (node ""), `cert.apiserver["m0"]` for a node's, quoted
+// the way Terraform writes instance keys.
+func CertAddr(name, node string) string {
+	if node == "" {
+		return "cert." + name
+	}
+	return fmt.Sprintf("cert.%s[%q]", name, node)
+}
+
+// Attribute names of the cert kind.
+const (
+	certIssuer      = "issuer"
+	certCA          = "ca"
+	certCAKey       = "ca_key"
+	certCommonName  = "common_name"
+	certOrg         = "organization"
+	certDNSNames    = "dns_names"
+	certIPs         = "ip_addresses"
+	certServer      = "server"
+	certClient      = "client"
+	certValidity    = "validity"
+	certRenewBefore = "renew_before"
+	certCert        = "cert"
+	certKey         = "key"
+	certNotAfter    = "not_after"
+	certSerial      = "serial"
+)
+
+// certComputed are the attributes Create sets.
+var certComputed = []string{certCert, certKey, certNotAfter, certSerial}
+
+// Schema describes the cert attributes. ca_key is an input only: it is
+// never recorded, so the CA's key lives in the CA's record alone rather
+// than in a copy per certificate.
+func (c *Cert) Schema() Schema {
+	return Schema{Attributes: map[string]AttrSchema{
+		certIssuer:      {Description: "address of the CA that signs it, e.g. pki.cluster_ca"},
+		certCA:          {Description: "the signing CA's certificate (PEM); a new CA replaces the certificate"},
+		certCAKey:       {Description: "the signing CA's private key; used to sign, never recorded", Sensitive: true},
+		certCommonName:  {Description: "subject common name (the user name Kubernetes sees)"},
+		certOrg:         {Description: "subject organizations (the groups Kubernetes sees)"},
+		certDNSNames:    {Description: "DNS subject alternative names, sorted"},
+		certIPs:         {Description: "IP subject alternative names, sorted"},
+		certServer:      {Description: "usable as a TLS server certificate"},
+		certClient:      {Description: "usable as a TLS client certificate"},
+		certValidity:    {Description: "lifetime from issue (validity); a change applies at the next renewal"},
+		certRenewBefore: {Description: "a certificate this close to expiry is renewed"},
+		certCert:        {Description: "the certificate (PEM)", Computed: true},
+		certKey:         {Description: "the private key (PEM)", Computed: true, Sensitive: true},
+		certNotAfter:    {Description: "when the certificate expires (RFC 3339, UTC)", Computed: true},
+		certSerial:      {Description: "serial number (hex)", Computed: true},
+	}}
+}
+
+// recordable is desired without ca_key: what a record holds of the inputs.
+func certRecordable(desired Attrs) Attrs {
+	out := make(Attrs, len(desired)+len(certComputed))
+	for k, v := range desired {
+		if k != certCAKey {
+			out[k] = v
+		}
+	}
+	return out
+}

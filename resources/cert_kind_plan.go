@@ -1,0 +1,106 @@
+package resources
+
+import (
+	"context"
+	"strings"
+
+	"github.com/eggo-project/eggo/resources/pki"
+)
+
+// Plan decides a certificate's change. The recorded certificate itself is
+// the judge (pki.NeedsRenewal): it is replaced when its CA is being
+// replaced or is another one, when what it says (names, groups, usages)
+// differs from the config, or when it is within renew_before of expiry. A
+// new validity or renew_before alone is recorded and applies at the next
+// renewal. Reasons never quote key material: they are built from the
+// certificates, which are public.
+func (c *Cert) Plan(_ context.Context, _ *RunContext, prior *Object, desired Desired) (Change, error) {
+	schema := c.Schema()
+	want := certRecordable(desired.Attrs)
+	ch := Change{Addr: desired.Addr, Kind: c.Name(), Node: desired.Node}
+	if prior == nil || attrString(prior.Attrs[certCert]) == "" || attrString(prior.Attrs[certKey]) == "" {
+		ch.Action = Create
+		ch.Reasons = []Reason{{Code: ReasonNew}}
+		if prior != nil {
+			ch.Reasons = []Reason{{Code: ReasonPending, Detail: "a previous apply stopped while creating it"}}
+		}
+		ch.After = withComputed(want, nil, false, certComputed...)
+		ch.Changed = ChangedAttrs(schema, nil, want)
+		return ch, nil
+	}
+	ch.Before = prior.Attrs
+	ch.Changed = ChangedAttrs(schema, prior.Attrs, want)
+
+	replace, err := c.replaceReasons(prior.Attrs, desired)
+	if err != nil {
+		return Change{}, err
+	}
+	switch {
+	case len(replace) > 0:
+		ch.Action = Replace
+		ch.Reasons = replace
+		ch.After = withComputed(want, nil, false, certComputed...)
+	case len(ch.Changed) > 0:
+		ch.Action = Update
+		ch.Reasons = []Reason{{Code: ReasonConfig, Detail: "changed in config: " + strings.Join(ch.Changed, ", ") +
+			" (recorded; applies at the next renewal)"}}
+		ch.After = withComputed(want, prior.Attrs, true, certComputed...)
+	case prior.Pending:
+		ch.Action = Update
+		ch.Reasons = []Reason{{Code: ReasonPending, Detail: "a previous apply stopped while changing it; recording it again"}}
+		ch.After = withComputed(want, prior.Attrs, true, certComputed...)
+	default:
+		ch.Action = NoOp
+		ch.After = prior.Attrs
+		ch.Changed = nil
+	}
+	return ch, nil
+}
+
+// replaceReasons are the reasons to issue a new certificate, none if the
+// recorded one may stay.
+func (c *Cert) replaceReasons(prior Attrs, desired Desired) ([]Reason, error) {
+	issuer := attrString(desired.Attrs[certIssuer])
+	caPEM, known := desired.Attrs[certCA].(string)
+	if !known {
+		// The engine plans a Ref as unknown while its target changes.
+		return []Reason{{Code: ReasonConfig, Detail: "issuer " + issuer + " is being replaced: a new certificate signed by the new CA"}}, nil
+	}
+	spec, err := certSpecOf(desired.Addr, desired.Attrs)
+	if err != nil {
+		return nil, err
+	}
+	renewBefore, err := parseDurationAttr(desired.Addr, desired.Attrs, certRenewBefore)
+	if err != nil {
+		return nil, err
+	}
+	certPEM := attrString(prior[certCert])
+	now := c.now()
+	renew, why := pki.NeedsRenewal(certPEM, spec, caPEM, renewBefore, now)
+	if !renew {
+		return nil, nil
+	}
+	var reasons []Reason
+	expiring := false
+	for _, part := range strings.Split(why, "; ") {
+		switch {
+		case strings.HasPrefix(part, "expires ") || strings.HasPrefix(part, "expired "):
+			expiring = true // worded below, from the certificate itself
+		case part == "issuer changed":
+			reasons = append(reasons, Reason{Code: ReasonConfig, Detail: "issuer changed: not signed by the current " + issuer})
+		default:
+			reasons = append(reasons, Reason{Code: ReasonConfig, Detail: part})
+		}
+	}
+	if expiring {
+		if info, err := pki.Inspect(certPEM); err == nil {
+			if r, due := expiryReason(info.NotAfter, renewBefore, now); due {
+				reasons = append(reasons, r)
+			}
+		}
+	}
+	if len(reasons) == 0 { // cannot happen while NeedsRenewal words every reason
+		reasons = []Reason{{Code: ReasonConfig, Detail: why}}
+	}
+	return reasons, nil
+}
