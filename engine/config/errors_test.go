@@ -11,21 +11,24 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// expectation is one "# ERROR: summary" annotation of testdata/errors.
+// expectation is one "# ERROR: summary" or "# WARNING: summary" annotation
+// of testdata/errors.
 type expectation struct {
-	summary string
-	line    int // 0 for "# ERROR(no source):", a diagnostic without a range
-	found   bool
+	severity hcl.DiagnosticSeverity
+	summary  string
+	line     int // 0 for "# ERROR(no source):", a diagnostic without a range
+	found    bool
 }
 
 var (
-	errorAnnotation = regexp.MustCompile(`#\s*ERROR(\(no source\))?:\s*(.+?)\s*$`)
-	varAnnotation   = regexp.MustCompile(`^#\s*VAR:\s*(\S+)\s*$`)
+	diagAnnotation = regexp.MustCompile(`#\s*(ERROR|WARNING)(\(no source\))?:\s*(.+?)\s*$`)
+	varAnnotation  = regexp.MustCompile(`^#\s*VAR:\s*(\S+)\s*$`)
 )
 
 // TestErrors loads each testdata/errors/*.hcl alone and checks that every
-// error diagnostic is annotated on the line it points at (Terraform's
-// style), and every annotation is matched.
+// error and warning diagnostic is annotated on the line it points at
+// (Terraform's style), and every annotation is matched. A file with
+// warnings and no errors must load.
 func TestErrors(t *testing.T) {
 	paths, err := filepath.Glob("testdata/errors/*.hcl")
 	if err != nil || len(paths) == 0 {
@@ -39,27 +42,33 @@ func TestErrors(t *testing.T) {
 			}
 			want, vars := annotations(t, string(src))
 			if len(want) == 0 {
-				t.Fatal("no # ERROR annotation")
+				t.Fatal("no # ERROR or # WARNING annotation")
 			}
 			dir := writeDir(t, map[string]string{"main.hcl": string(src)})
-			cfg, diags := loadErrors(t, dir, VarInput{Vars: vars})
+			var cfg *Config
+			var diags hcl.Diagnostics
+			if wantsErrors(want) {
+				cfg, diags = loadErrors(t, dir, VarInput{Vars: vars})
+			} else {
+				cfg, diags = Load(dir, VarInput{Vars: vars})
+				if diags.HasErrors() || cfg.Cluster == nil {
+					t.Fatalf("a file with only warnings must load; got:\n%s", render(cfg, diags))
+				}
+			}
 			if os.Getenv("EGGO_SHOW_ERRORS") != "" {
 				t.Log(render(cfg, diags))
 			}
 			for _, d := range diags {
-				if d.Severity != hcl.DiagError {
-					continue
-				}
 				if !matchExpectation(want, d) {
-					t.Errorf("unexpected error at %s: %s: %s", subjectString(d), d.Summary, d.Detail)
+					t.Errorf("unexpected %s at %s: %s: %s", severityName(d.Severity), subjectString(d), d.Summary, d.Detail)
 				}
 				if d.Detail == "" {
-					t.Errorf("error %q has no detail saying what to do", d.Summary)
+					t.Errorf("%s %q has no detail saying what to do", severityName(d.Severity), d.Summary)
 				}
 			}
 			for _, w := range want {
 				if !w.found {
-					t.Errorf("missing error %q on line %d; got:\n%s", w.summary, w.line, render(cfg, diags))
+					t.Errorf("missing %s %q on line %d; got:\n%s", severityName(w.severity), w.summary, w.line, render(cfg, diags))
 				}
 			}
 		})
@@ -74,9 +83,12 @@ func annotations(t *testing.T, src string) ([]*expectation, []string) {
 		if m := varAnnotation.FindStringSubmatch(sc.Text()); m != nil {
 			vars = append(vars, m[1])
 		}
-		if m := errorAnnotation.FindStringSubmatch(sc.Text()); m != nil {
-			e := &expectation{summary: m[2], line: line}
-			if m[1] != "" {
+		if m := diagAnnotation.FindStringSubmatch(sc.Text()); m != nil {
+			e := &expectation{severity: hcl.DiagError, summary: m[3], line: line}
+			if m[1] == "WARNING" {
+				e.severity = hcl.DiagWarning
+			}
+			if m[2] != "" {
 				e.line = 0
 			}
 			want = append(want, e)
@@ -85,9 +97,18 @@ func annotations(t *testing.T, src string) ([]*expectation, []string) {
 	return want, vars
 }
 
+func wantsErrors(want []*expectation) bool {
+	for _, w := range want {
+		if w.severity == hcl.DiagError {
+			return true
+		}
+	}
+	return false
+}
+
 func matchExpectation(want []*expectation, d *hcl.Diagnostic) bool {
 	for _, w := range want {
-		if !strings.Contains(d.Summary, w.summary) {
+		if w.severity != d.Severity || !strings.Contains(d.Summary, w.summary) {
 			continue
 		}
 		if (w.line == 0 && d.Subject == nil) || (d.Subject != nil && d.Subject.Start.Line == w.line) {
@@ -96,6 +117,13 @@ func matchExpectation(want []*expectation, d *hcl.Diagnostic) bool {
 		}
 	}
 	return false
+}
+
+func severityName(s hcl.DiagnosticSeverity) string {
+	if s == hcl.DiagWarning {
+		return "warning"
+	}
+	return "error"
 }
 
 func subjectString(d *hcl.Diagnostic) string {

@@ -55,10 +55,14 @@ func (l *loader) checkTopology(c *resources.Cluster) hcl.Diagnostics {
 		}
 		if len(both) > 0 {
 			// One error per block: its instances share the same roles expression.
+			verb := "has"
+			if len(both) > 1 {
+				verb = "have"
+			}
 			diags = append(diags, diagf(both[0].roleRange("loadbalance"), "Node is both master and load balancer",
-				"%s has the roles master and loadbalance, but the apiserver and the load balancer both listen on port %d. "+
+				"%s %s the roles master and loadbalance, but the apiserver and the load balancer both listen on port %d. "+
 					"Give the loadbalance role to a separate node.",
-				nodeList(both, len(both)), resources.APIServerPort))
+				nodeList(both, 4), verb, resources.APIServerPort))
 		}
 	}
 	masters, etcds, lbs := byRole["master"], byRole["etcd"], byRole["loadbalance"]
@@ -81,7 +85,16 @@ func (l *loader) checkTopology(c *resources.Cluster) hcl.Diagnostics {
 					"Add \"master\" to the roles of a node.", nodeList(lbs, 3)))
 		}
 	}
-	if len(lbs) > 1 && c.APIEndpoint == "" {
+	// Masters that are also load balancers were reported above; counting
+	// them again here would report one mistake twice.
+	var separateLBs []placedNode
+	for _, p := range lbs {
+		if !p.in.model.HasRole("master") {
+			separateLBs = append(separateLBs, p)
+		}
+	}
+	if len(separateLBs) > 1 && c.APIEndpoint == "" {
+		lbs := separateLBs
 		diags = append(diags, diagf(lbs[1].roleRange("loadbalance"), "Several load balancers and no api_endpoint",
 			"These nodes have the loadbalance role and api_endpoint is not set: %s. Which one would clients and kubeconfigs use? "+
 				"Put a virtual IP or DNS name in front of them and set api_endpoint = \"VIP:%d\" in the cluster block.",
