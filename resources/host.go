@@ -16,10 +16,11 @@ const HostBackupDir = "/var/lib/eggo/backup"
 const maxClockSkew = 30 * time.Second
 
 // Host is the host kind: one per node (host.<node>). It checks the machine
-// is fit (preflight) and installs the node's package bundle, recording
+// is fit (preflight) and installs the bundle files its roles need, recording
 // exactly what it created or moved aside so Delete can undo it.
 type Host struct {
 	backupDir string           // HostBackupDir; tests point it into a temp root
+	root      string           // "/": the role table's paths are under it; tests point it into a temp root
 	now       func() time.Time // this machine's clock, for the skew check
 
 	mu sync.Mutex
@@ -32,7 +33,7 @@ type Host struct {
 
 // NewHost returns the host kind.
 func NewHost() *Host {
-	return &Host{backupDir: HostBackupDir, now: time.Now, sources: map[string]string{}}
+	return &Host{backupDir: HostBackupDir, root: "/", now: time.Now, sources: map[string]string{}}
 }
 
 func init() { Register(NewHost()) }
@@ -61,8 +62,9 @@ func (h *Host) Schema() Schema {
 		hostName:    {Description: "node name"},
 		hostAddress: {Description: "address eggo connects to", ForceNew: true},
 		hostArch:    {Description: "CPU architecture; selects packages/<arch>", ForceNew: true},
-		hostRoles:   {Description: "roles of the node (master, worker, etcd, loadbalance)"},
-		hostLabels:  {Description: "node labels"},
+		hostRoles: {Description: "roles of the node (master, worker, etcd, loadbalance); they choose the bundle " +
+			"files it gets, so a change of roles adds and removes files"},
+		hostLabels: {Description: "node labels"},
 		hostConnection: {Description: "how to reach the host: type, user, port, private_key_file, password_env, " +
 			"agent, known_hosts_file, sudo, timeout, retries, bastion. A change of type replaces the host; " +
 			"other changes are recorded only"},

@@ -19,8 +19,9 @@ func (h *Host) Create(ctx context.Context, rc *RunContext, desired Desired, _ Ch
 	return a.result(), err
 }
 
-// Update converges a recorded host to its desired bundle. A change of
-// roles, labels or connection details touches nothing on the host.
+// Update converges a recorded host to its desired bundle files. A change
+// of labels or connection details, or of roles that needs no other files,
+// touches nothing on the host.
 func (h *Host) Update(ctx context.Context, rc *RunContext, prior Object, desired Desired, planned Change) (Attrs, error) {
 	a := h.newApply(rc, desired.Addr, desired.Node, desired.Attrs, prior.Attrs)
 	if stateOnly(planned) {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // bundleFile is one file of a package bundle as the files attribute holds
@@ -76,12 +77,39 @@ func filesAttr(files []bundleFile) []any {
 	return out
 }
 
-// bundleFiles walks packages/<arch>, hashes every file once and remembers
-// where each content lives locally, returning the files attribute. No
+// archBundle is one arch's package bundle as one Expand read it, and the
+// files attribute of every role set that asked for one: nodes with the same
+// roles share one list, so 1000 workers cost one filtering, not 1000.
+type archBundle struct {
+	files  []bundleFile // sorted by path
+	claims []roleSet    // claims[i]: the roles that need files[i]; 0 for every node
+	lists  map[roleSet][]any
+}
+
+// filesFor is the files attribute of a node with roles: the files its
+// roles claim plus those no role claims. Shared; read-only like all Attrs.
+func (b *archBundle) filesFor(roles roleSet) []any {
+	if l, ok := b.lists[roles]; ok {
+		return l
+	}
+	picked := make([]bundleFile, 0, len(b.files))
+	for i, f := range b.files {
+		if roles.wants(b.claims[i]) {
+			picked = append(picked, f)
+		}
+	}
+	l := filesAttr(picked)
+	b.lists[roles] = l
+	return l
+}
+
+// bundleFiles walks packages/<arch>, hashes every file once, remembers
+// where each content lives locally and which roles claim each file. No
 // packages directory at all means no bundle; a missing arch is an error.
-func (h *Host) bundleFiles(packages, arch string) ([]any, error) {
+func (h *Host) bundleFiles(packages, arch string) (*archBundle, error) {
+	b := &archBundle{lists: map[roleSet][]any{}}
 	if packages == "" {
-		return []any{}, nil
+		return b, nil
 	}
 	root := filepath.Join(packages, arch)
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
@@ -128,7 +156,22 @@ func (h *Host) bundleFiles(packages, arch string) ([]any, error) {
 		h.sources[sum] = p
 	}
 	h.mu.Unlock()
-	return filesAttr(files), nil
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	b.files = files
+	b.claims = make([]roleSet, len(files))
+	for i, f := range files {
+		b.claims[i] = h.claimOf(f.Path)
+	}
+	return b, nil
+}
+
+// claimOf is the set of roles that need the file installed at target.
+func (h *Host) claimOf(target string) roleSet {
+	rel, ok := strings.CutPrefix(target, strings.TrimSuffix(h.root, "/")+"/")
+	if !ok {
+		return 0
+	}
+	return claimedBy(rel)
 }
 
 func (h *Host) hashFile(p string) (string, error) {

@@ -116,7 +116,9 @@ func TestHostLifecycle(t *testing.T) {
 		f.bundle("amd64", "etc/eggo/exec.sh", "#!/bin/sh", 0o755)
 		f.onHost("etc/eggo/exec.sh", "#!/bin/sh") // right content, wrong mode (0644): moved aside too
 		before := f.snapshot()
-		d := f.desired(f.cluster(typ, "m0"))
+		c := f.cluster(typ, "m0")
+		c.Nodes[0].Roles = []string{"etcd", "worker"} // etcd and kubectl are for these roles
+		d := f.desired(c)
 
 		// Create.
 		r := newHostRun(t)

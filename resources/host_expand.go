@@ -5,26 +5,29 @@ import (
 	"sort"
 )
 
-// Expand returns one host per node. Nodes of the same arch share one walk
-// and one hashing of their bundle, and one files list: 1000 nodes cost one
-// bundle read. The shared list must be treated as read-only, like all Attrs.
+// Expand returns one host per node, each with the bundle files its roles
+// need (host_roles.go). Nodes of the same arch share one walk and one
+// hashing of their bundle, and nodes of the same arch and roles one files
+// list: 1000 nodes cost one bundle read. The shared lists must be treated
+// as read-only, like all Attrs.
 func (h *Host) Expand(c *Cluster) ([]Desired, error) {
-	bundles := map[string][]any{} // arch → files attribute
+	bundles := map[string]*archBundle{}
 	out := make([]Desired, 0, len(c.Nodes))
 	for _, n := range c.Nodes {
 		if n.Name == "" || n.Address == "" {
 			return nil, fmt.Errorf("host.%s (%s): a node needs a name and an address", n.Name, n.Source)
 		}
 		arch := nodeArch(n)
-		files, ok := bundles[arch]
+		bundle, ok := bundles[arch]
 		if !ok {
 			var err error
-			files, err = h.bundleFiles(c.Packages, arch)
+			bundle, err = h.bundleFiles(c.Packages, arch)
 			if err != nil {
 				return nil, fmt.Errorf("host.%s (%s): node %s has arch %s: %w", n.Name, n.Source, n.Name, arch, err)
 			}
-			bundles[arch] = files
+			bundles[arch] = bundle
 		}
+		files := bundle.filesFor(rolesOf(n.Roles))
 		out = append(out, Desired{
 			Addr:      "host." + n.Name,
 			Kind:      "host",

@@ -28,6 +28,7 @@ func newHostFixture(t *testing.T) *hostFixture {
 	t.Helper()
 	f := &hostFixture{t: t, packages: t.TempDir(), root: t.TempDir(), host: NewHost()}
 	f.host.backupDir = filepath.Join(f.root, "var/lib/eggo/backup")
+	f.host.root = f.root
 	return f
 }
 

@@ -9,7 +9,8 @@ import (
 
 // Plan decides a host's change. Only address, arch and the connection type
 // replace a host (it is then another machine); files are converged in
-// place; roles, labels and the rest of the connection are recorded only.
+// place (a change of roles shows here as files added and removed); labels
+// and the rest of the connection are recorded only.
 func (h *Host) Plan(_ context.Context, _ *RunContext, prior *Object, desired Desired) (Change, error) {
 	schema := h.Schema()
 	ch := Change{Addr: desired.Addr, Kind: h.Name(), Node: desired.Node}

@@ -14,7 +14,9 @@ func TestHostExpand(t *testing.T) {
 	f.bundle("arm64", "usr/local/bin/etcd", "etcd-arm64", 0o755)
 
 	c := f.cluster("ssh", "m0", "m1", "m2", "a0", "a1")
+	c.Nodes[0].Roles = []string{"etcd"} // etcd is an etcd node's file
 	c.Nodes[3].Arch, c.Nodes[4].Arch = "arm64", "arm64"
+	c.Nodes[3].Roles, c.Nodes[4].Roles = []string{"etcd"}, []string{"etcd"}
 	c.Nodes[1].DependsOn = []string{"m0"}
 	ds, err := f.host.Expand(c)
 	if err != nil {
@@ -40,7 +42,10 @@ func TestHostExpand(t *testing.T) {
 		t.Errorf("files of an arm64 node = %+v", got)
 	}
 	a := ds[0].Attrs
-	if a[hostArch] != "amd64" || a[hostAddress] != "10.77.0.11" || !reflect.DeepEqual(a[hostRoles], []any{"worker"}) {
+	if got := parseFiles(ds[1].Attrs[hostFiles]); len(got) != 1 || got[0].Path != f.path("etc/eggo/a.conf") {
+		t.Errorf("files of an amd64 worker = %+v, want only the file no role claims", got)
+	}
+	if a[hostArch] != "amd64" || a[hostAddress] != "10.77.0.11" || !reflect.DeepEqual(a[hostRoles], []any{"etcd"}) {
 		t.Errorf("attrs = %#v", a)
 	}
 	if !reflect.DeepEqual(viaState(t, a), Attrs(Normalize(a).(map[string]any))) {
