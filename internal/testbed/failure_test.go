@@ -19,7 +19,7 @@ func TestUpFailureCleansUpAndExplains(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(bogus, "etc/ssh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(bogus, rootfsStamp), nil, 0o644); err != nil {
+	if err := writeRootfsStamp(bogus); err != nil {
 		t.Fatal(err)
 	}
 	root, err := os.MkdirTemp("/run", "eggo-testbed-fail-")

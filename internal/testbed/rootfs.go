@@ -1,43 +1,74 @@
 package testbed
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
 
 // RootfsPackages are installed by debootstrap next to the minbase variant:
-// systemd boots the node, sshd reaches it, and kubelet and kube-proxy need
-// iptables, conntrack and ca-certificates.
+// systemd boots the node, sshd reaches it, kubelet and kube-proxy need
+// iptables, conntrack and ca-certificates, and load-balancer nodes run
+// the distribution's haproxy.
 var RootfsPackages = []string{
 	"systemd", "systemd-sysv", "openssh-server", "iproute2", "dbus", "procps",
-	"iptables", "conntrack", "ca-certificates", "sudo",
+	"iptables", "conntrack", "ca-certificates", "sudo", "haproxy",
 }
 
 const (
-	defaultRootfs = "/var/cache/eggo/testbed/rootfs-bookworm"
-	// rootfsStamp is written last into a finished build; a directory
-	// without it is an interrupted build and is never used.
+	rootfsSuite = "bookworm"
+	// rootfsPrepareVersion names what prepareRootfs does to a fresh
+	// debootstrap; bump it when that changes so old caches are rebuilt.
+	rootfsPrepareVersion = 2
+	// rootfsStamp is written last into a finished build and holds its
+	// recipe; a directory without it is an interrupted build, one with
+	// another recipe an outdated one, and neither is used.
 	rootfsStamp = ".eggo-testbed-rootfs"
 )
 
+// rootfsRecipe says what a build installs and how it is prepared, with the
+// packages sorted so their order in RootfsPackages does not matter.
+func rootfsRecipe() string {
+	pkgs := slices.Clone(RootfsPackages)
+	slices.Sort(pkgs)
+	return fmt.Sprintf("debootstrap --variant=minbase --include=%s %s\nprepare v%d\n",
+		strings.Join(pkgs, ","), rootfsSuite, rootfsPrepareVersion)
+}
+
 // RootfsDir is the cached rootfs: EGGO_TESTBED_CACHE when set, else
-// /var/cache/eggo/testbed/rootfs-bookworm.
+// /var/cache/eggo/testbed/rootfs-bookworm-HASH, HASH being a short hash of
+// the recipe. A changed recipe thus builds beside the old cache instead of
+// over it: a testbed still running on the old one keeps its lower layer.
 func RootfsDir() string {
 	if d := os.Getenv("EGGO_TESTBED_CACHE"); d != "" {
 		return d
 	}
-	return defaultRootfs
+	return defaultRootfsDir()
 }
 
-// RootfsReady reports whether dir holds a finished rootfs build.
+func defaultRootfsDir() string {
+	sum := sha256.Sum256([]byte(rootfsRecipe()))
+	return "/var/cache/eggo/testbed/rootfs-" + rootfsSuite + "-" + hex.EncodeToString(sum[:4])
+}
+
+// RootfsReady reports whether dir holds a finished rootfs built from the
+// current recipe.
 func RootfsReady(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, rootfsStamp))
-	return err == nil
+	stamp, err := os.ReadFile(filepath.Join(dir, rootfsStamp))
+	return err == nil && bytes.Equal(stamp, []byte(rootfsRecipe()))
+}
+
+// writeRootfsStamp marks dir as a finished build of the current recipe.
+func writeRootfsStamp(dir string) error {
+	return os.WriteFile(filepath.Join(dir, rootfsStamp), []byte(rootfsRecipe()), 0o644)
 }
 
 // EnsureRootfs returns dir once it holds a finished rootfs, building it with
@@ -73,7 +104,7 @@ func EnsureRootfs(ctx context.Context, dir string, log *os.File) (built time.Dur
 	tmp := fmt.Sprintf("%s.partial-%d", dir, os.Getpid())
 	defer removeTree(tmp)
 	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase",
-		"--include="+strings.Join(RootfsPackages, ","), "bookworm", tmp)
+		"--include="+strings.Join(RootfsPackages, ","), rootfsSuite, tmp)
 	if log != nil {
 		cmd.Stdout, cmd.Stderr = log, log
 	}
@@ -83,10 +114,10 @@ func EnsureRootfs(ctx context.Context, dir string, log *os.File) (built time.Dur
 	if err := prepareRootfs(tmp); err != nil {
 		return 0, fmt.Errorf("prepare rootfs %s: %w", tmp, err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, rootfsStamp), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
+	if err := writeRootfsStamp(tmp); err != nil {
 		return 0, err
 	}
-	// A stale unfinished dir (no stamp) would block the rename.
+	// A stale unfinished or outdated dir would block the rename.
 	if err := removeTree(dir); err != nil {
 		return 0, fmt.Errorf("rootfs %s: %w", dir, err)
 	}
@@ -101,7 +132,10 @@ func EnsureRootfs(ctx context.Context, dir string, log *os.File) (built time.Dur
 
 // prepareRootfs makes the shared lower layer node-neutral: every node gets
 // its own host key, machine-id and hostname in its overlay, and nothing that
-// reaches for the network on a timer.
+// reaches for the network on a timer. haproxy is installed but not
+// enabled: Debian's default config binds nothing, so it would only idle on
+// every node; the load balancer starts it (systemctl enable, then
+// reload-or-restart) once it has written a config that binds 6443.
 func prepareRootfs(root string) error {
 	for _, glob := range []string{"etc/ssh/ssh_host_*", "etc/hostname"} {
 		matches, _ := filepath.Glob(filepath.Join(root, glob))
@@ -119,6 +153,9 @@ func prepareRootfs(root string) error {
 	// logging about missing rsa/ecdsa keys on every boot.
 	conf := "HostKey /etc/ssh/ssh_host_ed25519_key\nUseDNS no\n"
 	if err := os.WriteFile(filepath.Join(root, "etc/ssh/sshd_config.d/eggo-testbed.conf"), []byte(conf), 0o644); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(root, "etc/systemd/system/multi-user.target.wants/haproxy.service")); err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	for _, unit := range []string{"apt-daily.timer", "apt-daily-upgrade.timer", "systemd-timesyncd.service"} {

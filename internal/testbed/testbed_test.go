@@ -52,6 +52,21 @@ func TestTwoHosts(t *testing.T) {
 		}
 	})
 
+	t.Run("haproxy installed and idle", func(t *testing.T) {
+		// Load-balancer nodes run the distribution's haproxy; until eggo
+		// configures it, it must neither run nor hold the apiserver port.
+		out, err := tb.Exec(ctx, m0.Name, "haproxy -v | head -n 1; systemctl is-enabled haproxy; "+
+			"systemctl is-active haproxy; ss -ltnH 'sport = :6443' | wc -l")
+		if err != nil { // the last command (wc) decides the exit status
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 4 || !strings.HasPrefix(lines[0], "HAProxy version 2.") || lines[1] != "disabled" ||
+			lines[2] != "inactive" || lines[3] != "0" {
+			t.Errorf("haproxy -v, is-enabled, is-active, listeners on 6443 = %q; want a version, disabled, inactive, 0", lines)
+		}
+	})
+
 	t.Run("machine ids differ", func(t *testing.T) {
 		a, err0 := tb.Exec(ctx, m0.Name, "cat /etc/machine-id")
 		b, err1 := tb.Exec(ctx, m1.Name, "cat /etc/machine-id")
