@@ -33,7 +33,7 @@ func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]s
 	if !ok {
 		return out
 	}
-	entries := literalEntries(a.Expr, dec.ctx)
+	entries := literalEntries(dec, a.Expr, "The component")
 	for it := v.ElementIterator(); it.Next(); {
 		k, flags := it.Element()
 		component := k.AsString()
@@ -49,7 +49,7 @@ func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]s
 				"extra_args[%q] must be a map of flags such as { v = \"2\" }, not null; remove the entry to pass no flags.", component)
 			continue
 		}
-		out[component] = decodeFlags(dec, component, flags, literalEntries(e.value, dec.ctx), e.value)
+		out[component] = decodeFlags(dec, component, flags, literalEntries(dec, e.value, "The "+component+" flag"), e.value)
 	}
 	return out
 }
@@ -100,18 +100,25 @@ type literalEntry struct {
 
 // literalEntries reads expr as a literal object; nil when it is not one
 // (a variable, a function call): errors then point at the whole expression.
-func literalEntries(expr hcl.Expression, ctx *hcl.EvalContext) literalMap {
+// HCL lets a later key silently replace an earlier one of the same name,
+// which would drop flags without a word, so a repeated key is an error.
+func literalEntries(dec *decoder, expr hcl.Expression, what string) literalMap {
 	pairs, diags := hcl.ExprMap(expr)
 	if diags.HasErrors() {
 		return nil
 	}
 	out := make(literalMap, len(pairs))
 	for _, p := range pairs {
-		k, diags := p.Key.Value(ctx)
+		k, diags := p.Key.Value(dec.ctx)
 		if diags.HasErrors() || !k.IsKnown() || k.IsNull() || k.Type() != cty.String {
 			continue
 		}
-		out[k.AsString()] = literalEntry{key: p.Key.Range(), value: p.Value}
+		key := k.AsString()
+		if prev, dup := out[key]; dup {
+			dec.errorf(p.Key.Range(), "Duplicate key in extra_args",
+				"%s %q is already given at %s, and only the last would be used; merge the two.", what, key, source(prev.key))
+		}
+		out[key] = literalEntry{key: p.Key.Range(), value: p.Value}
 	}
 	return out
 }

@@ -76,13 +76,13 @@ func (l *loader) checkTopology(c *resources.Cluster) hcl.Diagnostics {
 	if len(masters) == 0 {
 		if ws := byRole["worker"]; len(ws) > 0 {
 			diags = append(diags, diagf(ws[0].roleRange("worker"), "No master node",
-				"%s is a worker, but no node has the master role: workers join the cluster through the apiservers of the masters. "+
-					"Add \"master\" to the roles of a node.", nodeList(ws, 3)))
+				"No node has the master role, but workers join the cluster through the apiservers of the masters. "+
+					"Add \"master\" to the roles of a node. The workers: %s.", nodeList(ws, 3)))
 		}
 		if len(lbs) > 0 {
 			diags = append(diags, diagf(lbs[0].roleRange("loadbalance"), "No master node",
-				"%s is a load balancer, but no node has the master role, so there is no apiserver to forward to. "+
-					"Add \"master\" to the roles of a node.", nodeList(lbs, 3)))
+				"No node has the master role, so the load balancers have no apiserver to forward to. "+
+					"Add \"master\" to the roles of a node. The load balancers: %s.", nodeList(lbs, 3)))
 		}
 	}
 	// Masters that are also load balancers were reported above; counting

@@ -1,0 +1,254 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// allInOne is a one-node cluster that needs no topology warning.
+const allInOne = `
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd", "worker"]
+}
+`
+
+func TestKubeSettingsDefaults(t *testing.T) {
+	c := mustLoad(t, writeDir(t, map[string]string{"main.hcl": minimal + allInOne}), VarInput{}).Cluster
+	if c.MaxUnavailable != 1 {
+		t.Errorf("max_unavailable default = %d, want 1", c.MaxUnavailable)
+	}
+	if c.ExtraArgs == nil || len(c.ExtraArgs) != 0 {
+		t.Errorf("extra_args default = %#v, want an empty map", c.ExtraArgs)
+	}
+	if c.Runtime.RestrictOOMScoreAdj {
+		t.Error("restrict_oom_score_adj is on by default; it must be asked for")
+	}
+}
+
+func TestKubeSettings(t *testing.T) {
+	cfg := mustLoad(t, writeDir(t, map[string]string{"main.hcl": `
+variable "verbosity" {
+  default = 2
+}
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  max_unavailable    = 2 + 1
+  extra_args = {
+    kube-apiserver = { v = var.verbosity, "audit-log-maxage" = "30", "anonymous-auth" = false }
+    "kubelet"      = { "max-pods" = 50 }
+    containerd     = {}
+  }
+  runtime {
+    restrict_oom_score_adj = true
+  }
+}
+` + allInOne + `
+output "settings" {
+  value = format("%d %s %s %t", cluster.max_unavailable, cluster.extra_args.kube-apiserver.v,
+    join(",", keys(cluster.extra_args)), cluster.runtime.restrict_oom_score_adj)
+}
+`}), VarInput{})
+	c := cfg.Cluster
+	if c.MaxUnavailable != 3 {
+		t.Errorf("max_unavailable = %d, want 3", c.MaxUnavailable)
+	}
+	want := map[string]map[string]string{
+		"kube-apiserver": {"v": "2", "audit-log-maxage": "30", "anonymous-auth": "false"},
+		"kubelet":        {"max-pods": "50"},
+		"containerd":     {},
+	}
+	if !reflect.DeepEqual(c.ExtraArgs, want) {
+		t.Errorf("extra_args = %#v\nwant %#v", c.ExtraArgs, want)
+	}
+	if !c.Runtime.RestrictOOMScoreAdj {
+		t.Error("restrict_oom_score_adj = true was not read")
+	}
+	if got := cfg.Outputs[0].Value.AsString(); got != "3 2 containerd,kube-apiserver,kubelet true" {
+		t.Errorf("cluster.* values = %q", got)
+	}
+}
+
+func TestMaxUnavailableInvalid(t *testing.T) {
+	for _, v := range []string{"0", "-1", "1.5", `"two"`} {
+		t.Run(v, func(t *testing.T) {
+			_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": `
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  max_unavailable    = ` + v + `
+}
+` + allInOne}), VarInput{})
+			if len(diags) != 1 || diags[0].Subject == nil || diags[0].Subject.Start.Line != 4 {
+				t.Fatalf("want one error on line 4, got %v", diags)
+			}
+			if v != `"two"` && !strings.Contains(diags[0].Detail, "got "+v) {
+				t.Errorf("detail does not show the value: %s", diags[0].Detail)
+			}
+		})
+	}
+}
+
+// TestExtraArgsFromVariable: a map that is not written as a literal still
+// has its components and flags checked, with errors on the expression.
+func TestExtraArgsFromVariable(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.hcl": `
+variable "args" {
+  type = map(map(string))
+}
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  extra_args         = var.args
+}
+` + allInOne})
+	c := mustLoad(t, dir, VarInput{Vars: []string{`args={ kube-proxy = { v = 4 } }`}}).Cluster
+	if c.ExtraArgs["kube-proxy"]["v"] != "4" {
+		t.Fatalf("extra_args = %v", c.ExtraArgs)
+	}
+	_, diags := loadErrors(t, dir, VarInput{Vars: []string{`args={ kubectl = {}, kubelet = { "--v" = 4 } }`}})
+	var summaries []string
+	for _, d := range diags {
+		summaries = append(summaries, d.Summary)
+		if d.Subject == nil || d.Subject.Start.Line != 7 {
+			t.Errorf("%s: want the range of the extra_args expression (line 7), got %v", d.Summary, d.Subject)
+		}
+	}
+	if !reflect.DeepEqual(summaries, []string{"Invalid flag name in extra_args", "Unknown component in extra_args"}) &&
+		!reflect.DeepEqual(summaries, []string{"Unknown component in extra_args", "Invalid flag name in extra_args"}) {
+		t.Errorf("errors = %v", summaries)
+	}
+}
+
+func TestExtraArgsValueHidden(t *testing.T) {
+	_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": `
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  extra_args         = { etcd = { "initial-cluster-token" = "s3cret\nExecStartPre=/bin/evil" } }
+}
+` + allInOne}), VarInput{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid flag value in extra_args" {
+		t.Fatalf("diags = %v", diags)
+	}
+	if strings.Contains(diags[0].Detail, "s3cret") || strings.Contains(diags[0].Detail, "evil") {
+		t.Errorf("the value is echoed: %s", diags[0].Detail)
+	}
+}
+
+// etcdCluster is a cluster of n master+etcd nodes and one worker.
+func etcdCluster(n int) string {
+	return minimal + fmt.Sprintf(`
+node "m" {
+  count   = %d
+  address = cidrhost("10.0.0.0/24", 10 + count.index)
+  roles   = ["master", "etcd"]
+}
+node "w0" {
+  address = "10.0.1.1"
+  roles   = ["worker"]
+}
+`, n)
+}
+
+func TestEtcdMemberCountWarnings(t *testing.T) {
+	for n := 1; n <= 10; n++ {
+		cfg, diags := Load(writeDir(t, map[string]string{"main.hcl": etcdCluster(n)}), VarInput{})
+		if diags.HasErrors() || cfg.Cluster == nil {
+			t.Fatalf("%d etcd nodes: %s", n, render(cfg, diags))
+		}
+		var want string
+		switch {
+		case n > 7:
+			want = "More than 7 etcd nodes"
+		case n%2 == 0:
+			want = "Even number of etcd nodes"
+		}
+		if want == "" {
+			if len(diags) != 0 {
+				t.Errorf("%d etcd nodes: unexpected %v", n, diags)
+			}
+			continue
+		}
+		if len(diags) != 1 || diags[0].Severity != hcl.DiagWarning || diags[0].Summary != want {
+			t.Errorf("%d etcd nodes: want one warning %q, got %v", n, want, diags)
+			continue
+		}
+		if !strings.Contains(diags[0].Detail, fmt.Sprintf("has %d etcd nodes", n)) {
+			t.Errorf("%d etcd nodes: the warning does not name the count: %s", n, diags[0].Detail)
+		}
+	}
+}
+
+func TestTopologyErrorsNameTheNodes(t *testing.T) {
+	cases := []struct {
+		name, nodes string
+		want        []string // in the one error's detail
+	}{
+		{
+			name: "three load balancers",
+			nodes: `
+node "lb" {
+  for_each = { a = "10.0.0.5", b = "10.0.0.6", c = "10.0.0.7" }
+  address  = each.value
+  roles    = ["loadbalance"]
+}
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}`,
+			want: []string{`node.lb["a"] (main.hcl:6)`, `node.lb["b"]`, `node.lb["c"]`, "api_endpoint"},
+		},
+		{
+			name: "workers only",
+			nodes: `
+node "w" {
+  count   = 5
+  address = cidrhost("10.0.0.0/24", 10 + count.index)
+  roles   = ["worker"]
+}`,
+			want: []string{"node.w[0] (main.hcl:6)", "node.w[2] (main.hcl:6) and 2 more", "No node has the master role"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": minimal + tc.nodes}), VarInput{})
+			if len(diags) != 1 {
+				t.Fatalf("want one error, got %v", diags)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(diags[0].Detail, w) {
+					t.Errorf("detail lacks %q: %s", w, diags[0].Detail)
+				}
+			}
+		})
+	}
+}
+
+// TestSeveralLoadBalancersWithEndpoint: a VIP in api_endpoint settles which
+// load balancer clients use.
+func TestSeveralLoadBalancersWithEndpoint(t *testing.T) {
+	cfg, diags := Load(writeDir(t, map[string]string{"main.hcl": `
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  api_endpoint       = "10.0.0.100:6443"
+}
+node "lb" {
+  count   = 2
+  address = cidrhost("10.0.0.0/24", 5 + count.index)
+  roles   = ["loadbalance"]
+}
+node "m" {
+  count   = 3
+  address = cidrhost("10.0.0.0/24", 10 + count.index)
+  roles   = ["master", "etcd"]
+}
+`}), VarInput{})
+	if len(diags) != 0 {
+		t.Fatalf("diags: %s", render(cfg, diags))
+	}
+	if got := cfg.Cluster.Endpoint(); got != "10.0.0.100:6443" {
+		t.Errorf("endpoint = %q", got)
+	}
+}
