@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // components are the programs eggo runs on the nodes: the keys extra_args
@@ -29,8 +30,15 @@ func isComponent(s string) bool {
 func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	a := attrs["extra_args"]
-	v, ok := dec.eval(a, cty.Map(cty.Map(cty.String)))
+	// Evaluated without a type so a wrong value is reported at its own
+	// entry rather than at the whole map.
+	v, ok := dec.eval(a, cty.DynamicPseudoType)
 	if !ok {
+		return out
+	}
+	if !isMapLike(v) {
+		dec.errorf(a.Expr.Range(), "Invalid extra_args",
+			"extra_args must map components to maps of flags, like { kubelet = { v = \"2\" } }; this is %s.", v.Type().FriendlyName())
 		return out
 	}
 	entries := literalEntries(dec, a.Expr, "The component")
@@ -44,9 +52,10 @@ func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]s
 				component, suggestion(component, components), strings.Join(components, ", "))
 			continue
 		}
-		if flags.IsNull() {
+		if flags.IsNull() || !isMapLike(flags) {
 			dec.errorf(e.value.Range(), "Invalid extra_args",
-				"extra_args[%q] must be a map of flags such as { v = \"2\" }, not null; remove the entry to pass no flags.", component)
+				"extra_args[%q] must be a map of flags such as { v = \"2\" }; this is %s. Remove the entry to pass no flags.",
+				component, describeType(flags))
 			continue
 		}
 		out[component] = decodeFlags(dec, component, flags, literalEntries(dec, e.value, "The "+component+" flag"), e.value)
@@ -77,16 +86,34 @@ func decodeFlags(dec *decoder, component string, flags cty.Value, entries litera
 				"The value of %s flag %q must not be null; remove the flag to leave eggo's own value.", component, name)
 			continue
 		}
+		sv, err := convert.Convert(v, cty.String)
+		if err != nil {
+			dec.errorf(e.value.Range(), "Invalid flag value in extra_args",
+				"The value of %s flag %q must be a string, number or bool; this is %s.", component, name, describeType(v))
+			continue
+		}
+		value := sv.AsString()
 		// A line break would end the command line inside the unit file; the
 		// value is not shown because it may be a secret.
-		if strings.ContainsAny(v.AsString(), "\r\n\x00") {
+		if strings.ContainsAny(value, "\r\n\x00") {
 			dec.errorf(e.value.Range(), "Invalid flag value in extra_args",
 				"The value of %s flag %q holds a line break or NUL character, which a command line cannot carry.", component, name)
 			continue
 		}
-		out[name] = v.AsString()
+		out[name] = value
 	}
 	return out
+}
+
+func isMapLike(v cty.Value) bool {
+	return v.Type().IsMapType() || v.Type().IsObjectType()
+}
+
+func describeType(v cty.Value) string {
+	if v.IsNull() {
+		return "null"
+	}
+	return v.Type().FriendlyName()
 }
 
 // literalMap holds, for an object written as a literal { k = v }, the range
