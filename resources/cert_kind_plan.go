@@ -2,7 +2,10 @@ package resources
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/eggo-project/eggo/resources/pki"
 )
@@ -76,6 +79,12 @@ func (c *Cert) replaceReasons(prior Attrs, desired Desired) ([]Reason, error) {
 	}
 	certPEM := attrString(prior[certCert])
 	now := c.now()
+	if caPEM == attrString(prior[certCA]) {
+		// Issued by exactly this CA (Create records the CA it signed
+		// with): no signature to verify, which is most of the cost of a
+		// plan of a thousand certificates.
+		return sameIssuerReasons(certPEM, spec, renewBefore, now), nil
+	}
 	renew, why := pki.NeedsRenewal(certPEM, spec, caPEM, renewBefore, now)
 	if !renew {
 		return nil, nil
@@ -103,4 +112,65 @@ func (c *Cert) replaceReasons(prior Attrs, desired Desired) ([]Reason, error) {
 		reasons = []Reason{{Code: ReasonConfig, Detail: why}}
 	}
 	return reasons, nil
+}
+
+// sameIssuerReasons judges a certificate whose CA has not changed: what it
+// says against spec, worded as pki.NeedsRenewal words it, and its expiry.
+func sameIssuerReasons(certPEM string, spec pki.CertSpec, renewBefore time.Duration, now time.Time) []Reason {
+	info, err := pki.Inspect(certPEM)
+	if err != nil {
+		return []Reason{{Code: ReasonDrift, Detail: "the recorded certificate is unreadable: " + err.Error()}}
+	}
+	want, err := spec.Normalize()
+	if err != nil {
+		return []Reason{{Code: ReasonConfig, Detail: err.Error()}}
+	}
+	var reasons []Reason
+	config := func(format string, args ...any) {
+		reasons = append(reasons, Reason{Code: ReasonConfig, Detail: fmt.Sprintf(format, args...)})
+	}
+	if info.CommonName != want.CommonName {
+		config("common name changed: %q -> %q", info.CommonName, want.CommonName)
+	}
+	if !slices.Equal(info.Organization, want.Organization) {
+		config("organization changed: [%s] -> [%s]", strings.Join(info.Organization, ", "), strings.Join(want.Organization, ", "))
+	}
+	if d := sanChanges(append(info.DNSNames, info.IPs...), want.SANs()); d != "" {
+		config("SANs changed: %s", d)
+	}
+	if info.Server != want.Server || info.Client != want.Client {
+		config("usages changed: %s -> %s", usageWords(info.Server, info.Client), usageWords(want.Server, want.Client))
+	}
+	if r, due := expiryReason(info.NotAfter, renewBefore, now); due {
+		reasons = append(reasons, r)
+	}
+	return reasons
+}
+
+// sanChanges lists names added ("+ x") then removed ("- y").
+func sanChanges(have, want []string) string {
+	var added, removed []string
+	for _, n := range want {
+		if !slices.Contains(have, n) {
+			added = append(added, "+ "+n)
+		}
+	}
+	for _, n := range have {
+		if !slices.Contains(want, n) {
+			removed = append(removed, "- "+n)
+		}
+	}
+	return strings.Join(append(added, removed...), ", ")
+}
+
+func usageWords(server, client bool) string {
+	switch {
+	case server && client:
+		return "server+client"
+	case server:
+		return "server"
+	case client:
+		return "client"
+	}
+	return "none"
 }
