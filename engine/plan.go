@@ -442,6 +442,11 @@ func planOne(ctx context.Context, rc *resources.RunContext, kinds map[string]res
 		ch.Reasons = mergeReasons(ch.Reasons, drift)
 	}
 	if replace && have != nil && ch.Action != resources.Create {
+		if ch.Action == resources.NoOp || ch.Action == resources.Update {
+			// What the kind computes comes anew: a replaced CA's
+			// certificate is not the recorded one.
+			ch.After = unknownComputed(k.Schema(), ch.After)
+		}
 		ch.Action = resources.Replace
 		ch.Reasons = mergeReasons(ch.Reasons, []resources.Reason{{Code: resources.ReasonReplaceRequested, Detail: "-replace=" + want.Addr}})
 	}
@@ -465,4 +470,18 @@ func mergeReasons(a, b []resources.Reason) []resources.Reason {
 func Validate(l *Loaded) error {
 	_, err := expand(resources.Kinds(), l.Config.Cluster)
 	return err
+}
+
+// unknownComputed is a copy of attrs with every computed attribute unknown.
+func unknownComputed(schema resources.Schema, attrs resources.Attrs) resources.Attrs {
+	out := make(resources.Attrs, len(attrs))
+	for k, v := range attrs {
+		out[k] = v
+	}
+	for name, a := range schema.Attributes {
+		if a.Computed {
+			out[name] = resources.Unknown{}
+		}
+	}
+	return out
 }

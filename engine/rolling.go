@@ -21,10 +21,11 @@ func rollEdges(g *graph.Graph, steps map[string]*Step) error {
 	groups := map[string]map[string]*unit{}
 	stageOf := map[string]int{}
 	for _, s := range steps {
-		if s.Desired == nil || s.Desired.Roll == nil || s.Prior == nil {
+		if s.Desired == nil || s.Desired.Roll == nil {
 			continue
 		}
-		if s.Action != resources.Update && s.Action != resources.Replace {
+		existing := s.Prior != nil && (s.Action == resources.Update || s.Action == resources.Replace)
+		if !existing && !(s.Rolling && s.Action == resources.Create) {
 			continue
 		}
 		r := s.Desired.Roll

@@ -106,6 +106,10 @@ type Change struct {
 	Reasons []Reason `json:"reasons,omitempty"`
 	// Changed lists the top-level attribute names that differ (sorted).
 	Changed []string `json:"changed,omitempty"`
+	// Rolling asks for a create to take part in its Desired's rolling
+	// group like an update would: an etcd member joining a running cluster
+	// must not join at the same time as another.
+	Rolling bool `json:"rolling,omitempty"`
 }
 
 // AttrSchema describes one attribute.

@@ -1,0 +1,183 @@
+package resources
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Components are the services eggo runs, by role. Each owns the directory
+// config_dir/<component>, so two components on one node never share a
+// file and deleting one never takes a file the other needs.
+const (
+	CompEtcd              = "etcd"
+	CompAPIServer         = "kube-apiserver"
+	CompControllerManager = "kube-controller-manager"
+	CompScheduler         = "kube-scheduler"
+	CompLoadBalancer      = "kube-lb"
+	CompContainerd        = "containerd"
+	CompKubelet           = "kubelet"
+	CompKubeProxy         = "kube-proxy"
+)
+
+// ServiceAddr is a service's address: service.kubelet["w0"].
+func ServiceAddr(component, node string) string {
+	return fmt.Sprintf("service.%s[%q]", component, node)
+}
+
+// Rolling stages of an upgrade: etcd, then the control plane, then the load
+// balancers, then the workers.
+const (
+	stageEtcd = iota
+	stageControlPlane
+	stageLoadBalancers
+	stageWorkers
+)
+
+// componentServices expands the service kind: every component on every
+// node that runs it.
+func componentServices(c *Cluster) ([]Desired, error) {
+	var out []Desired
+	for _, n := range c.Nodes {
+		var specs []componentSpec
+		if n.HasRole("master") {
+			specs = append(specs, apiServer(c, n), controllerManager(c, n), scheduler(c, n))
+		}
+		if n.HasRole("loadbalance") {
+			specs = append(specs, loadBalancer(c, n))
+		}
+		if n.HasRole("worker") {
+			cni, err := containerd(c, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", ServiceAddr(CompContainerd, n.Name), n.Source, err)
+			}
+			specs = append(specs, cni, kubelet(c, n), kubeProxy(c, n))
+		}
+		for _, s := range specs {
+			out = append(out, s.desired(c, n))
+		}
+	}
+	return out, nil
+}
+
+// componentSpec is one component on one node before it becomes a Desired.
+type componentSpec struct {
+	service
+	deps []string
+	roll *Roll
+}
+
+func (s componentSpec) desired(c *Cluster, n Node) Desired {
+	attrs := s.attrs()
+	attrs[svcAddress] = n.Address
+	attrs[svcConnection] = ConnectionAttrs(n)
+	deps := append([]string{"host." + n.Name}, s.deps...)
+	sort.Strings(deps)
+	return Desired{
+		Addr:      ServiceAddr(s.Component, n.Name),
+		Kind:      "service",
+		Node:      n.Name,
+		Source:    n.Source,
+		Attrs:     attrs,
+		DependsOn: deps,
+		Roll:      s.roll,
+	}
+}
+
+// certFile and friends build a component's file list.
+func certFile(dir, name string, ref Ref) serviceFile {
+	mode := "0644"
+	if ref.Attr == "key" {
+		mode = "0600"
+	}
+	return serviceFile{Path: path.Join(dir, name), Mode: mode, Content: ref}
+}
+
+func certRef(name, node, attr string) Ref { return Ref{Addr: CertAddr(name, node), Attr: attr} }
+
+func pkiRef(name, attr string) Ref { return Ref{Addr: PKIAddr(name), Attr: attr} }
+
+// kubeconfigFile is a kubeconfig authenticating with a leaf certificate.
+func kubeconfigFile(c *Cluster, file, server, user, cert, node string) serviceFile {
+	return serviceFile{Path: file, Mode: "0600", Kubeconfig: map[string]any{
+		"cluster": c.Name,
+		"server":  server,
+		"ca":      pkiRef(PKIClusterCA, "cert"),
+		"user":    user,
+		"cert":    certRef(cert, node, "cert"),
+		"key":     certRef(cert, node, "key"),
+	}}
+}
+
+// flags renders command-line flags: eggo's own, overridden and extended by
+// the cluster's extra_args for the component, sorted for a stable unit.
+func flags(c *Cluster, component string, own map[string]string) []string {
+	all := make(map[string]string, len(own))
+	for k, v := range own {
+		all[k] = v
+	}
+	for k, v := range c.ExtraArgs[component] {
+		all[k] = v
+	}
+	names := make([]string, 0, len(all))
+	for k := range all {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]string, len(names))
+	for i, k := range names {
+		out[i] = "--" + k + "=" + all[k]
+	}
+	return out
+}
+
+// unitOptions are what differs between the units of the components.
+type unitOptions struct {
+	description string
+	exec        string   // binary
+	args        []string // flags
+	after       []string // units to start after (and want)
+	typ         string   // simple (default) | notify
+	extra       []string // more [Service] lines
+}
+
+// renderUnit writes a systemd unit. systemd restarts the component if it
+// dies; eggo restarts it only when something it controls changed.
+func renderUnit(o unitOptions) string {
+	var b strings.Builder
+	b.WriteString("[Unit]\nDescription=" + o.description + "\n")
+	after := append([]string{"network-online.target"}, o.after...)
+	b.WriteString("Wants=" + strings.Join(after, " ") + "\nAfter=" + strings.Join(after, " ") + "\n\n")
+	b.WriteString("[Service]\n")
+	if o.typ != "" {
+		b.WriteString("Type=" + o.typ + "\n")
+	}
+	b.WriteString("ExecStart=" + o.exec)
+	for _, a := range o.args {
+		b.WriteString(" \\\n  " + a)
+	}
+	b.WriteString("\nRestart=always\nRestartSec=5\nLimitNOFILE=1048576\n")
+	for _, l := range o.extra {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("\n[Install]\nWantedBy=multi-user.target\n")
+	return b.String()
+}
+
+// httpCheck is a shell check of a plain-HTTP endpoint on the node itself
+// with bash's /dev/tcp: no curl needed on the host.
+func httpCheck(port int, path, want string) string {
+	return fmt.Sprintf(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && printf "GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && grep -q %q <&3'`, port, path, want)
+}
+
+// tlsHealthz checks a component's HTTPS /healthz anonymously, as kubeadm's
+// liveness probes do.
+func tlsHealthz(port int) string {
+	return fmt.Sprintf("KUBECONFIG=/dev/null kubectl --server=https://127.0.0.1:%d --insecure-skip-tls-verify=true get --raw /healthz", port)
+}
+
+func gitVersion(v string) string { return "v" + strings.TrimPrefix(v, "v") }
+
+const defaultHealthTimeout = 3 * time.Minute

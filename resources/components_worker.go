@@ -1,0 +1,228 @@
+package resources
+
+import (
+	"fmt"
+	"path"
+
+	"github.com/eggo-project/eggo/resources/pki"
+)
+
+// PauseImage is the sandbox image the bundle ships as an archive.
+const PauseImage = "registry.k8s.io/pause:3.10"
+
+// CNIConfigPath is the bridge network configuration eggo writes on workers.
+const CNIConfigPath = "/etc/cni/net.d/10-eggo-bridge.conflist"
+
+// The endpoint workers reach the apiservers at, and what they wait for.
+func apiDeps(c *Cluster) []string {
+	if lbs := c.NodesWithRole("loadbalance"); len(lbs) > 0 && c.APIEndpoint == "" {
+		var deps []string
+		for _, lb := range lbs {
+			deps = append(deps, ServiceAddr(CompLoadBalancer, lb.Name))
+		}
+		return deps
+	}
+	var deps []string
+	for _, m := range c.NodesWithRole("master") {
+		deps = append(deps, ServiceAddr(CompAPIServer, m.Name))
+	}
+	return deps
+}
+
+func workerRoll(c *Cluster, n Node) *Roll {
+	return &Roll{Group: "workers", Stage: stageWorkers, Unit: n.Name, Batch: max(c.MaxUnavailable, 1)}
+}
+
+// containerd runs the node's containers, with a bridge network for pods.
+func containerd(c *Cluster, n Node) (componentSpec, error) {
+	dir := path.Join(c.ConfigDir, CompContainerd)
+	cfg := path.Join(dir, "config.toml")
+	subnet, err := c.PodSubnet(n.Name)
+	if err != nil {
+		return componentSpec{}, err
+	}
+	config := fmt.Sprintf(`version = 2
+root = "/var/lib/containerd"
+state = "/run/containerd"
+
+[grpc]
+  address = "/run/containerd/containerd.sock"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = %q
+  restrict_oom_score_adj = %t
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/opt/cni/bin"
+    conf_dir = "/etc/cni/net.d"
+`, PauseImage, c.Runtime.RestrictOOMScoreAdj)
+	cni := fmt.Sprintf(`{
+  "cniVersion": "0.4.0",
+  "name": "eggo",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "cni0",
+      "isGateway": true,
+      "ipMasq": true,
+      "hairpinMode": true,
+      "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": "0.0.0.0/0"}]}
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+`, subnet)
+	args := []string{"--config", cfg}
+	for k, v := range c.ExtraArgs[CompContainerd] {
+		args = append(args, "--"+k+"="+v)
+	}
+	return componentSpec{
+		service: service{
+			Component: CompContainerd,
+			UnitName:  CompContainerd + ".service",
+			Unit: renderUnit(unitOptions{description: "containerd container runtime (eggo)", exec: "/usr/local/bin/containerd",
+				args: sortedCopy(args), typ: "notify",
+				extra: []string{"ExecStartPre=-/sbin/modprobe overlay", "Delegate=yes", "KillMode=process", "TasksMax=infinity", "OOMScoreAdjust=-999"}}),
+			Files: []serviceFile{
+				{Path: cfg, Mode: "0644", Content: config},
+				{Path: CNIConfigPath, Mode: "0644", Content: cni},
+			},
+			DataDirs: []string{"/var/lib/containerd", "/var/lib/cni"},
+			// The sandbox image comes from the bundle: no registry needed.
+			PostStart:     "ctr -n k8s.io images import /var/lib/eggo/images/pause.tar >/dev/null",
+			Health:        "ctr version >/dev/null",
+			HealthTimeout: defaultHealthTimeout,
+			// Containers outlive containerd (KillMode=process); when it goes
+			// for good, so do they, their mounts and their network.
+			Cleanup: `find /sys/fs/cgroup -path '*kubepods*' -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u | xargs -r kill -9 2>/dev/null
+pkill -9 -f containerd-shim 2>/dev/null
+sleep 1
+awk '{print $2}' /proc/mounts | grep -E '^/run/containerd/|^/var/lib/containerd/|^/run/netns/cni-' | sort -r | xargs -r -n1 umount -l 2>/dev/null
+for ns in $(ip netns list 2>/dev/null | awk '/^cni-/{print $1}'); do ip netns delete "$ns"; done
+ip link delete cni0 2>/dev/null
+rm -rf /run/containerd
+true`,
+			Version: c.KubernetesVersion,
+		},
+		roll: workerRoll(c, n),
+	}, nil
+}
+
+func kubelet(c *Cluster, n Node) componentSpec {
+	dir := path.Join(c.ConfigDir, CompKubelet)
+	f := func(name string) string { return path.Join(dir, name) }
+	dnsIP := ""
+	if ip, err := pki.ServiceIP(c.Network.ServiceCIDR); err == nil {
+		// The conventional cluster DNS address: the tenth of the range.
+		b := ip.As4()
+		b[3] += 9
+		dnsIP = fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3])
+	}
+	config := fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: %s
+authorization:
+  mode: Webhook
+cgroupDriver: cgroupfs
+clusterDNS:
+- %s
+clusterDomain: %s
+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
+failSwapOn: false
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+tlsCertFile: %s
+tlsPrivateKeyFile: %s
+`, f("ca.crt"), dnsIP, attrOr(c.Network.DNSDomain, pki.DefaultDNSDomain), f("kubelet.crt"), f("kubelet.key"))
+	own := map[string]string{
+		"config":            f("config.yaml"),
+		"hostname-override": n.Name,
+		"kubeconfig":        f("kubeconfig"),
+		"node-ip":           n.Address,
+	}
+	kubectl := "kubectl --kubeconfig " + f("kubeconfig")
+	return componentSpec{
+		service: service{
+			Component: CompKubelet,
+			UnitName:  CompKubelet + ".service",
+			Unit: renderUnit(unitOptions{description: "Kubernetes node agent (eggo)", exec: "/usr/local/bin/kubelet",
+				args: flags(c, CompKubelet, own), after: []string{CompContainerd + ".service"}}),
+			Files: []serviceFile{
+				certFile(dir, "ca.crt", pkiRef(PKIClusterCA, "cert")),
+				certFile(dir, "kubelet.crt", certRef(CertKubelet, n.Name, "cert")),
+				certFile(dir, "kubelet.key", certRef(CertKubelet, n.Name, "key")),
+				kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:node:"+n.Name, CertKubelet, n.Name),
+				{Path: f("config.yaml"), Mode: "0644", Content: config},
+			},
+			DataDirs: []string{"/var/lib/kubelet"},
+			// Serving, registered, Ready, and at the version installed.
+			Health: httpCheck(10248, "/healthz", "ok") + " && " +
+				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = "True %s" ]`,
+					kubectl, n.Name, gitVersion(c.KubernetesVersion)),
+			HealthTimeout: defaultHealthTimeout,
+			Cleanup: `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
+true`,
+			Version: c.KubernetesVersion,
+		},
+		deps: append([]string{ServiceAddr(CompContainerd, n.Name)}, apiDeps(c)...),
+		roll: workerRoll(c, n),
+	}
+}
+
+func kubeProxy(c *Cluster, n Node) componentSpec {
+	dir := path.Join(c.ConfigDir, CompKubeProxy)
+	f := func(name string) string { return path.Join(dir, name) }
+	config := fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: %s
+clusterCIDR: %s
+conntrack:
+  maxPerCore: 0
+healthzBindAddress: 127.0.0.1:10256
+hostnameOverride: %s
+metricsBindAddress: 127.0.0.1:10249
+mode: iptables
+`, f("kubeconfig"), c.Network.PodCIDR, n.Name)
+	own := map[string]string{"config": f("config.yaml")}
+	return componentSpec{
+		service: service{
+			Component: CompKubeProxy,
+			UnitName:  CompKubeProxy + ".service",
+			Unit: renderUnit(unitOptions{description: "Kubernetes service proxy (eggo)", exec: "/usr/local/bin/kube-proxy",
+				args: flags(c, CompKubeProxy, own)}),
+			Files: []serviceFile{
+				kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:kube-proxy", CertKubeProxy, ""),
+				{Path: f("config.yaml"), Mode: "0644", Content: config},
+			},
+			Health:        httpCheck(10256, "/healthz", "200 OK"),
+			HealthTimeout: defaultHealthTimeout,
+			// kube-proxy's iptables rules go with it.
+			Cleanup: "/usr/local/bin/kube-proxy --cleanup >/dev/null 2>&1; true",
+			Version: c.KubernetesVersion,
+		},
+		deps: []string{ServiceAddr(CompKubelet, n.Name)},
+		roll: workerRoll(c, n),
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	// Keep "--config FILE" first; sort what follows for a stable unit.
+	if len(out) > 2 {
+		rest := out[2:]
+		for i := 1; i < len(rest); i++ {
+			for j := i; j > 0 && rest[j] < rest[j-1]; j-- {
+				rest[j], rest[j-1] = rest[j-1], rest[j]
+			}
+		}
+	}
+	return out
+}
