@@ -246,6 +246,7 @@ func (in *serviceInstall) healthy(ctx context.Context) error {
 // retry runs a command every 2 s until it succeeds or ctx ends; the error
 // is the last attempt's.
 func (in *serviceInstall) retry(ctx context.Context, cmd string, mutates bool) error {
+	var last error // the last attempt that ran to its end, with its output
 	for {
 		var out providers.TailBuffer
 		out.Max = 2048
@@ -253,15 +254,18 @@ func (in *serviceInstall) retry(ctx context.Context, cmd string, mutates bool) e
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() == nil {
+			last = err
 			if s := out.String(); s != "" {
-				return fmt.Errorf("%s", s)
+				last = fmt.Errorf("%s", s)
 			}
-			return err
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			if last == nil {
+				last = err
+			}
+			return last
 		case <-time.After(2 * time.Second):
 		}
 	}

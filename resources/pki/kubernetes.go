@@ -60,6 +60,8 @@ func APIServerSpec(serviceCIDR, dnsDomain string, masters []Host, endpointHost s
 	for _, m := range masters {
 		s.AddSANs(m.Name, m.Address)
 	}
+	// Components on a master reach their own apiserver on loopback.
+	s.AddSANs("localhost", "127.0.0.1")
 	s.AddSANs(hostOnly(endpointHost))
 	s.AddSANs(extra...)
 	return s.Normalize()

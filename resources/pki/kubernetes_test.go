@@ -40,8 +40,8 @@ func TestAPIServerSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDNS := []string{"api.example", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
-		"kubernetes.default.svc.cluster.local", "lb.example", "m2.example", "master-0", "master-1", "master-2"}
-	wantIPs := []string{"10.32.0.1", "10.77.0.10", "10.77.0.11", "10.77.0.12"}
+		"kubernetes.default.svc.cluster.local", "lb.example", "localhost", "m2.example", "master-0", "master-1", "master-2"}
+	wantIPs := []string{"10.32.0.1", "10.77.0.10", "10.77.0.11", "10.77.0.12", "127.0.0.1"}
 	if !slices.Equal(spec.DNSNames, wantDNS) {
 		t.Errorf("DNSNames\n got %v\nwant %v", spec.DNSNames, wantDNS)
 	}
@@ -65,7 +65,7 @@ func TestAPIServerSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Contains(spec.DNSNames, "kubernetes.default.svc.cluster.local") ||
-		!slices.Equal(spec.IPs, []string{"10.96.0.1", "fd00::10"}) {
+		!slices.Equal(spec.IPs, []string{"10.96.0.1", "127.0.0.1", "fd00::10"}) {
 		t.Errorf("defaults: %v %v", spec.DNSNames, spec.IPs)
 	}
 }
