@@ -59,11 +59,14 @@ func apiServer(c *Cluster, n Node) componentSpec {
 		"requestheader-username-headers":     "X-Remote-User",
 		"secure-port":                        strconv.Itoa(APIServerPort),
 		"service-account-issuer":             "https://kubernetes.default.svc." + domain,
-		"service-account-key-file":           f("sa.pub"),
-		"service-account-signing-key-file":   f("sa.key"),
-		"service-cluster-ip-range":           c.Network.ServiceCIDR,
-		"tls-cert-file":                      f("apiserver.crt"),
-		"tls-private-key-file":               f("apiserver.key"),
+		// Long enough for load balancers to see /readyz fail and drain it
+		// before a restart stops it serving.
+		"shutdown-delay-duration":          "5s",
+		"service-account-key-file":         f("sa.pub"),
+		"service-account-signing-key-file": f("sa.key"),
+		"service-cluster-ip-range":         c.Network.ServiceCIDR,
+		"tls-cert-file":                    f("apiserver.crt"),
+		"tls-private-key-file":             f("apiserver.key"),
 	}
 	var deps []string
 	for _, e := range c.NodesWithRole("etcd") {
@@ -160,16 +163,21 @@ func loadBalancer(c *Cluster, n Node) componentSpec {
   maxconn 4096
 defaults
   mode tcp
-  timeout connect 5s
+  timeout connect 3s
   timeout client 1h
   timeout server 1h
+  retries 3
+  option redispatch
 frontend kube-apiserver
   bind :` + strconv.Itoa(APIServerPort) + `
   default_backend kube-apiservers
 backend kube-apiservers
   balance roundrobin
-  option tcp-check
-  default-server inter 2s fall 2 rise 1
+  # An apiserver that is shutting down fails /readyz first (see
+  # shutdown-delay-duration): it leaves the pool before it stops serving.
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter 1s fall 2 rise 2 check-ssl verify none
 `)
 	var deps []string
 	for _, m := range c.NodesWithRole("master") {

@@ -1,0 +1,200 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// K8sNode is the k8s_node kind: a worker's Node object in the cluster
+// (k8s_node.w0). Create labels it once its kubelet registered; Delete
+// cordons and drains it and deletes the object before its services stop.
+// It works through a master's admin kubeconfig, over that master's SSH
+// connection, so the operator's machine never needs to reach the API.
+type K8sNode struct{}
+
+func init() { Register(K8sNode{}) }
+
+// K8sNodeAddr is a worker's Node object address.
+func K8sNodeAddr(node string) string { return "k8s_node." + node }
+
+const (
+	k8sNodeName   = "node_name"
+	k8sNodeLabels = "labels"
+	k8sNodeVia    = "via" // {node, address, connection, kubeconfig}: the master eggo talks to the API through
+)
+
+// Name is "k8s_node".
+func (K8sNode) Name() string { return "k8s_node" }
+
+// Schema describes a Node object.
+func (K8sNode) Schema() Schema {
+	return Schema{Attributes: map[string]AttrSchema{
+		k8sNodeName:   {Description: "the Node's name", ForceNew: true},
+		k8sNodeLabels: {Description: "labels eggo sets on the Node (node labels plus node-role.kubernetes.io/worker)"},
+		k8sNodeVia:    {Description: "the master whose admin kubeconfig eggo uses"},
+	}}
+}
+
+// Expand returns one Node object per worker.
+func (K8sNode) Expand(c *Cluster) ([]Desired, error) {
+	masters := c.NodesWithRole("master")
+	if len(masters) == 0 {
+		return nil, nil
+	}
+	via := map[string]any{
+		"node":       masters[0].Name,
+		"address":    masters[0].Address,
+		"connection": ConnectionAttrs(masters[0]),
+		"kubeconfig": AdminKubeconfigPath(c),
+	}
+	var out []Desired
+	for _, n := range c.NodesWithRole("worker") {
+		labels := map[string]any{"node-role.kubernetes.io/worker": ""}
+		for k, v := range n.Labels {
+			labels[k] = v
+		}
+		out = append(out, Desired{
+			Addr:      K8sNodeAddr(n.Name),
+			Kind:      "k8s_node",
+			Node:      n.Name,
+			Source:    n.Source,
+			Attrs:     Attrs{k8sNodeName: n.Name, k8sNodeLabels: labels, k8sNodeVia: via},
+			DependsOn: []string{ServiceAddr(CompKubelet, n.Name)},
+		})
+	}
+	return out, nil
+}
+
+// kubectlVia runs kubectl on a master; it tries the recorded master first,
+// then any other master in state, so a dead master does not block a drain.
+func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string]any, script func(kubectl string) string) (string, error) {
+	type master struct {
+		node       string
+		attrs      Attrs
+		kubeconfig string
+	}
+	kubeconfig := attrOr(attrString(via["kubeconfig"]), "/etc/kubernetes/admin.conf")
+	candidates := []master{{attrString(via["node"]), Attrs{"address": via["address"], "connection": via["connection"]}, kubeconfig}}
+	for _, h := range rc.Recorded("host") {
+		if h.Node != candidates[0].node && !h.Pending && containsString(stringList(h.Attrs["roles"]), "master") {
+			candidates = append(candidates, master{h.Node, h.Attrs, kubeconfig})
+		}
+	}
+	var errs []string
+	for _, m := range candidates {
+		conn, err := serviceConn(ctx, rc, m.node, addr, m.attrs)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		out, err := runScript(ctx, conn, script("kubectl --kubeconfig "+hostQuote(m.kubeconfig)), true)
+		if err != nil {
+			return out, fmt.Errorf("%s: through master %s: %w", addr, m.node, err)
+		}
+		return out, nil
+	}
+	return "", fmt.Errorf("%s: no master reachable to talk to the API: %s", addr, strings.Join(errs, "; "))
+}
+
+func containsString(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Read checks the Node object still exists.
+func (K8sNode) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, []Reason, error) {
+	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
+	name := attrString(prior.Attrs[k8sNodeName])
+	out, err := kubectlVia(ctx, rc, prior.Addr, via, func(k string) string {
+		return fmt.Sprintf("%s get node %s -o name --ignore-not-found\n", k, hostQuote(name))
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if strings.TrimSpace(out) == "" {
+		return nil, nil, nil // deleted outside eggo: the plan re-creates (re-labels) it
+	}
+	return prior.Attrs, nil, nil
+}
+
+// Plan: labels are applied in place; the master used is only recorded.
+func (k K8sNode) Plan(_ context.Context, _ *RunContext, prior *Object, desired Desired) (Change, error) {
+	ch := Change{Addr: desired.Addr, Kind: desired.Kind, Node: desired.Node, After: desired.Attrs}
+	if prior == nil || prior.Attrs == nil {
+		ch.Action, ch.Reasons = Create, []Reason{{Code: ReasonNew}}
+		return ch, nil
+	}
+	ch.Before = prior.Attrs
+	ch.Changed = ChangedAttrs(k.Schema(), prior.Attrs, desired.Attrs)
+	if len(ch.Changed) == 0 && !prior.Pending {
+		ch.Action, ch.After, ch.Changed = NoOp, prior.Attrs, nil
+		return ch, nil
+	}
+	ch.Action = Update
+	ch.Reasons = []Reason{{Code: ReasonConfig, Detail: "changed in config: " + strings.Join(ch.Changed, ", ")}}
+	return ch, nil
+}
+
+// Create labels the registered Node.
+func (K8sNode) Create(ctx context.Context, rc *RunContext, desired Desired, _ Change) (Attrs, error) {
+	return labelNode(ctx, rc, desired, nil)
+}
+
+// Update sets changed labels and removes those no longer wanted.
+func (K8sNode) Update(ctx context.Context, rc *RunContext, prior Object, desired Desired, _ Change) (Attrs, error) {
+	return labelNode(ctx, rc, desired, prior.Attrs)
+}
+
+func labelNode(ctx context.Context, rc *RunContext, desired Desired, prior Attrs) (Attrs, error) {
+	name := attrString(desired.Attrs[k8sNodeName])
+	want, _ := desired.Attrs[k8sNodeLabels].(map[string]any)
+	had, _ := prior[k8sNodeLabels].(map[string]any)
+	var args []string
+	for k, v := range want {
+		args = append(args, hostQuote(k+"="+attrString(v)))
+	}
+	for k := range had {
+		if _, ok := want[k]; !ok {
+			args = append(args, hostQuote(k+"-"))
+		}
+	}
+	sort.Strings(args)
+	via, _ := desired.Attrs[k8sNodeVia].(map[string]any)
+	rc.Progress(desired.Addr, "labelling node "+name)
+	_, err := kubectlVia(ctx, rc, desired.Addr, via, func(k string) string {
+		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, hostQuote(name), strings.Join(args, " "))
+	})
+	if err != nil {
+		return prior, err
+	}
+	return desired.Attrs, nil
+}
+
+// Delete cordons, drains and deletes the Node. `eggo destroy` skips it
+// (the whole cluster goes); -force deletes the object without draining,
+// for a node that is dead.
+func (K8sNode) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs, error) {
+	if rc.Destroy {
+		return nil, nil
+	}
+	name := hostQuote(attrString(prior.Attrs[k8sNodeName]))
+	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
+	rc.Progress(prior.Addr, "draining node "+attrString(prior.Attrs[k8sNodeName]))
+	_, err := kubectlVia(ctx, rc, prior.Addr, via, func(k string) string {
+		drain := fmt.Sprintf("%s drain %s --ignore-daemonsets --delete-emptydir-data --force --timeout=180s >/dev/null\n", k, name)
+		if rc.Force {
+			drain = ""
+		}
+		return fmt.Sprintf("set -e\nif %[1]s get node %[2]s >/dev/null 2>&1; then\n%[1]s cordon %[2]s >/dev/null\n%[3]s%[1]s delete node %[2]s >/dev/null\nfi\n", k, name, drain)
+	})
+	if err != nil {
+		return prior.Attrs, err
+	}
+	return nil, nil
+}
