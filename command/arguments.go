@@ -8,6 +8,7 @@ import (
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/engine/config"
+	"github.com/eggo-project/eggo/resources"
 )
 
 // multiFlag collects a repeatable flag.
@@ -94,8 +95,15 @@ func (op *Operation) engineOptions(env []string) engine.Options {
 		Replace:     op.Replace,
 		NoRefresh:   !op.Refresh,
 		Destroy:     op.Destroy,
+		Kinds:       testKinds,
 	}
 }
+
+// testKinds, when set by a test, limits the resource kinds every command
+// plans and applies with (nil: all registered kinds). The command layer's
+// own tests use the host kind alone so that they do not need a cluster that
+// can really run etcd and the Kubernetes services.
+var testKinds []resources.Kind
 
 // operationFlagsHelp documents the shared flags.
 const operationFlagsHelp = `  -state=PATH          State file (default eggo.state in the configuration directory).
