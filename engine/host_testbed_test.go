@@ -37,8 +37,12 @@ func testbedConfig(t *testing.T, tb *testbed.Testbed, bigMB int) string {
 	write("opt/eggo-e2e/lib/big.bin", big, 0o644)
 	h := tb.Hosts[0]
 	var nodes strings.Builder
-	for _, n := range tb.Hosts {
-		fmt.Fprintf(&nodes, "node %q {\n  address = %q\n  roles = [\"worker\"]\n}\n", n.Name, n.Address)
+	for i, n := range tb.Hosts {
+		roles := `"worker"`
+		if i == 0 {
+			roles = `"master", "etcd"`
+		}
+		fmt.Fprintf(&nodes, "node %q {\n  address = %q\n  roles = [%s]\n}\n", n.Name, n.Address, roles)
 	}
 	cfg := fmt.Sprintf(`cluster "e2e" {
   kubernetes_version = "1.31.4"
@@ -95,6 +99,10 @@ func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) 
 	return p, res
 }
 
+// hostOnly limits a run to the host kind: these tests are about hosts and
+// bundles, not about the Kubernetes components on them.
+func hostOnly(o *Options) { o.Kinds = []resources.Kind{resources.NewHost()} }
+
 func TestHostOnTestbed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("testbed test; -short")
@@ -107,7 +115,7 @@ func TestHostOnTestbed(t *testing.T) {
 	}
 
 	// Apply: both hosts get the bundle, one connection each.
-	p, res := runApply(t, dir, nil)
+	p, res := runApply(t, dir, hostOnly)
 	if c := p.Counts(); c.Add != 2 || !res.OK() {
 		t.Fatalf("first apply: %+v %+v", c, res.Failed)
 	}
@@ -123,7 +131,7 @@ func TestHostOnTestbed(t *testing.T) {
 
 	// No-op: no changes, no remote writes, one connection per host.
 	stateBefore, _ := os.ReadFile(filepath.Join(dir, "eggo.state"))
-	p, res = runApply(t, dir, nil)
+	p, res = runApply(t, dir, hostOnly)
 	if p.HasChanges() || res.Writes != 0 || res.Bytes != 0 || res.Connections != 2 {
 		t.Fatalf("no-op apply: changes=%v writes=%d bytes=%d connections=%d", p.HasChanges(), res.Writes, res.Bytes, res.Connections)
 	}
@@ -136,7 +144,7 @@ func TestHostOnTestbed(t *testing.T) {
 	if _, err := tb.Exec(context.Background(), m1, "echo tampered > /etc/eggo-e2e/app.conf"); err != nil {
 		t.Fatal(err)
 	}
-	p, res = runApply(t, dir, nil)
+	p, res = runApply(t, dir, hostOnly)
 	s := p.Step("host." + m1)
 	if s == nil || s.Action != resources.Update || !hasReason(s.Reasons, resources.ReasonDrift) {
 		t.Fatalf("drift plan for %s: %+v", m1, s)
@@ -159,7 +167,7 @@ func TestHostOnTestbed(t *testing.T) {
 		time.Sleep(700 * time.Millisecond)
 		tb.Cut(m1)
 	}()
-	_, res = runApply(t, bigDir, nil)
+	_, res = runApply(t, bigDir, hostOnly)
 	tb.Restore(m1)
 	if res.OK() || res.Failed["host."+m1] == nil {
 		t.Fatalf("cut host did not fail: %+v", res)
@@ -170,19 +178,19 @@ func TestHostOnTestbed(t *testing.T) {
 	if msg := fmt.Sprintf("%+v", res.Failed["host."+m1]); !strings.Contains(msg, m1) {
 		t.Errorf("error does not name the host: %s", msg)
 	}
-	p, res = runApply(t, bigDir, nil)
+	p, res = runApply(t, bigDir, hostOnly)
 	if !res.OK() {
 		t.Fatalf("apply after restore: %v", res.Failed)
 	}
 	if p.Step("host."+m1).Action == resources.NoOp {
 		t.Fatal("apply after restore planned nothing for the cut host")
 	}
-	if p2, _ := runApply(t, bigDir, nil); p2.HasChanges() {
+	if p2, _ := runApply(t, bigDir, hostOnly); p2.HasChanges() {
 		t.Fatal("not converged after restore")
 	}
 
 	// Destroy leaves each host as it was before.
-	_, res = runApply(t, bigDir, func(o *Options) { o.Destroy = true })
+	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Destroy = true })
 	if !res.OK() || res.Counts.Destroy != 2 {
 		t.Fatalf("destroy: %+v", res)
 	}

@@ -57,11 +57,11 @@ func TestCertExpandAddresses(t *testing.T) {
 	if m0.Node != "m0" || m0.Source != "main.hcl:10" {
 		t.Errorf("apiserver[m0]: node %q source %q", m0.Node, m0.Source)
 	}
-	wantSANs := []any{"api.example.com", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "m0", "m1"}
+	wantSANs := []any{"api.example.com", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "localhost", "m0", "m1"}
 	if got := m0.Attrs[certDNSNames]; !reflect.DeepEqual(got, wantSANs) {
 		t.Errorf("apiserver DNS names = %v, want %v", got, wantSANs)
 	}
-	if got := m0.Attrs[certIPs]; !reflect.DeepEqual(got, []any{"10.32.0.1", "10.77.0.11", "10.77.0.12"}) {
+	if got := m0.Attrs[certIPs]; !reflect.DeepEqual(got, []any{"10.32.0.1", "10.77.0.11", "10.77.0.12", "127.0.0.1"}) {
 		t.Errorf("apiserver IPs = %v", got)
 	}
 	kubelet := byAddr[`cert.kubelet["w0"]`].Attrs

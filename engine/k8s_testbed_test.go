@@ -1,0 +1,329 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// The Kubernetes versions of the two bundles `make bundle` builds: the
+// cluster is deployed at the first and upgraded to the second.
+const (
+	k8sFrom = "1.31.3"
+	k8sTo   = "1.31.4"
+)
+
+func bundleDir(t *testing.T, version string) string {
+	t.Helper()
+	root := os.Getenv("EGGO_BUNDLE_DIR")
+	if root == "" {
+		root = "/var/cache/eggo/bundle"
+	}
+	dir := filepath.Join(root, "v"+version)
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
+		if testing.Short() {
+			t.Skipf("no bundle at %s (make bundle)", dir)
+		}
+		t.Fatalf("no bundle at %s: run `make bundle` first", dir)
+	}
+	return dir
+}
+
+// k8sConfig writes the 5-host cluster (plus optional workers) at a version.
+func k8sConfig(t *testing.T, dir string, tb *testbed.Testbed, version string, workers ...string) {
+	t.Helper()
+	h := tb.Hosts[0]
+	addr := map[string]string{}
+	for _, n := range tb.Hosts {
+		addr[n.Name] = n.Address
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `cluster "e2e" {
+  kubernetes_version = %q
+  packages           = %q
+  runtime { restrict_oom_score_adj = true }
+}
+connection {
+  user             = %q
+  private_key_file = %q
+  known_hosts_file = %q
+}
+node "lb" {
+  address = %q
+  roles   = ["loadbalance"]
+}
+node "m0" {
+  address = %q
+  roles   = ["master", "etcd"]
+}
+node "m1" {
+  address = %q
+  roles   = ["master", "etcd"]
+}
+node "e0" {
+  address = %q
+  roles   = ["etcd"]
+}
+`, version, bundleDir(t, version), h.User, h.KeyFile, h.KnownHostsFile, addr["lb"], addr["m0"], addr["m1"], addr["e0"])
+	for _, w := range workers {
+		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"worker\"]\n}\n", w, addr[w])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exec runs a command on a testbed host and fails the test on error.
+func mustExec(t *testing.T, tb *testbed.Testbed, host, cmd string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := tb.Exec(ctx, host, cmd)
+	if err != nil {
+		t.Fatalf("%s: %s: %v\n%s", host, cmd, err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+// kubectl runs kubectl on m0 with the admin kubeconfig pointed at the load
+// balancer, as the operator's own kubeconfig is.
+func kubectl(t *testing.T, tb *testbed.Testbed, lb, args string) string {
+	t.Helper()
+	return mustExec(t, tb, "m0", "kubectl --kubeconfig /etc/kubernetes/admin.conf --server https://"+lb+":6443 "+args)
+}
+
+// unitInvocations maps host/unit to systemd's invocation ID: a restart
+// changes it.
+func unitInvocations(t *testing.T, tb *testbed.Testbed, hosts ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, h := range hosts {
+		lines := mustExec(t, tb, h, `for u in etcd kube-apiserver kube-controller-manager kube-scheduler kube-lb containerd kubelet kube-proxy; do
+  if [ -f /etc/systemd/system/$u.service ]; then echo "$u $(systemctl show -p InvocationID --value $u)"; fi
+done`)
+		for _, l := range strings.Split(lines, "\n") {
+			if f := strings.Fields(l); len(f) == 2 {
+				out[h+"/"+f[0]] = f[1]
+			}
+		}
+	}
+	return out
+}
+
+// TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
+// load balancer, two masters with etcd, an etcd-only node and a worker;
+// then a no-op, a join, a delete, a rolling upgrade and a destroy.
+func TestKubernetesOnTestbed(t *testing.T) {
+	bundleDir(t, k8sFrom)
+	bundleDir(t, k8sTo)
+	tb := testbed.UpForTestWith(t, testbed.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true})
+	addr := map[string]string{}
+	for _, h := range tb.Hosts {
+		addr[h.Name] = h.Address
+	}
+	all := []string{"lb", "m0", "m1", "e0", "w0", "w1"}
+	before := map[string]string{}
+	for _, h := range all {
+		before[h] = hostTree(t, tb, h)
+	}
+	dir := t.TempDir()
+
+	// Deploy.
+	k8sConfig(t, dir, tb, k8sFrom, "w0")
+	start := time.Now()
+	_, res := runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
+	}
+	t.Logf("deploy of 5 hosts: %s, %d connections, %s uploaded", time.Since(start).Round(100*time.Millisecond), res.Connections, resources.HumanBytes(res.Bytes))
+	if res.Connections != 5 {
+		t.Errorf("deploy opened %d connections, want one per host (5)", res.Connections)
+	}
+	health := mustExec(t, tb, "m0", "ETCDCTL_API=3 etcdctl --cacert /etc/kubernetes/etcd/ca.crt --cert /etc/kubernetes/etcd/server.crt --key /etc/kubernetes/etcd/server.key "+
+		fmt.Sprintf("--endpoints https://%s:2379,https://%s:2379,https://%s:2379 endpoint health 2>&1", addr["m0"], addr["m1"], addr["e0"]))
+	if strings.Count(health, "is healthy") != 3 {
+		t.Errorf("etcd members not all healthy over TLS:\n%s", health)
+	}
+	if got := kubectl(t, tb, addr["lb"], "get --raw /readyz"); got != "ok" {
+		t.Errorf("/readyz through the load balancer = %q", got)
+	}
+	leases := kubectl(t, tb, addr["lb"], "-n kube-system get lease kube-controller-manager kube-scheduler -o jsonpath='{.items[*].spec.holderIdentity}'")
+	if f := strings.Fields(leases); len(f) != 2 || !strings.HasPrefix(f[0], "m") || !strings.HasPrefix(f[1], "m") {
+		t.Errorf("leader leases held by %q, want a master each", leases)
+	}
+	if st := kubectl(t, tb, addr["lb"], `get node w0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
+		t.Errorf("w0 Ready = %q", st)
+	}
+	kubectl(t, tb, addr["lb"], "run p1 --image="+resources.PauseImage+" --image-pull-policy=Never --restart=Never")
+	podIP := ""
+	for i := 0; i < 60 && podIP == ""; i++ {
+		podIP = kubectl(t, tb, addr["lb"], `get pod p1 -o jsonpath='{.status.podIP}'`)
+		if podIP == "" {
+			time.Sleep(time.Second)
+		}
+	}
+	if phase := kubectl(t, tb, addr["lb"], `get pod p1 -o jsonpath='{.status.phase} {.spec.nodeName}'`); phase != "Running w0" || podIP == "" {
+		t.Errorf("pod: %q with IP %q, want Running on w0 with a pod IP", phase, podIP)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "e2e.kubeconfig")); err != nil {
+		t.Errorf("admin kubeconfig next to the state: %v", err)
+	}
+
+	// No-op: nothing written, nothing restarted.
+	units := unitInvocations(t, tb, all[:5]...)
+	start = time.Now()
+	p, res := runApply(t, dir, nil)
+	if p.HasChanges() || res.Writes != 0 || res.Bytes != 0 {
+		t.Errorf("second apply: changes=%v writes=%d bytes=%d", actions(p), res.Writes, res.Bytes)
+	}
+	t.Logf("no-op apply: %s, %d connections", time.Since(start).Round(100*time.Millisecond), res.Connections)
+	if after := unitInvocations(t, tb, all[:5]...); fmt.Sprint(after) != fmt.Sprint(units) {
+		t.Errorf("units restarted by a no-op apply:\nbefore %v\nafter  %v", units, after)
+	}
+
+	// Join: only w1's resources.
+	k8sConfig(t, dir, tb, k8sFrom, "w0", "w1")
+	start = time.Now()
+	p, res = runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("join failed: %v %v", res.Failed, res.Skipped)
+	}
+	for _, s := range p.Steps {
+		if s.Action != resources.NoOp && s.Node != "w1" {
+			t.Errorf("join of w1 changes %s (%s)", s.Addr, s.Action)
+		}
+	}
+	t.Logf("join of w1: %s, %d created", time.Since(start).Round(100*time.Millisecond), res.Counts.Add)
+	if st := kubectl(t, tb, addr["lb"], `get node w1 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
+		t.Errorf("w1 Ready = %q", st)
+	}
+
+	// Delete: drained and gone, the host as before.
+	k8sConfig(t, dir, tb, k8sFrom, "w0")
+	if _, res = runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("delete failed: %v %v", res.Failed, res.Skipped)
+	}
+	if got := kubectl(t, tb, addr["lb"], "get node w1 --ignore-not-found -o name"); got != "" {
+		t.Errorf("node w1 still registered: %q", got)
+	}
+	if got := hostTree(t, tb, "w1"); got != before["w1"] {
+		t.Errorf("w1 not as before after its delete:\n%s", firstDiff(before["w1"], got))
+	}
+
+	// Rolling upgrade, with the API polled through the load balancer.
+	k8sConfig(t, dir, tb, k8sTo, "w0")
+	var polls, failures atomic.Int64
+	var firstFailure atomic.Value
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			out, err := tb.Exec(ctx, "e0", fmt.Sprintf("exec 3<>/dev/tcp/%s/6443 && echo open", addr["lb"]))
+			cancel()
+			polls.Add(1)
+			if err != nil || !strings.Contains(out, "open") {
+				failures.Add(1)
+				firstFailure.CompareAndSwap(nil, fmt.Sprint(err, out))
+			}
+		}
+	}()
+	start = time.Now()
+	p, res = runApply(t, dir, nil)
+	close(stop)
+	wg.Wait()
+	if !res.OK() {
+		t.Fatalf("upgrade failed: %v %v", res.Failed, res.Skipped)
+	}
+	t.Logf("upgrade %s → %s: %s; load balancer polled %d times, %d failed", k8sFrom, k8sTo, time.Since(start).Round(time.Second), polls.Load(), failures.Load())
+	order := rollOrder(p)
+	t.Logf("roll order: %s", strings.Join(order, " → "))
+	if failures.Load() > 0 {
+		t.Errorf("the API was unreachable through the load balancer during the upgrade: %v", firstFailure.Load())
+	}
+	versions := kubectl(t, tb, addr["lb"], `get --raw /version`)
+	if !strings.Contains(versions, `"gitVersion": "v`+k8sTo+`"`) {
+		t.Errorf("apiserver version after upgrade: %s", versions)
+	}
+	if v := kubectl(t, tb, addr["lb"], `get node w0 -o jsonpath='{.status.nodeInfo.kubeletVersion}'`); v != "v"+k8sTo {
+		t.Errorf("kubelet on w0 reports %q after the upgrade", v)
+	}
+	for _, h := range []string{"m0", "m1"} {
+		for _, bin := range []string{"kube-controller-manager", "kube-scheduler"} {
+			if v := mustExec(t, tb, h, "/usr/local/bin/"+bin+" --version"); !strings.Contains(v, "v"+k8sTo) {
+				t.Errorf("%s on %s: %q", bin, h, v)
+			}
+		}
+	}
+
+	// Destroy: every host as it was.
+	if _, res = runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
+	}
+	for _, h := range all {
+		if got := hostTree(t, tb, h); got != before[h] {
+			t.Errorf("%s not as before after destroy:\n%s", h, firstDiff(before[h], got))
+		}
+		if ps := mustExec(t, tb, h, "ps -eo comm= | grep -E '^(etcd|kube|containerd|haproxy|pause)' || true"); ps != "" {
+			t.Errorf("%s: processes left after destroy: %s", h, ps)
+		}
+	}
+}
+
+// rollOrder lists the upgraded services in the order the plan's edges
+// allow them to run (a step after all it waits for).
+func rollOrder(p *Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		if s.Action == resources.Update && (s.Kind == "service" || s.Kind == "etcd_member") {
+			out = append(out, fmt.Sprintf("%s(after %d)", s.Addr, len(s.WaitsFor)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// firstDiff shows the lines only one side has (at most 20).
+func firstDiff(a, b string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	ma, mb := in(a), in(b)
+	var out []string
+	for l := range ma {
+		if !mb[l] {
+			out = append(out, "- "+l)
+		}
+	}
+	for l := range mb {
+		if !ma[l] {
+			out = append(out, "+ "+l)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > 20 {
+		out = append(out[:20], fmt.Sprintf("… %d more", len(out)-20))
+	}
+	return strings.Join(out, "\n")
+}
