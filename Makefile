@@ -31,7 +31,7 @@ check: ## gofmt, go vet and the import boundaries
 	go vet ./...
 	go test -count=1 -run TestImportBoundaries .
 
-test: deps check ## All tests: unit, race, real sshd, testbed end to end
+test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster)
 	@trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true' EXIT; \
 	go test -count=1 -timeout 20m ./... && \
 	go test -count=1 -race -timeout 10m ./engine/... ./graph/... ./providers/... && \
@@ -46,13 +46,14 @@ fuzz: ## Short fuzz runs of the HCL loader and the state reader
 	go test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./engine/config/
 	go test -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME) ./state/
 
-demo: deps build ## Bring up 3 testbed hosts and plan + apply examples/demo onto them
-	go run ./internal/testbed/cmd/testbed up -n 3 -id $(DEMO_ID) -names master-0,worker-0,worker-1 -inventory $(DEMO_DIR)/testbed.json
+demo: deps build bundle ## Bring up 3 testbed hosts and deploy Kubernetes (examples/demo) onto them
+	go run ./internal/testbed/cmd/testbed up -n 3 -id $(DEMO_ID) -containers -names master-0,worker-0,worker-1 -inventory $(DEMO_DIR)/testbed.json
 	./$(BIN) -chdir=$(DEMO_DIR) plan -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) state list
-	@echo; echo "The demo hosts are still up: ssh in with the key in the inventory, or run 'make demo-down'."
+	$(CACHE)/bundle/v1.31.4/amd64/usr/local/bin/kubectl --kubeconfig $(DEMO_DIR)/demo.kubeconfig get nodes -o wide
+	@echo; echo "The cluster is up: kubectl --kubeconfig $(DEMO_DIR)/demo.kubeconfig …; 'make demo-down' destroys it."
 
 demo-down: build ## Destroy the demo and tear its testbed down
 	-./$(BIN) -chdir=$(DEMO_DIR) destroy -auto-approve -var-file=testbed.eggovars

@@ -16,6 +16,8 @@ var exampleVars = map[string][]string{
 		`nodes={ node-a = "192.0.2.1", node-b = "192.0.2.2", node-c = "192.0.2.3" }`,
 		"ssh_private_key_file=/nonexistent/id_ed25519",
 		"ssh_known_hosts_file=/nonexistent/known_hosts",
+		// The small stand-in bundle: the real one is 600 MB.
+		"packages=./packages",
 	},
 }
 

@@ -1,6 +1,7 @@
-# The demo cluster: hosts come from the testbed (`make demo` writes
-# testbed.eggovars beside this file). eggo checks every host, copies the
-# package bundle onto it, and records exactly what it created.
+# The demo cluster: a Kubernetes cluster on testbed hosts (`make demo` boots
+# them and writes testbed.eggovars beside this file). The first node (sorted)
+# is the master and runs etcd; the others are workers. The package bundle is
+# the one `make bundle` builds.
 
 variable "nodes" {
   type        = map(string)
@@ -20,6 +21,11 @@ variable "ssh_port" {
 }
 variable "ssh_private_key_file" { type = string }
 variable "ssh_known_hosts_file" { type = string }
+variable "packages" {
+  type        = string
+  default     = "/var/cache/eggo/bundle/v1.31.4"
+  description = "the offline bundle (make bundle)"
+}
 
 locals {
   names  = sort(keys(var.nodes))
@@ -28,8 +34,14 @@ locals {
 
 cluster "demo" {
   kubernetes_version = "1.31.4"
-  packages           = "./packages"
+  packages           = var.packages
   labels             = { purpose = "demo" }
+  network {
+    service_cidr = "10.32.0.0/16"
+    pod_cidr     = "10.244.0.0/16"
+  }
+  # The testbed's hosts lack CAP_SYS_RESOURCE; real machines do not need this.
+  runtime { restrict_oom_score_adj = true }
 }
 
 connection {
@@ -46,12 +58,15 @@ node "master" {
 }
 
 node "worker" {
-  for_each   = { for name, addr in var.nodes : name => addr if name != local.master }
-  address    = each.value
-  roles      = ["worker"]
-  depends_on = [node.master]
+  for_each = { for name, addr in var.nodes : name => addr if name != local.master }
+  address  = each.value
+  roles    = ["worker"]
 }
 
 output "master_address" {
   value = node.master.address
+}
+
+output "kubeconfig" {
+  value = "demo.kubeconfig"
 }
