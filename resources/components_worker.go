@@ -95,8 +95,12 @@ state = "/run/containerd"
 			HealthTimeout: defaultHealthTimeout,
 			// Containers outlive containerd (KillMode=process); when it goes
 			// for good, so do they, their mounts and their network.
-			Cleanup: `find /sys/fs/cgroup -path '*kubepods*' -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u | xargs -r kill -9 2>/dev/null
-pkill -9 -f containerd-shim 2>/dev/null
+			// The containers are the shims' children: kill those, then the
+			// shims (never by cgroup: a cgroup tree may be shared with other
+			// machines, and a pid of another namespace reads as 0).
+			Cleanup: `shims=$(pgrep -d, -f containerd-shim-runc-v2)
+if [ -n "$shims" ]; then pkill -9 -P "$shims"; fi
+pkill -9 -f containerd-shim-runc-v2
 sleep 1
 awk '{print $2}' /proc/mounts | grep -E '^/run/containerd/|^/var/lib/containerd/|^/run/netns/cni-' | sort -r | xargs -r -n1 umount -l 2>/dev/null
 for ns in $(ip netns list 2>/dev/null | awk '/^cni-/{print $1}'); do ip netns delete "$ns"; done

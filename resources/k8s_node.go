@@ -69,7 +69,7 @@ func (K8sNode) Expand(c *Cluster) ([]Desired, error) {
 
 // kubectlVia runs kubectl on a master; it tries the recorded master first,
 // then any other master in state, so a dead master does not block a drain.
-func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string]any, script func(kubectl string) string) (string, error) {
+func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string]any, mutates bool, script func(kubectl string) string) (string, error) {
 	type master struct {
 		node       string
 		attrs      Attrs
@@ -89,7 +89,7 @@ func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string
 			errs = append(errs, err.Error())
 			continue
 		}
-		out, err := runScript(ctx, conn, script("kubectl --kubeconfig "+hostQuote(m.kubeconfig)), true)
+		out, err := runScript(ctx, conn, script("kubectl --kubeconfig "+hostQuote(m.kubeconfig)), mutates)
 		if err != nil {
 			return out, fmt.Errorf("%s: through master %s: %w", addr, m.node, err)
 		}
@@ -111,7 +111,7 @@ func containsString(list []string, s string) bool {
 func (K8sNode) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, []Reason, error) {
 	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
 	name := attrString(prior.Attrs[k8sNodeName])
-	out, err := kubectlVia(ctx, rc, prior.Addr, via, func(k string) string {
+	out, err := kubectlVia(ctx, rc, prior.Addr, via, false, func(k string) string {
 		return fmt.Sprintf("%s get node %s -o name --ignore-not-found\n", k, hostQuote(name))
 	})
 	if err != nil {
@@ -167,7 +167,7 @@ func labelNode(ctx context.Context, rc *RunContext, desired Desired, prior Attrs
 	sort.Strings(args)
 	via, _ := desired.Attrs[k8sNodeVia].(map[string]any)
 	rc.Progress(desired.Addr, "labelling node "+name)
-	_, err := kubectlVia(ctx, rc, desired.Addr, via, func(k string) string {
+	_, err := kubectlVia(ctx, rc, desired.Addr, via, true, func(k string) string {
 		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, hostQuote(name), strings.Join(args, " "))
 	})
 	if err != nil {
@@ -186,7 +186,7 @@ func (K8sNode) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 	name := hostQuote(attrString(prior.Attrs[k8sNodeName]))
 	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
 	rc.Progress(prior.Addr, "draining node "+attrString(prior.Attrs[k8sNodeName]))
-	_, err := kubectlVia(ctx, rc, prior.Addr, via, func(k string) string {
+	_, err := kubectlVia(ctx, rc, prior.Addr, via, true, func(k string) string {
 		drain := fmt.Sprintf("%s drain %s --ignore-daemonsets --delete-emptydir-data --force --timeout=180s >/dev/null\n", k, name)
 		if rc.Force {
 			drain = ""
