@@ -73,7 +73,7 @@ func TestValidate(t *testing.T) {
 func TestPlanOnEmptyState(t *testing.T) {
 	f := newFixture(t)
 	r := f.mustRun(0, "plan")
-	mustContain(t, "plan", r.out, "# host.n1 will be created", `+ host "n1"`, "Plan: 1 to add, 0 to change, 0 to destroy.")
+	mustContain(t, "plan", r.out, "# host.n1 will be created", `+ host.n1 {`, "Plan: 1 to add, 0 to change, 0 to destroy.")
 	if _, err := os.Stat(f.statePath()); !os.IsNotExist(err) {
 		t.Fatalf("plan wrote a state file (%v)", err)
 	}

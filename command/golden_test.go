@@ -24,6 +24,13 @@ func step(addr string, a resources.Action, before, after resources.Attrs, reason
 		Before: before, After: after, Reasons: reasons}}
 }
 
+func splitAddr(addr string) (string, string) {
+	if i := strings.IndexByte(addr, '.'); i > 0 {
+		return addr[:i], addr[i+1:]
+	}
+	return addr, ""
+}
+
 func reason(code, detail string) resources.Reason {
 	return resources.Reason{Code: code, Detail: detail}
 }
@@ -57,6 +64,7 @@ func goldenPlans() map[string]*engine.Plan {
 	secretCreate.Sensitive = []string{"secret"}
 
 	return map[string]*engine.Plan{
+		"text": textPlan(),
 		"mixed": {
 			Steps: []*engine.Step{
 				step("host.master-0", resources.Create, nil,
@@ -81,6 +89,39 @@ func goldenPlans() map[string]*engine.Plan {
 			step("host.master-1", resources.NoOp, resources.Attrs{"address": "10.0.0.12"}, resources.Attrs{"address": "10.0.0.12"}),
 		}},
 	}
+}
+
+// unitText is a systemd unit with one flag that differs between versions.
+func unitText(port string) string {
+	return "[Unit]\nDescription=Kubernetes API server (eggo)\nWants=network-online.target\nAfter=network-online.target\n\n" +
+		"[Service]\nExecStart=/usr/local/bin/kube-apiserver \\\n  --advertise-address=10.0.0.11 \\\n  --secure-port=" + port + " \\\n" +
+		"  --etcd-servers=https://10.0.0.11:2379\nRestart=always\nRestartSec=5\nLimitNOFILE=1048576\n\n" +
+		"[Install]\nWantedBy=multi-user.target\n"
+}
+
+// textPlan holds multi-line strings: created (a heredoc, including a line
+// that is the default delimiter), changed in one line (a line diff with the
+// far unchanged lines hidden), and added to an empty value.
+func textPlan() *engine.Plan {
+	unitUpdate := step(`service.kube-apiserver["m0"]`, resources.Update,
+		resources.Attrs{"unit": unitText("6443"), "unit_name": "kube-apiserver.service", "version": "1.31.4"},
+		resources.Attrs{"unit": unitText("6444"), "unit_name": "kube-apiserver.service", "version": "1.31.5"},
+		reason(resources.ReasonConfig, "unit, version"))
+	unitUpdate.Changed = []string{"unit", "version"}
+	hookUpdate := step(`service.kubelet["w0"]`, resources.Update,
+		resources.Attrs{"post_start": ""},
+		resources.Attrs{"post_start": "set -e\nkubectl uncordon w0\n"},
+		reason(resources.ReasonConfig, "post_start"))
+	hookUpdate.Changed = []string{"post_start"}
+	return &engine.Plan{Steps: []*engine.Step{
+		step(`service.kubelet["w1"]`, resources.Create, nil, resources.Attrs{
+			"unit":    "[Unit]\nDescription=kubelet\n\n[Service]\nExecStart=/usr/local/bin/kubelet\n",
+			"cleanup": "cat <<EOT >/tmp/x\n\tkeep the tab\nEOT\nrm /tmp/x",
+			"health":  "curl -fs http://127.0.0.1:10248/healthz",
+		}, reason(resources.ReasonNew, "")),
+		unitUpdate,
+		hookUpdate,
+	}}
 }
 
 func checkGolden(t *testing.T, path string, got []byte) {

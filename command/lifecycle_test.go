@@ -47,7 +47,7 @@ func TestLocalLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = f.mustRun(2, "plan", "-detailed-exitcode")
-	mustContain(t, "plan after drift", r.out, `~ host "n1"`, "changed outside eggo", "hello.txt (modified)",
+	mustContain(t, "plan after drift", r.out, `~ host.n1 {`, "changed outside eggo", "hello.txt (modified)",
 		"Plan: 0 to add, 1 to change, 0 to destroy.")
 
 	r = f.mustRun(0, "destroy", "-auto-approve")
@@ -166,7 +166,7 @@ func TestStateCommands(t *testing.T) {
 	}
 
 	r = f.mustRun(0, "state", "show", "host.n1")
-	mustContain(t, "state show", r.out, "# host.n1", `host "n1" {`, `address`, `"127.0.0.1"`, "hello.txt")
+	mustContain(t, "state show", r.out, "# host.n1", "\nhost.n1 {", `address`, `"127.0.0.1"`, "hello.txt")
 	r = f.mustRun(0, "state", "show", "-json", "host.n1")
 	var shown map[string]any
 	if err := json.Unmarshal([]byte(r.out), &shown); err != nil || shown["address"] != "host.n1" {

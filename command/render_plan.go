@@ -96,9 +96,11 @@ func renderStep(b *strings.Builder, s *engine.Step, col colorizer) {
 	if len(reasons) > 0 {
 		fmt.Fprintf(b, "  # (%s)\n", strings.Join(reasons, "; "))
 	}
-	kind, name := splitAddr(s.Addr)
+	// The block header is the address itself: an instance key such as
+	// cert.apiserver["m0"] reads as written, where a quoted name would
+	// escape its quotes.
 	sym := col.c(symbolColor(s.Action), actionSymbols[s.Action])
-	fmt.Fprintf(b, "  %s %s %q {\n", sym, kind, name)
+	fmt.Fprintf(b, "  %s %s {\n", sym, s.Addr)
 	sensitive := map[string]bool{}
 	for _, n := range s.Sensitive {
 		sensitive[n] = true
@@ -112,13 +114,6 @@ func renderStep(b *strings.Builder, s *engine.Step, col colorizer) {
 		renderDiff(b, s, sensitive, col)
 	}
 	b.WriteString("    }\n")
-}
-
-func splitAddr(addr string) (string, string) {
-	if i := strings.IndexByte(addr, '.'); i > 0 {
-		return addr[:i], addr[i+1:]
-	}
-	return addr, ""
 }
 
 func shown(v any, name string, sensitive map[string]bool) string {
@@ -202,7 +197,18 @@ func renderChangedValue(b *strings.Builder, k string, w int, before, after any, 
 		b.WriteString("        ]\n")
 		return
 	}
-	fmt.Fprintf(b, "      %s %-*s = %s -> %s\n", col.c(yellow, "~"), w, k, renderValue(before, "      "), renderValue(after, "      "))
+	if renderTextDiff(b, k, w, before, after, col) {
+		return
+	}
+	bv, av := renderValue(before, "      "), renderValue(after, "      ")
+	_, bs := before.(string)
+	_, as := after.(string)
+	if bs && as {
+		// Two texts the line diff declined differ where only quoting shows
+		// it (a final newline, a control character).
+		bv, av = renderInline(before), renderInline(after)
+	}
+	fmt.Fprintf(b, "      %s %-*s = %s -> %s\n", col.c(yellow, "~"), w, k, bv, av)
 }
 
 // elementDiff renders one keyed element's changed fields.

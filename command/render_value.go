@@ -15,8 +15,14 @@ const (
 )
 
 // renderValue renders a JSON attribute value in HCL-like syntax on one line
-// when short, else across lines indented by indent.
+// when short, else across lines indented by indent; a multi-line string
+// renders as a heredoc.
 func renderValue(v any, indent string) string {
+	if str, ok := v.(string); ok {
+		if h, ok := heredoc(str, indent); ok {
+			return h
+		}
+	}
 	s := renderInline(v)
 	if len(s) <= 80 {
 		return s

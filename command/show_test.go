@@ -17,7 +17,7 @@ func TestShowState(t *testing.T) {
 	}
 	f.mustRun(0, "apply", "-auto-approve")
 	human := f.mustRun(0, "show").out
-	for _, want := range []string{`host "n1" {`, "Outputs:", `where = "127.0.0.1"`} {
+	for _, want := range []string{"\nhost.n1 {", "Outputs:", `where = "127.0.0.1"`} {
 		if !strings.Contains(human, want) {
 			t.Errorf("show lacks %q:\n%s", want, human)
 		}

@@ -136,12 +136,11 @@ func (m *meta) showResource(r *state.Resource, js bool) {
 		fmt.Fprintln(m.streams.Out, string(b))
 		return
 	}
-	kind, name := splitAddr(r.Address)
 	fmt.Fprintf(m.streams.Out, "# %s", r.Address)
 	if r.Status != "" {
 		fmt.Fprintf(m.streams.Out, " (%s)", r.Status)
 	}
-	fmt.Fprintf(m.streams.Out, "\n%s %q {\n", kind, name)
+	fmt.Fprintf(m.streams.Out, "\n%s {\n", r.Address)
 	keys := sortedMapKeys(attrs)
 	w := maxLen(keys)
 	for _, k := range keys {

@@ -1,0 +1,77 @@
+package command
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPlanAllKinds plans a small cluster with every registered kind: the
+// plan must name the Kubernetes resources with readable addresses and never
+// show private key material, in the human view nor in -json.
+func TestPlanAllKinds(t *testing.T) {
+	withAllKinds(t)
+	f := newFixture(t)
+	f.write("main.hcl", `cluster "t" {
+  kubernetes_version = "1.31.4"
+  packages           = "./pkg"
+}
+
+connection {
+  type         = "local"
+  password_env = "EGGO_TEST_PASSWORD"
+}
+
+node "m0" {
+  address = "127.0.0.1"
+  roles   = ["master", "etcd"]
+}
+
+node "w0" {
+  address = "127.0.0.2"
+  roles   = ["worker"]
+}
+
+node "lb" {
+  address = "127.0.0.3"
+  roles   = ["loadbalance"]
+}
+`)
+	human := f.mustRun(2, "plan", "-refresh=false", "-detailed-exitcode").out
+	wantAddrs := []string{
+		`pki.cluster_ca`, `cert.apiserver["m0"]`, `service.kubelet["w0"]`,
+		`etcd_member.m0`, `k8s_node.w0`, `host.lb`,
+	}
+	for _, a := range wantAddrs {
+		mustContain(t, "plan", human, "+ "+a+" {")
+	}
+	mustContain(t, "plan", human, "will be created")
+	noKeyMaterial(t, "plan", human)
+
+	js := f.mustRun(2, "plan", "-refresh=false", "-detailed-exitcode", "-json").out
+	planned := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
+		var m struct{ Type, Address, Action string }
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("-json line %q: %v", line, err)
+		}
+		if m.Type == "planned_change" {
+			planned[m.Address] = m.Action
+		}
+	}
+	for _, a := range wantAddrs {
+		if planned[a] != "create" {
+			t.Errorf("-json plans %s as %q, want create (planned: %v)", a, planned[a], planned)
+		}
+	}
+	noKeyMaterial(t, "plan -json", js)
+}
+
+func noKeyMaterial(t *testing.T, what, out string) {
+	t.Helper()
+	for _, s := range []string{"PRIVATE KEY", "BEGIN RSA", "BEGIN EC"} {
+		if strings.Contains(out, s) {
+			t.Fatalf("%s shows key material (%q):\n%s", what, s, out)
+		}
+	}
+}
