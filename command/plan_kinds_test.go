@@ -2,6 +2,7 @@ package command
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,30 @@ node "lb" {
 		}
 	}
 	noKeyMaterial(t, "plan -json", js)
+
+	// With the keys made (the CAs, certificates and kubeconfig apply
+	// without a host), no view of a plan or of the state may show them.
+	f.mustRun(0, "apply", "-auto-approve", "-refresh=false", "-target=kubeconfig.admin", `-target=cert.apiserver["m0"]`)
+	st, err := os.ReadFile(f.statePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "state", string(st), `"cert.apiserver[\"m0\"]"`, `"pki.cluster_ca"`)
+	for _, args := range [][]string{
+		{"plan", "-refresh=false"},
+		{"plan", "-refresh=false", "-json"},
+		{"plan", "-refresh=false", `-replace=cert.apiserver["m0"]`, "-replace=pki.cluster_ca"},
+		{"plan", "-refresh=false", "-destroy"},
+		{"show"},
+		{"show", "-json"},
+		{"state", "show", `cert.apiserver["m0"]`},
+		{"state", "show", "pki.cluster_ca"},
+	} {
+		r := f.mustRun(0, args...)
+		noKeyMaterial(t, strings.Join(args, " "), r.all())
+	}
+	replaced := f.mustRun(0, "plan", "-refresh=false", `-replace=cert.apiserver["m0"]`).out
+	mustContain(t, "plan -replace", replaced, `-/+ cert.apiserver["m0"] {`, "key", sensitiveText)
 }
 
 func noKeyMaterial(t *testing.T, what, out string) {
