@@ -88,7 +88,8 @@ state = "/run/containerd"
 				{Path: cfg, Mode: "0644", Content: config},
 				{Path: CNIConfigPath, Mode: "0644", Content: cni},
 			},
-			DataDirs: []string{"/var/lib/containerd", "/var/lib/cni"},
+			// /opt/containerd is containerd's own plugin directory, made at its first start.
+			DataDirs: []string{"/opt/containerd", "/var/lib/containerd", "/var/lib/cni"},
 			// The sandbox image comes from the bundle: no registry needed.
 			PostStart:     "ctr -n k8s.io images import /var/lib/eggo/images/pause.tar >/dev/null",
 			Health:        "ctr version >/dev/null",

@@ -168,7 +168,7 @@ func TestEtcdQuorumCheck(t *testing.T) {
 
 func TestComponentsPerRole(t *testing.T) {
 	c := &Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes",
-		Network: Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
+		Network:   Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
 		ExtraArgs: map[string]map[string]string{"kube-apiserver": {"v": "2", "secure-port": "7443"}},
 		Nodes: []Node{
 			{Name: "lb", Address: "10.0.0.10", Roles: []string{"loadbalance"}},
