@@ -32,6 +32,7 @@ type Operation struct {
 	AutoApprove      bool   // apply, destroy
 	PlanFile         string // apply FILE
 	Destroy          bool   // plan -destroy
+	Force            bool   // -force: drop unreachable hosts' resources being deleted
 }
 
 // parseOperation parses the flags of plan (cmd "plan"), apply or destroy.
@@ -50,6 +51,7 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 		fs.Var(&op.Replace, "replace", "")
 		fs.BoolVar(&op.Refresh, "refresh", true, "")
 		fs.IntVar(&op.Parallelism, "parallelism", engine.DefaultParallelism, "")
+		fs.BoolVar(&op.Force, "force", false, "")
 	}
 	switch cmd {
 	case "plan", "graph":
@@ -95,6 +97,7 @@ func (op *Operation) engineOptions(env []string) engine.Options {
 		Replace:     op.Replace,
 		NoRefresh:   !op.Refresh,
 		Destroy:     op.Destroy,
+		Force:       op.Force,
 		Kinds:       testKinds,
 	}
 }
@@ -113,4 +116,6 @@ const operationFlagsHelp = `  -state=PATH          State file (default eggo.stat
   -replace=ADDR        Plan to replace this resource even if unchanged; repeatable.
   -refresh=false       Do not read the live hosts first; trust the state.
   -parallelism=N       At most N resource operations at once (default 10).
+  -force               A host that cannot be reached: remove its resources that are being
+                       deleted from the cluster and the state without touching it.
   -json                Machine-readable output (JSON lines).`

@@ -72,7 +72,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	rc, done := o.runContext()
 	defer done()
 	rc.Progress = o.Hooks.Progress
-	rc.Destroy, rc.Force, rc.WorkDir = p.Destroy, o.Force, filepath.Dir(o.StatePath)
+	rc.Destroy, rc.Force, rc.WorkDir = p.Destroy, o.Force || p.Force, filepath.Dir(o.StatePath)
 	rc.Recorded = func(kind string) []resources.Object { return rec.recorded(kind) }
 	rc.Checkpoint = func(addr string, attrs resources.Attrs) error {
 		s := p.Step(addr)

@@ -25,6 +25,8 @@ type Plan struct {
 	Serial     uint64 `json:"serial"`
 	ConfigHash string `json:"config_hash"`
 	Destroy    bool   `json:"destroy"`
+	// Force was given: deletes on unreachable hosts drop from state.
+	Force bool `json:"force,omitempty"`
 	// Steps in a stable order (by address); each carries its edges.
 	Steps []*Step `json:"steps"`
 	// Outputs evaluated from the configuration (sensitive ones redacted by views).
@@ -219,7 +221,7 @@ func kindIndex(kinds []resources.Kind) map[string]resources.Kind {
 // destroy, and by the engine's tests (which pass desired directly).
 func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []resources.Desired, prior *state.State) (*Plan, error) {
 	kinds := kindIndex(o.Kinds)
-	p := &Plan{Destroy: o.Destroy}
+	p := &Plan{Destroy: o.Destroy, Force: o.Force}
 	if prior != nil {
 		p.Lineage, p.Serial = prior.Lineage, prior.Serial
 	}
