@@ -19,11 +19,11 @@ func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map
 		return drift, nil
 	}
 	var (
-		mu   sync.Mutex
+		mu     sync.Mutex
 		errs   []string
 		forced []string
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, o.Parallelism)
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, o.Parallelism)
 	)
 	for _, addr := range sortedKeys(have) {
 		if scope != nil && !scope[addr] {
