@@ -235,11 +235,13 @@ func TestKubernetesOnTestbed(t *testing.T) {
 				return
 			case <-time.After(500 * time.Millisecond):
 			}
+			// A real API request through the load balancer, from the
+			// worker, with the kubelet's own credentials.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			out, err := tb.Exec(ctx, "e0", fmt.Sprintf("exec 3<>/dev/tcp/%s/6443 && echo open", addr["lb"]))
+			out, err := tb.Exec(ctx, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get --raw /readyz")
 			cancel()
 			polls.Add(1)
-			if err != nil || !strings.Contains(out, "open") {
+			if err != nil || strings.TrimSpace(out) != "ok" {
 				failures.Add(1)
 				firstFailure.CompareAndSwap(nil, fmt.Sprint(err, out))
 			}
@@ -253,8 +255,21 @@ func TestKubernetesOnTestbed(t *testing.T) {
 		t.Fatalf("upgrade failed: %v %v", res.Failed, res.Skipped)
 	}
 	t.Logf("upgrade %s → %s: %s; load balancer polled %d times, %d failed", k8sFrom, k8sTo, time.Since(start).Round(time.Second), polls.Load(), failures.Load())
-	order := rollOrder(p)
-	t.Logf("roll order: %s", strings.Join(order, " → "))
+	// The roll: etcd one member at a time, then the masters one at a
+	// time, then the worker.
+	waits := func(addr, dep string) {
+		t.Helper()
+		if s := p.Step(addr); s == nil || !contains(s.WaitsFor, dep) {
+			t.Errorf("%s does not wait for %s in the upgrade", addr, dep)
+		}
+	}
+	waits("etcd_member.m0", "etcd_member.e0")
+	waits("etcd_member.m1", "etcd_member.m0")
+	waits(`service.kube-apiserver["m0"]`, "etcd_member.m1")
+	waits(`service.kube-apiserver["m1"]`, `service.kube-apiserver["m0"]`)
+	waits(`service.kube-apiserver["m1"]`, `service.kube-scheduler["m0"]`)
+	waits(`service.kubelet["w0"]`, `service.kube-apiserver["m1"]`)
+	t.Logf("roll: %s", strings.Join(rollOrder(p), ", "))
 	if failures.Load() > 0 {
 		t.Errorf("the API was unreachable through the load balancer during the upgrade: %v", firstFailure.Load())
 	}
