@@ -42,6 +42,12 @@ func bundleDir(t *testing.T, version string) string {
 // k8sConfig writes the 5-host cluster (plus optional workers) at a version.
 func k8sConfig(t *testing.T, dir string, tb *testbed.Testbed, version string, workers ...string) {
 	t.Helper()
+	k8sConfigWith(t, dir, tb, version, "", workers...)
+}
+
+// k8sConfigWith adds lines to the cluster block.
+func k8sConfigWith(t *testing.T, dir string, tb *testbed.Testbed, version, clusterExtra string, workers ...string) {
+	t.Helper()
 	h := tb.Hosts[0]
 	addr := map[string]string{}
 	for _, n := range tb.Hosts {
@@ -52,6 +58,7 @@ func k8sConfig(t *testing.T, dir string, tb *testbed.Testbed, version string, wo
   kubernetes_version = %q
   packages           = %q
   runtime { restrict_oom_score_adj = true }
+%s
 }
 connection {
   user             = %q
@@ -74,7 +81,7 @@ node "e0" {
   address = %q
   roles   = ["etcd"]
 }
-`, version, bundleDir(t, version), h.User, h.KeyFile, h.KnownHostsFile, addr["lb"], addr["m0"], addr["m1"], addr["e0"])
+`, version, bundleDir(t, version), clusterExtra, h.User, h.KeyFile, h.KnownHostsFile, addr["lb"], addr["m0"], addr["m1"], addr["e0"])
 	for _, w := range workers {
 		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"worker\"]\n}\n", w, addr[w])
 	}
@@ -191,6 +198,40 @@ func TestKubernetesOnTestbed(t *testing.T) {
 		t.Errorf("units restarted by a no-op apply:\nbefore %v\nafter  %v", units, after)
 	}
 
+	// A master cut off in the middle of an apply: the rest finishes, the
+	// state keeps what was done, and the next apply converges.
+	k8sConfigWith(t, dir, tb, k8sFrom, `extra_args = { kube-apiserver = { v = "1" } }`, "w0")
+	cut := &cutOnStart{addr: `service.kube-apiserver["m1"]`, cut: func() {
+		if err := tb.Cut("m1"); err != nil {
+			t.Error(err)
+		}
+	}}
+	_, res = runApply(t, dir, func(o *Options) { o.Hooks = cut })
+	if _, failed := res.Failed[`service.kube-apiserver["m1"]`]; !failed || res.OK() {
+		t.Fatalf("apply with m1 cut off: failed %v", res.Failed)
+	}
+	if !contains(res.Applied, `service.kube-apiserver["m0"]`) {
+		t.Errorf("m0's apiserver was not updated while m1 was cut off: applied %v", res.Applied)
+	}
+	t.Logf("m1 cut off mid-apply: %v", res.Failed[`service.kube-apiserver["m1"]`])
+	if err := tb.Restore("m1"); err != nil {
+		t.Fatal(err)
+	}
+	p, res = runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("apply after m1 came back: %v %v", res.Failed, res.Skipped)
+	}
+	if a := actions(p); a[`service.kube-apiserver["m1"]`] != resources.Update || a[`service.kube-apiserver["m0"]`] != resources.NoOp {
+		t.Errorf("converging apply: m1 %s, m0 %s; want m1 updated, m0 left alone", a[`service.kube-apiserver["m1"]`], a[`service.kube-apiserver["m0"]`])
+	}
+	if unit := mustExec(t, tb, "m1", "systemctl cat kube-apiserver"); !strings.Contains(unit, "--v=1") {
+		t.Errorf("m1's apiserver unit lacks --v=1 after converging")
+	}
+	k8sConfig(t, dir, tb, k8sFrom, "w0")
+	if _, res = runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("back to the plain apiserver flags: %v %v", res.Failed, res.Skipped)
+	}
+
 	// Join: only w1's resources.
 	k8sConfig(t, dir, tb, k8sFrom, "w0", "w1")
 	start = time.Now()
@@ -236,12 +277,14 @@ func TestKubernetesOnTestbed(t *testing.T) {
 			case <-time.After(500 * time.Millisecond):
 			}
 			// A real API request through the load balancer, from the
-			// worker, with the kubelet's own credentials.
+			// worker, with the kubelet's own credentials. (Not /readyz: a
+			// draining apiserver answers it "not ready" on purpose while
+			// still serving requests.)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			out, err := tb.Exec(ctx, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get --raw /readyz")
+			out, err := tb.Exec(ctx, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get node w0 -o name")
 			cancel()
 			polls.Add(1)
-			if err != nil || strings.TrimSpace(out) != "ok" {
+			if err != nil || strings.TrimSpace(out) != "node/w0" {
 				failures.Add(1)
 				firstFailure.CompareAndSwap(nil, fmt.Sprint(err, out))
 			}
@@ -341,4 +384,18 @@ func firstDiff(a, b string) string {
 		out = append(out[:20], fmt.Sprintf("… %d more", len(out)-20))
 	}
 	return strings.Join(out, "\n")
+}
+
+// cutOnStart cuts a host off when a resource starts changing.
+type cutOnStart struct {
+	NopHooks
+	addr string
+	cut  func()
+	once sync.Once
+}
+
+func (c *cutOnStart) PreApply(ch *resources.Change) {
+	if ch.Addr == c.addr {
+		c.once.Do(c.cut)
+	}
 }
