@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // K8sNode is the k8s_node kind: a worker's Node object in the cluster
@@ -89,7 +90,20 @@ func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string
 			errs = append(errs, err.Error())
 			continue
 		}
-		out, err := runScript(ctx, conn, script("kubectl --kubeconfig "+hostQuote(m.kubeconfig)), mutates)
+		// The API may answer with a passing error right after a master
+		// or etcd member came back (leader changed): a few tries, spaced.
+		// Every script here is idempotent.
+		var out string
+		for attempt := 1; ; attempt++ {
+			out, err = runScript(ctx, conn, script("kubectl --kubeconfig "+hostQuote(m.kubeconfig)), mutates)
+			if err == nil || attempt == 4 || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Duration(attempt) * 2 * time.Second):
+			}
+		}
 		if err != nil {
 			return out, fmt.Errorf("%s: through master %s: %w", addr, m.node, err)
 		}
