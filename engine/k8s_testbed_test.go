@@ -213,7 +213,9 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if !contains(res.Applied, `service.kube-apiserver["m0"]`) {
 		t.Errorf("m0's apiserver was not updated while m1 was cut off: applied %v", res.Applied)
 	}
-	t.Logf("m1 cut off mid-apply: %v", res.Failed[`service.kube-apiserver["m1"]`])
+	if err := res.Failed[`service.kube-apiserver["m1"]`]; !strings.Contains(err.Error(), "lost") {
+		t.Errorf("m1 cut off mid-apply: %v; want it to say the connection was lost", err)
+	}
 	if err := tb.Restore("m1"); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package ssh
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -21,6 +23,7 @@ type Conn struct {
 	// cancelled commands: they must not wait behind the commands they kill.
 	killers chan struct{}
 	done    chan struct{} // closed by Close: stops the keepalive
+	lost    atomic.Bool   // the keepalive found the host dead and closed the connection
 }
 
 var _ providers.Conn = (*Conn)(nil)
@@ -28,7 +31,7 @@ var _ providers.Conn = (*Conn)(nil)
 func newConn(t providers.Target, client, bastion *ssh.Client, maxSessions int) *Conn {
 	c := &Conn{target: t, client: client, bastion: bastion,
 		sessions: make(chan struct{}, maxSessions), killers: make(chan struct{}, 1), done: make(chan struct{})}
-	go keepalive(client, c.done)
+	go keepalive(client, c.done, &c.lost)
 	return c
 }
 
@@ -62,6 +65,10 @@ func (c *Conn) session(ctx context.Context, slots chan struct{}) (s *ssh.Session
 	s, err = c.client.NewSession()
 	if err != nil {
 		<-slots
+		if c.lost.Load() {
+			return nil, nil, fmt.Errorf("connection to %s lost (no answer to keepalives for %s): %w",
+				c.target.Address, keepaliveInterval*time.Duration(keepaliveMisses), err)
+		}
 		return nil, nil, fmt.Errorf("open SSH session: %w", err)
 	}
 	return s, func() { _ = s.Close(); <-slots }, nil

@@ -1,6 +1,7 @@
 package ssh
 
 import (
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -16,7 +17,8 @@ var (
 )
 
 // keepalive pings the server until the client closes or stops answering.
-func keepalive(client *ssh.Client, done <-chan struct{}) {
+// lost is set when it closed the connection for a dead host.
+func keepalive(client *ssh.Client, done <-chan struct{}, lost *atomic.Bool) {
 	t := time.NewTicker(keepaliveInterval)
 	defer t.Stop()
 	for {
@@ -38,6 +40,7 @@ func keepalive(client *ssh.Client, done <-chan struct{}) {
 				return // the connection is already gone
 			}
 		case <-time.After(keepaliveInterval * time.Duration(keepaliveMisses)):
+			lost.Store(true)
 			_ = client.Close()
 			return
 		}
