@@ -135,7 +135,7 @@ func sameIssuerReasons(certPEM string, spec pki.CertSpec, renewBefore time.Durat
 	if !slices.Equal(info.Organization, want.Organization) {
 		config("organization changed: [%s] -> [%s]", strings.Join(info.Organization, ", "), strings.Join(want.Organization, ", "))
 	}
-	if d := sanChanges(append(info.DNSNames, info.IPs...), want.SANs()); d != "" {
+	if d := pki.SANDiff(append(info.DNSNames, info.IPs...), want.SANs()); d != "" {
 		config("SANs changed: %s", d)
 	}
 	if info.Server != want.Server || info.Client != want.Client {
@@ -145,22 +145,6 @@ func sameIssuerReasons(certPEM string, spec pki.CertSpec, renewBefore time.Durat
 		reasons = append(reasons, r)
 	}
 	return reasons
-}
-
-// sanChanges lists names added ("+ x") then removed ("- y").
-func sanChanges(have, want []string) string {
-	var added, removed []string
-	for _, n := range want {
-		if !slices.Contains(have, n) {
-			added = append(added, "+ "+n)
-		}
-	}
-	for _, n := range have {
-		if !slices.Contains(want, n) {
-			removed = append(removed, "- "+n)
-		}
-	}
-	return strings.Join(append(added, removed...), ", ")
 }
 
 func usageWords(server, client bool) string {

@@ -47,7 +47,7 @@ func NeedsRenewal(certPEM string, spec CertSpec, caPEM string, renewBefore time.
 		reasons = append(reasons, fmt.Sprintf("organization changed: [%s] -> [%s]",
 			strings.Join(have.Organization, ", "), strings.Join(want.Organization, ", ")))
 	}
-	if d := sanDiff(append(have.DNSNames, have.IPs...), want.SANs()); d != "" {
+	if d := SANDiff(append(have.DNSNames, have.IPs...), want.SANs()); d != "" {
 		reasons = append(reasons, "SANs changed: "+d)
 	}
 	if have.Server != want.Server || have.Client != want.Client {
@@ -60,8 +60,8 @@ func NeedsRenewal(certPEM string, spec CertSpec, caPEM string, renewBefore time.
 	return true, strings.Join(reasons, "; ")
 }
 
-// sanDiff lists names added ("+ x") then removed ("- y"), each sorted.
-func sanDiff(have, want []string) string {
+// SANDiff lists names added ("+ x") then removed ("- y"), each sorted.
+func SANDiff(have, want []string) string {
 	var added, removed []string
 	for _, n := range want {
 		if !slices.Contains(have, n) {
