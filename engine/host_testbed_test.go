@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/eggo-project/eggo/internal/testbed"
 	"github.com/eggo-project/eggo/resources"
@@ -163,11 +162,15 @@ func TestHostOnTestbed(t *testing.T) {
 	}
 	bigDir := testbedConfig(t, tb, 48) // a new big file on both hosts
 	copyState(t, filepath.Join(dir, "eggo.state"), filepath.Join(bigDir, "eggo.state"))
-	go func() {
-		time.Sleep(700 * time.Millisecond)
-		tb.Cut(m1)
-	}()
-	_, res = runApply(t, bigDir, hostOnly)
+	cut := &cutHook{
+		match: func(addr, msg string) bool { return addr == "host."+m1 && strings.HasPrefix(msg, "copying big.bin") },
+		cut: func() {
+			if err := tb.Cut(m1); err != nil {
+				t.Error(err)
+			}
+		},
+	}
+	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Hooks = cut })
 	tb.Restore(m1)
 	if res.OK() || res.Failed["host."+m1] == nil {
 		t.Fatalf("cut host did not fail: %+v", res)

@@ -201,7 +201,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	// A master cut off in the middle of an apply: the rest finishes, the
 	// state keeps what was done, and the next apply converges.
 	k8sConfigWith(t, dir, tb, k8sFrom, `extra_args = { kube-apiserver = { v = "1" } }`, "w0")
-	cut := &cutOnStart{addr: `service.kube-apiserver["m1"]`, cut: func() {
+	cut := &cutHook{match: func(addr, msg string) bool { return addr == `service.kube-apiserver["m1"]` && msg == "" }, cut: func() {
 		if err := tb.Cut("m1"); err != nil {
 			t.Error(err)
 		}
@@ -389,16 +389,24 @@ func firstDiff(a, b string) string {
 	return strings.Join(out, "\n")
 }
 
-// cutOnStart cuts a host off when a resource starts changing.
-type cutOnStart struct {
+// cutHook cuts a host off the moment a resource starts changing or
+// reports a step that match selects (msg "" for the start): a fault at a
+// known point of an apply, not after a guessed delay.
+type cutHook struct {
 	NopHooks
-	addr string
-	cut  func()
-	once sync.Once
+	match func(addr, msg string) bool
+	cut   func()
+	once  sync.Once
 }
 
-func (c *cutOnStart) PreApply(ch *resources.Change) {
-	if ch.Addr == c.addr {
+func (c *cutHook) PreApply(ch *resources.Change) {
+	if c.match(ch.Addr, "") {
+		c.once.Do(c.cut)
+	}
+}
+
+func (c *cutHook) Progress(addr, msg string) {
+	if c.match(addr, msg) {
 		c.once.Do(c.cut)
 	}
 }
