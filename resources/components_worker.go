@@ -73,16 +73,12 @@ state = "/run/containerd"
   ]
 }
 `, subnet)
-	args := []string{"--config", cfg}
-	for k, v := range c.ExtraArgs[CompContainerd] {
-		args = append(args, "--"+k+"="+v)
-	}
 	return componentSpec{
 		service: service{
 			Component: CompContainerd,
 			UnitName:  CompContainerd + ".service",
 			Unit: renderUnit(unitOptions{description: "containerd container runtime (eggo)", exec: "/usr/local/bin/containerd",
-				args: sortedCopy(args), typ: "notify",
+				args: flags(c, CompContainerd, map[string]string{"config": cfg}), typ: "notify",
 				extra: []string{"ExecStartPre=-/sbin/modprobe overlay", "Delegate=yes", "KillMode=process", "TasksMax=infinity", "OOMScoreAdjust=-999"}}),
 			Files: []serviceFile{
 				{Path: cfg, Mode: "0644", Content: config},
@@ -216,18 +212,4 @@ mode: iptables
 		deps: []string{ServiceAddr(CompKubelet, n.Name)},
 		roll: workerRoll(c, n),
 	}
-}
-
-func sortedCopy(s []string) []string {
-	out := append([]string(nil), s...)
-	// Keep "--config FILE" first; sort what follows for a stable unit.
-	if len(out) > 2 {
-		rest := out[2:]
-		for i := 1; i < len(rest); i++ {
-			for j := i; j > 0 && rest[j] < rest[j-1]; j-- {
-				rest[j], rest[j-1] = rest[j-1], rest[j]
-			}
-		}
-	}
-	return out
 }

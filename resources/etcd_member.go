@@ -144,11 +144,16 @@ func runningMembers(rc *RunContext, self string) []Object {
 // member starts, so a change of it alone is recorded.
 func (k EtcdMember) Plan(_ context.Context, rc *RunContext, prior *Object, desired Desired) (Change, error) {
 	ch, err := planService(k.Schema(), prior, desired)
-	if err != nil || ch.Action != Create && ch.Action != Replace {
-		if ch.Action == Update && ch.After != nil && prior != nil {
-			ch.After[etcdBootstrap] = prior.Attrs[etcdBootstrap]
-		}
+	if err != nil {
 		return ch, err
+	}
+	switch ch.Action {
+	case Create, Replace:
+	case Update:
+		ch.After[etcdBootstrap] = prior.Attrs[etcdBootstrap] // how it first started does not change
+		return ch, nil
+	default:
+		return ch, nil
 	}
 	mode := "new"
 	if len(runningMembers(rc, desired.Addr)) > 0 {

@@ -3,6 +3,7 @@ package resources
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string
 	kubeconfig := attrOr(attrString(via["kubeconfig"]), "/etc/kubernetes/admin.conf")
 	candidates := []master{{attrString(via["node"]), Attrs{"address": via["address"], "connection": via["connection"]}, kubeconfig}}
 	for _, h := range rc.Recorded("host") {
-		if h.Node != candidates[0].node && !h.Pending && containsString(stringList(h.Attrs["roles"]), "master") {
+		if h.Node != candidates[0].node && !h.Pending && slices.Contains(stringList(h.Attrs["roles"]), "master") {
 			candidates = append(candidates, master{h.Node, h.Attrs, kubeconfig})
 		}
 	}
@@ -110,15 +111,6 @@ func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string
 		return out, nil
 	}
 	return "", fmt.Errorf("%s: no master reachable to talk to the API: %s", addr, strings.Join(errs, "; "))
-}
-
-func containsString(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Read checks the Node object still exists.

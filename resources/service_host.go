@@ -220,8 +220,8 @@ func (in *serviceInstall) claim(ctx context.Context, rec Attrs) error {
 		}
 	}
 	// Union with what earlier runs recorded: an update may add directories.
-	rec[svcCreatedDirs] = Normalize(unionStrings(attrStrings(rec[svcCreatedDirs]), created))
-	rec[svcOwnedData] = Normalize(unionStrings(attrStrings(rec[svcOwnedData]), owned))
+	rec[svcCreatedDirs] = Normalize(unionStrings(stringList(rec[svcCreatedDirs]), created))
+	rec[svcOwnedData] = Normalize(unionStrings(stringList(rec[svcOwnedData]), owned))
 	return nil
 }
 
@@ -326,17 +326,17 @@ func removeService(ctx context.Context, rc *RunContext, conn providers.Conn, add
 		fmt.Fprintf(&b, "rm -f %s %s\n", hostQuote(f.Path), hostQuote(providers.TempName(f.Path)))
 	}
 	created := map[string]bool{}
-	for _, d := range attrStrings(a[svcCreatedDirs]) {
+	for _, d := range stringList(a[svcCreatedDirs]) {
 		created[d] = true
 	}
-	for _, d := range attrStrings(a[svcOwnedData]) {
+	for _, d := range stringList(a[svcOwnedData]) {
 		if created[d] {
 			fmt.Fprintf(&b, "rm -rf %s\n", hostQuote(d))
 		} else {
 			fmt.Fprintf(&b, "find %s -mindepth 1 -delete 2>/dev/null || true\n", hostQuote(d))
 		}
 	}
-	dirs := attrStrings(a[svcCreatedDirs])
+	dirs := stringList(a[svcCreatedDirs])
 	sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // children first
 	for _, d := range dirs {
 		fmt.Fprintf(&b, "rmdir %s 2>/dev/null || true\n", hostQuote(d))
@@ -347,8 +347,6 @@ func removeService(ctx context.Context, rc *RunContext, conn providers.Conn, add
 	}
 	return nil
 }
-
-func attrStrings(v any) []string { return stringList(v) }
 
 // unionStrings is the sorted union of two lists.
 func unionStrings(a, b []string) []string {

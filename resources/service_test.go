@@ -169,7 +169,7 @@ func TestEtcdQuorumCheck(t *testing.T) {
 func TestComponentsPerRole(t *testing.T) {
 	c := &Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes",
 		Network:   Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
-		ExtraArgs: map[string]map[string]string{"kube-apiserver": {"v": "2", "secure-port": "7443"}},
+		ExtraArgs: map[string]map[string]string{"kube-apiserver": {"v": "2", "secure-port": "7443"}, "containerd": {"log-level": "debug"}},
 		Nodes: []Node{
 			{Name: "lb", Address: "10.0.0.10", Roles: []string{"loadbalance"}},
 			{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}},
@@ -193,6 +193,9 @@ func TestComponentsPerRole(t *testing.T) {
 	unit := attrString(byAddr[`service.kube-apiserver["m0"]`].Attrs[svcUnit])
 	if !strings.Contains(unit, "--v=2") || !strings.Contains(unit, "--secure-port=7443") || strings.Contains(unit, "--secure-port=6443") {
 		t.Errorf("extra_args not applied to the apiserver unit:\n%s", unit)
+	}
+	if unit := attrString(byAddr[`service.containerd["w0"]`].Attrs[svcUnit]); !strings.Contains(unit, "--config=/etc/kubernetes/containerd/config.toml \\\n  --log-level=debug") {
+		t.Errorf("containerd unit lacks its config and extra_args:\n%s", unit)
 	}
 	if deps := byAddr[`service.kubelet["w0"]`].DependsOn; strings.Join(deps, " ") != `host.w0 service.containerd["w0"] service.kube-lb["lb"]` {
 		t.Errorf("kubelet waits for %v, want its host, containerd and the load balancer", deps)
