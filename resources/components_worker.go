@@ -10,6 +10,10 @@ import (
 // PauseImage is the sandbox image the bundle ships as an archive.
 const PauseImage = "registry.k8s.io/pause:3.10"
 
+// BundleImageDir holds the image archives the bundle ships; containerd
+// imports every one of them when it starts.
+const BundleImageDir = "/var/lib/eggo/images"
+
 // CNIConfigPath is the bridge network configuration eggo writes on workers.
 const CNIConfigPath = "/etc/cni/net.d/10-eggo-bridge.conflist"
 
@@ -86,8 +90,12 @@ state = "/run/containerd"
 			},
 			// /opt/containerd is containerd's own plugin directory, made at its first start.
 			DataDirs: []string{"/opt/containerd", "/var/lib/containerd", "/var/lib/cni"},
-			// The sandbox image comes from the bundle: no registry needed.
-			PostStart:     "ctr -n k8s.io images import /var/lib/eggo/images/pause.tar >/dev/null",
+			// Images come from the bundle (the sandbox image, add-ons'
+			// images): no registry needed.
+			PostStart: `for f in ` + BundleImageDir + `/*.tar; do
+  [ -f "$f" ] || continue
+  ctr -n k8s.io images import "$f" >/dev/null || { echo "importing $f failed" >&2; exit 1; }
+done`,
 			Health:        "ctr version >/dev/null",
 			HealthTimeout: defaultHealthTimeout,
 			// Containers outlive containerd (KillMode=process); when it goes
