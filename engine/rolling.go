@@ -7,6 +7,12 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
+// rollUnit is one node's steps in a rolling group.
+type rollUnit struct {
+	name  string
+	steps []*Step
+}
+
 // rollEdges orders the updates of existing resources that belong to rolling
 // groups (an upgrade): within a group, units (nodes) go Batch at a time,
 // each batch waiting for every step of the one before; groups go in Stage
@@ -14,11 +20,7 @@ import (
 // in parallel. The edges are added to g and to the steps' WaitsFor, so a
 // failure skips the rest of the roll and leaves the cluster serving.
 func rollEdges(g *graph.Graph, steps map[string]*Step) error {
-	type unit struct {
-		name  string
-		steps []*Step
-	}
-	groups := map[string]map[string]*unit{}
+	groups := map[string]map[string]*rollUnit{}
 	stageOf := map[string]int{}
 	for _, s := range steps {
 		if s.Desired == nil || s.Desired.Roll == nil {
@@ -30,12 +32,12 @@ func rollEdges(g *graph.Graph, steps map[string]*Step) error {
 		}
 		r := s.Desired.Roll
 		if groups[r.Group] == nil {
-			groups[r.Group] = map[string]*unit{}
+			groups[r.Group] = map[string]*rollUnit{}
 		}
 		stageOf[r.Group] = r.Stage
 		u := groups[r.Group][r.Unit]
 		if u == nil {
-			u = &unit{name: r.Unit}
+			u = &rollUnit{name: r.Unit}
 			groups[r.Group][r.Unit] = u
 		}
 		u.steps = append(u.steps, s)
@@ -61,11 +63,19 @@ func rollEdges(g *graph.Graph, steps map[string]*Step) error {
 		if gi > 0 && stageOf[names[gi-1]] != stageOf[name] {
 			earlier, thisStage = append(earlier, thisStage...), nil
 		}
-		units := make([]*unit, 0, len(groups[name]))
+		units := make([]*rollUnit, 0, len(groups[name]))
 		for _, u := range groups[name] {
 			units = append(units, u)
 		}
-		sort.Slice(units, func(i, j int) bool { return units[i].name < units[j].name })
+		// Units that join the group go after the ones already in it: an
+		// etcd member stopped outside eggo is repaired before a new member
+		// is added, or etcd would refuse the add for want of quorum.
+		sort.Slice(units, func(i, j int) bool {
+			if ji, jj := units[i].joins(), units[j].joins(); ji != jj {
+				return jj
+			}
+			return units[i].name < units[j].name
+		})
 		batch := units[0].steps[0].Desired.Roll.Batch
 		if batch < 1 {
 			batch = 1
@@ -86,6 +96,17 @@ func rollEdges(g *graph.Graph, steps map[string]*Step) error {
 		}
 	}
 	return g.Validate()
+}
+
+// joins reports whether every step of a unit creates a member of its group
+// (a node joining it) rather than changing one already there.
+func (u *rollUnit) joins() bool {
+	for _, s := range u.steps {
+		if s.Action != resources.Create {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

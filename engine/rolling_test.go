@@ -75,3 +75,29 @@ func TestRollingUpdateOrder(t *testing.T) {
 		}
 	}
 }
+
+// A member joining a group rolls after the members already in it, whatever
+// the names: a stopped etcd member is repaired before a new one is added.
+func TestRollingJoinAfterRepair(t *testing.T) {
+	r := newRig(t)
+	etcd := func(addr, unit string, attrs resources.Attrs) resources.Desired {
+		d := desired(addr, attrs)
+		d.Roll = &resources.Roll{Group: "etcd", Stage: 0, Unit: unit, Batch: 1}
+		return d
+	}
+	p := r.plan(r.opts(), etcd("test.m-b", "b", resources.Attrs{"v": "1"}), etcd("test.m-c", "c", resources.Attrs{"v": "1"}))
+	if res := r.apply(r.opts(), p); !res.OK() {
+		t.Fatal(res.Failed)
+	}
+	// b is repaired (its attributes move), a joins: a sorts first by name.
+	p = r.plan(r.opts(),
+		etcd("test.m-a", "a", resources.Attrs{"v": "1", "join": true}),
+		etcd("test.m-b", "b", resources.Attrs{"v": "repaired"}),
+		etcd("test.m-c", "c", resources.Attrs{"v": "1"}))
+	if got := p.Step("test.m-a").WaitsFor; !reflect.DeepEqual(got, []string{"test.m-b"}) {
+		t.Errorf("the join of a waits for %v, want the repair of b first", got)
+	}
+	if got := p.Step("test.m-b").WaitsFor; len(got) != 0 {
+		t.Errorf("the repair of b waits for %v, want nothing", got)
+	}
+}

@@ -83,6 +83,9 @@ func (k *testKind) Plan(_ context.Context, _ *resources.RunContext, prior *resou
 	case prior == nil:
 		ch.Action = resources.Create
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonNew}}
+		// "join": a create that joins a running group (an etcd member
+		// added to a running cluster) rolls like an update.
+		ch.Rolling = d.Attrs["join"] == true
 	case prior.Pending:
 		ch.Action = resources.Update
 		ch.Before = prior.Attrs
