@@ -1,6 +1,9 @@
 package resources
 
 import (
+	"fmt"
+	"sync"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/eggo-project/eggo/providers"
@@ -35,6 +38,51 @@ type RunContext struct {
 	// Force is set by -force: a resource on a host that cannot be reached is
 	// removed from the cluster and the state without touching the host.
 	Force bool
+
+	memoMu sync.Mutex
+	memos  map[string]*memoEntry
+}
+
+// memoEntry is one key's value, ready once done is closed.
+type memoEntry struct {
+	done chan struct{}
+	val  any
+	err  error
+}
+
+// Memo returns what fn computes for key, running fn at most once per key
+// per run: the first caller runs it, concurrent callers of the same key
+// wait for that one call, later callers get its result. An error is kept
+// like a value (fn is not retried within the run). Meant for a question
+// many resources ask of the same live system during refresh, such as one
+// listing of a cluster's Nodes serving every k8s_node; the answer is as of
+// the first call, so memoize nothing a run's own changes would make stale.
+// Keys are shared by every kind: prefix them with the kind's name.
+func (rc *RunContext) Memo(key string, fn func() (any, error)) (any, error) {
+	rc.memoMu.Lock()
+	e, ok := rc.memos[key]
+	if !ok {
+		if rc.memos == nil {
+			rc.memos = map[string]*memoEntry{}
+		}
+		e = &memoEntry{done: make(chan struct{})}
+		rc.memos[key] = e
+	}
+	rc.memoMu.Unlock()
+	if ok {
+		<-e.done
+		return e.val, e.err
+	}
+	defer close(e.done)
+	defer func() {
+		// A panicking fn must not leave the other callers waiting forever.
+		if r := recover(); r != nil {
+			e.val, e.err = nil, fmt.Errorf("%s: internal error: %v", key, r)
+			panic(r)
+		}
+	}()
+	e.val, e.err = fn()
+	return e.val, e.err
 }
 
 // NewRunContext returns a RunContext with a fresh pool.
