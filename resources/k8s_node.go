@@ -113,20 +113,52 @@ func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string
 	return "", fmt.Errorf("%s: no master reachable to talk to the API: %s", addr, strings.Join(errs, "; "))
 }
 
-// Read checks the Node object still exists.
+// Read checks the Node object still exists. Every k8s_node of a run asks
+// the same API the same question, so one listing of the cluster's Nodes
+// serves them all (a per-run memo): one kubectl call per refresh, not one
+// per worker.
 func (K8sNode) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, []Reason, error) {
 	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
-	name := attrString(prior.Attrs[k8sNodeName])
-	out, err := kubectlVia(ctx, rc, prior.Addr, via, false, func(k string) string {
-		return fmt.Sprintf("%s get node %s -o name --ignore-not-found\n", k, hostQuote(name))
-	})
+	nodes, err := clusterNodes(ctx, rc, via)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", prior.Addr, err)
 	}
-	if strings.TrimSpace(out) == "" {
+	if !nodes[attrString(prior.Attrs[k8sNodeName])] {
 		return nil, nil, nil // deleted outside eggo: the plan re-creates (re-labels) it
 	}
 	return prior.Attrs, nil, nil
+}
+
+// clusterNodes is the set of Node names the API holds, listed once per run
+// through the master via names. Names only (-o name): existence is all a
+// refresh checks, and a thousand Nodes' full JSON would be megabytes.
+func clusterNodes(ctx context.Context, rc *RunContext, via map[string]any) (map[string]bool, error) {
+	key := fmt.Sprintf("k8s_node/nodes via %s %s %s", attrString(via["node"]), attrString(via["address"]), attrString(via["kubeconfig"]))
+	v, err := rc.Memo(key, func() (any, error) {
+		out, err := kubectlVia(ctx, rc, "listing the cluster's Nodes", via, false, func(k string) string {
+			return k + " get nodes -o name\n"
+		})
+		if err != nil {
+			return nil, err
+		}
+		return parseNodeNames(out), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]bool), nil
+}
+
+// parseNodeNames reads `kubectl get nodes -o name` ("node/w0" per line).
+func parseNodeNames(out string) map[string]bool {
+	names := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if _, name, ok := strings.Cut(line, "/"); ok && name != "" {
+			names[name] = true
+		}
+	}
+	return names
 }
 
 // Plan: labels are applied in place; the master used is only recorded.
