@@ -30,7 +30,9 @@ done
 for b in "${KUBE_BINARIES[@]}" etcd etcdctl containerd containerd-shim-runc-v2 ctr runc; do
   [[ -x $tmp/amd64/usr/local/bin/$b ]] || die "assemble: bundle $version has no /usr/local/bin/$b"
 done
-[[ -f $tmp/amd64/var/lib/eggo/images/pause.tar ]] || die "assemble: bundle $version has no pause image"
+for img in pause coredns; do
+  [[ -f $tmp/amd64/var/lib/eggo/images/$img.tar ]] || die "assemble: bundle $version has no $img image"
+done
 
 {
   echo "# eggo package bundle for Kubernetes $version. Check it with:"

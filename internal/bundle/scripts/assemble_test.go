@@ -43,7 +43,12 @@ func fakeParts(t *testing.T) (debs, image, kube string) {
 	}
 	bins["opt/cni/bin/bridge"] = "bridge"
 	debs = makePart(t, filepath.Join(root, "debs"), "debs k1", bins)
-	image = makePart(t, filepath.Join(root, "image"), "image k1", map[string]string{"var/lib/eggo/images/pause.tar": "tar"})
+	// The pause and CoreDNS images are two parts in build.sh; one fake part
+	// holding both exercises the same union.
+	image = makePart(t, filepath.Join(root, "image"), "image k1", map[string]string{
+		"var/lib/eggo/images/pause.tar":   "tar",
+		"var/lib/eggo/images/coredns.tar": "coredns tar",
+	})
 	kb := map[string]string{}
 	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl"} {
 		kb["usr/local/bin/"+b] = "v1.31.4 " + b
@@ -74,6 +79,7 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 		"amd64/usr/local/bin/etcd":                    "debian etcd",
 		"amd64/opt/cni/bin/bridge":                    "bridge",
 		"amd64/var/lib/eggo/images/pause.tar":         "tar",
+		"amd64/var/lib/eggo/images/coredns.tar":       "coredns tar",
 		"amd64/usr/local/bin/containerd-shim-runc-v2": "debian containerd-shim-runc-v2",
 	} {
 		got, err := os.ReadFile(filepath.Join(out, p))
@@ -105,8 +111,8 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 			files++
 		}
 	}
-	if files != 14 {
-		t.Errorf("MANIFEST lists %d files, want 14 (6 kube, 6 debian, bridge, pause.tar)", files)
+	if files != 15 {
+		t.Errorf("MANIFEST lists %d files, want 15 (6 kube, 6 debian, bridge, pause.tar, coredns.tar)", files)
 	}
 	check := exec.Command("bash", "-c", "grep -v '^#' MANIFEST | sha256sum -c --quiet")
 	check.Dir = out
@@ -155,6 +161,14 @@ func TestAssembleRefusesIncompleteParts(t *testing.T) {
 	log, err = assemble(t, out, "v1.31.4", debs, image, kube)
 	if err == nil || !strings.Contains(log, "/usr/local/bin/kube-proxy") {
 		t.Errorf("assemble without kube-proxy: %v, %q; want an error naming it", err, log)
+	}
+	makePart(t, kube, "kube v1.31.4 k1", map[string]string{"usr/local/bin/kube-proxy": "v1.31.4 kube-proxy"})
+
+	// The coredns add-on runs the bundle's image: a bundle without it is refused.
+	os.Remove(filepath.Join(image, "var/lib/eggo/images/coredns.tar"))
+	log, err = assemble(t, out, "v1.31.4", debs, image, kube)
+	if err == nil || !strings.Contains(log, "no coredns image") {
+		t.Errorf("assemble without coredns.tar: %v, %q; want an error naming the coredns image", err, log)
 	}
 	if _, err := os.Stat(filepath.Join(out, "MANIFEST")); err == nil {
 		t.Errorf("a failed assemble left a bundle at %s", out)

@@ -2,7 +2,10 @@
 # verify-image.sh ARCHIVE NAME BIN_DIR — imports ARCHIVE with `ctr -n k8s.io
 # images import` into a throwaway containerd (BIN_DIR's containerd, ctr, runc and
 # shim; its own root, state and socket under /tmp; the CRI plugin off), checks
-# the image is there under NAME, then runs it once and stops it with SIGTERM.
+# the image is there under NAME, then runs it once (its entrypoint with no
+# arguments: the pause program waits; CoreDNS serves its default whoami zone on
+# :53 in the container's own network namespace, which needs root) and stops it
+# with SIGTERM: it must have stayed up and exit 0.
 #
 # A failed import or run fails the build. A containerd that cannot start here
 # (not root, no overlayfs) is reported and the check skipped: the archive
@@ -12,6 +15,7 @@ source "$(dirname "$0")/lib.sh"
 archive=${1:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
 name=${2:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
 bindir=${3:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
+id=eggo-verify-$(basename "$archive" .tar)
 
 if [[ $(id -u) != 0 ]]; then
   log "verify-image: skipped: running containerd needs root"
@@ -22,9 +26,9 @@ pid=
 cleanup() {
   if [[ -n $pid ]]; then
     # A container left running would outlive containerd (its shim is detached).
-    "${ctr[@]}" task kill -s SIGKILL eggo-verify-pause >/dev/null 2>&1 || true
-    "${ctr[@]}" task delete eggo-verify-pause >/dev/null 2>&1 || true
-    "${ctr[@]}" containers delete eggo-verify-pause >/dev/null 2>&1 || true
+    "${ctr[@]}" task kill -s SIGKILL "$id" >/dev/null 2>&1 || true
+    "${ctr[@]}" task delete "$id" >/dev/null 2>&1 || true
+    "${ctr[@]}" containers delete "$id" >/dev/null 2>&1 || true
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   fi
@@ -57,12 +61,12 @@ grep -qx "$name" <<<"$images" ||
   die "verify-image: $archive imported, but no image named $name (ctr images ls: ${images//$'\n'/ })"
 log "verify-image: ctr -n k8s.io images import: $name ok"
 
-# Run it: the pause program must stay up, then exit 0 on SIGTERM.
-"${ctr[@]}" run --rm "$name" eggo-verify-pause >"$dir/run.log" 2>&1 &
+# Run it: the program must stay up, then exit 0 on SIGTERM.
+"${ctr[@]}" run --rm "$name" "$id" >"$dir/run.log" 2>&1 &
 run=$!
 running=
 for _ in $(seq 50); do
-  if "${ctr[@]}" task ls 2>/dev/null | grep -q '^eggo-verify-pause .*RUNNING'; then running=1; break; fi
+  if "${ctr[@]}" task ls 2>/dev/null | grep -q "^$id .*RUNNING"; then running=1; break; fi
   kill -0 "$run" 2>/dev/null || break
   sleep 0.2
 done
@@ -72,7 +76,7 @@ if [[ -z $running ]]; then
   cat "$dir/run.log" >&2
   die "verify-image: $name did not start under containerd and runc"
 fi
-"${ctr[@]}" task kill -s SIGTERM eggo-verify-pause
+"${ctr[@]}" task kill -s SIGTERM "$id"
 status=0
 wait "$run" || status=$?
 [[ $status == 0 ]] || { cat "$dir/run.log" >&2; die "verify-image: $name exited $status on SIGTERM, want 0"; }
