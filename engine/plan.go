@@ -156,6 +156,10 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	if err != nil {
 		return nil, loaded, diags, err
 	}
+	if prior != nil {
+		// Workers keep the pod subnets they were given (refreshed or not).
+		resources.RecallPodSubnets(loaded.Config.Cluster, (&recorder{st: prior}).recorded)
+	}
 	desired, err := expand(o.Kinds, loaded.Config.Cluster)
 	if err != nil {
 		return nil, loaded, diags, err

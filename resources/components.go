@@ -40,6 +40,7 @@ const (
 // node that runs it.
 func componentServices(c *Cluster) ([]Desired, error) {
 	var out []Desired
+	var subnets map[string]string // workers' pod subnets
 	for _, n := range c.Nodes {
 		var specs []componentSpec
 		if n.HasRole("master") {
@@ -49,11 +50,18 @@ func componentServices(c *Cluster) ([]Desired, error) {
 			specs = append(specs, loadBalancer(c, n))
 		}
 		if n.HasRole("worker") {
-			cni, err := containerd(c, n)
-			if err != nil {
-				return nil, fmt.Errorf("%s (%s): %w", ServiceAddr(CompContainerd, n.Name), n.Source, err)
+			if subnets == nil {
+				// Once for all workers: every worker's routes list the others.
+				var err error
+				if subnets, err = c.PodSubnets(); err != nil {
+					return nil, fmt.Errorf("%s (%s): %w", ServiceAddr(CompContainerd, n.Name), n.Source, err)
+				}
 			}
-			specs = append(specs, cni, kubelet(c, n), kubeProxy(c, n))
+			routes, err := podRoutes(c, n, subnets)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", ServiceAddr(CompPodRoutes, n.Name), n.Source, err)
+			}
+			specs = append(specs, containerd(c, n, subnets[n.Name]), kubelet(c, n), kubeProxy(c, n), routes)
 		}
 		for _, s := range specs {
 			out = append(out, s.desired(c, n))
@@ -70,10 +78,16 @@ type componentSpec struct {
 }
 
 func (s componentSpec) desired(c *Cluster, n Node) Desired {
+	// extra attributes recorded with the service for eggo itself (the pod
+	// subnet a containerd hands out), read back from state by the next plan.
+	extra Attrs
 	attrs := s.attrs()
 	attrs[svcAddress] = n.Address
 	attrs[svcConnection] = ConnectionAttrs(n)
 	deps := append([]string{"host." + n.Name}, s.deps...)
+	for k, v := range s.extra {
+		attrs[k] = v
+	}
 	sort.Strings(deps)
 	return Desired{
 		Addr:      ServiceAddr(s.Component, n.Name),

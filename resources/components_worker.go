@@ -37,14 +37,11 @@ func workerRoll(c *Cluster, n Node) *Roll {
 	return &Roll{Group: "workers", Stage: stageWorkers, Unit: n.Name, Batch: max(c.MaxUnavailable, 1)}
 }
 
-// containerd runs the node's containers, with a bridge network for pods.
-func containerd(c *Cluster, n Node) (componentSpec, error) {
+// containerd runs the node's containers, with a bridge network for pods
+// whose addresses come from subnet (the node's slice of pod_cidr).
+func containerd(c *Cluster, n Node, subnet string) componentSpec {
 	dir := path.Join(c.ConfigDir, CompContainerd)
 	cfg := path.Join(dir, "config.toml")
-	subnet, err := c.PodSubnet(n.Name)
-	if err != nil {
-		return componentSpec{}, err
-	}
 	config := fmt.Sprintf(`version = 2
 root = "/var/lib/containerd"
 state = "/run/containerd"
@@ -61,6 +58,9 @@ state = "/run/containerd"
     bin_dir = "/opt/cni/bin"
     conf_dir = "/etc/cni/net.d"
 `, PauseImage, c.Runtime.RestrictOOMScoreAdj)
+	// No ipMasq: pod addresses cross to other workers unchanged (the
+	// eggo-pod-routes service routes them and masquerades only what leaves
+	// pod_cidr).
 	cni := fmt.Sprintf(`{
   "cniVersion": "0.4.0",
   "name": "eggo",
@@ -69,14 +69,14 @@ state = "/run/containerd"
       "type": "bridge",
       "bridge": "cni0",
       "isGateway": true,
-      "ipMasq": true,
+      "ipMasq": false,
       "hairpinMode": true,
-      "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": "0.0.0.0/0"}]}
+      "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": %q}]}
     },
     {"type": "portmap", "capabilities": {"portMappings": true}}
   ]
 }
-`, subnet)
+`, subnet, defaultRoute(subnet))
 	return componentSpec{
 		service: service{
 			Component: CompContainerd,
@@ -114,8 +114,9 @@ rm -rf /run/containerd
 true`,
 			Version: c.KubernetesVersion,
 		},
-		roll: workerRoll(c, n),
-	}, nil
+		roll:  workerRoll(c, n),
+		extra: Attrs{AttrPodSubnet: subnet},
+	}
 }
 
 func kubelet(c *Cluster, n Node) componentSpec {

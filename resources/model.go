@@ -23,6 +23,11 @@ type Cluster struct {
 	ExtraArgs map[string]map[string]string
 	Runtime   Runtime
 	Nodes     []Node // in declaration order (for_each keys sorted, count in order)
+	// RecordedPodSubnets are the pod subnets workers were given by earlier
+	// applies (node name → CIDR), as the state records them; the engine
+	// fills it with RecallPodSubnets before expanding. A worker keeps its
+	// subnet while it stays valid, so removing another node never moves it.
+	RecordedPodSubnets map[string]string
 }
 
 // Runtime holds container runtime settings a cluster definition passes to

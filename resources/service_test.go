@@ -186,7 +186,7 @@ func TestComponentsPerRole(t *testing.T) {
 		byAddr[d.Addr] = d
 	}
 	want := `service.kube-lb["lb"] service.kube-apiserver["m0"] service.kube-controller-manager["m0"] service.kube-scheduler["m0"] ` +
-		`service.containerd["w0"] service.kubelet["w0"] service.kube-proxy["w0"]`
+		`service.containerd["w0"] service.kubelet["w0"] service.kube-proxy["w0"] service.eggo-pod-routes["w0"]`
 	if strings.Join(got, " ") != want {
 		t.Errorf("services:\n got %v\nwant %v", got, want)
 	}
@@ -201,7 +201,7 @@ func TestComponentsPerRole(t *testing.T) {
 		t.Errorf("kubelet waits for %v, want its host, containerd and the load balancer", deps)
 	}
 	cni := parseService(byAddr[`service.containerd["w0"]`].Attrs).Files[1]
-	if cni.Path != CNIConfigPath || !strings.Contains(cni.Content.(string), `"subnet": "10.244.2.0/24"`) {
+	if cni.Path != CNIConfigPath || !strings.Contains(cni.Content.(string), `"subnet": "10.244.0.0/24"`) {
 		t.Errorf("CNI config %s: %v", cni.Path, cni.Content)
 	}
 	for _, d := range ds {

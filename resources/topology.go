@@ -1,10 +1,7 @@
 package resources
 
 import (
-	"fmt"
-	"math/big"
 	"net"
-	"net/netip"
 	"strconv"
 )
 
@@ -87,36 +84,4 @@ func EtcdClientURL(n Node) string {
 // EtcdPeerURL is a member's peer URL.
 func EtcdPeerURL(n Node) string {
 	return "https://" + net.JoinHostPort(n.Address, strconv.Itoa(EtcdPeerPort))
-}
-
-// PodSubnet is the slice of pod_cidr a node's pods get addresses from: the
-// node's position among all nodes selects one /24 (for an IPv4 pod_cidr up
-// to /23) or one /(prefix+8) otherwise.
-func (c *Cluster) PodSubnet(node string) (string, error) {
-	prefix, err := netip.ParsePrefix(c.Network.PodCIDR)
-	if err != nil {
-		return "", fmt.Errorf("pod_cidr %q: %v", c.Network.PodCIDR, err)
-	}
-	prefix = prefix.Masked()
-	bits := 24
-	if !prefix.Addr().Is4() || prefix.Bits() > 23 {
-		bits = prefix.Bits() + 8
-	}
-	index := -1
-	for i, n := range c.Nodes {
-		if n.Name == node {
-			index = i
-		}
-	}
-	if index < 0 {
-		return "", fmt.Errorf("no node %q", node)
-	}
-	if bits > prefix.Addr().BitLen() || index >= 1<<(bits-prefix.Bits()) {
-		return "", fmt.Errorf("pod_cidr %s has no room for a subnet for node %s (number %d)", prefix, node, index+1)
-	}
-	v := new(big.Int).SetBytes(prefix.Addr().AsSlice())
-	v.Add(v, new(big.Int).Lsh(big.NewInt(int64(index)), uint(prefix.Addr().BitLen()-bits)))
-	b := v.FillBytes(make([]byte, prefix.Addr().BitLen()/8))
-	out, _ := netip.AddrFromSlice(b)
-	return netip.PrefixFrom(out, bits).String(), nil
 }
