@@ -75,19 +75,19 @@ type componentSpec struct {
 	service
 	deps []string
 	roll *Roll
-}
-
-func (s componentSpec) desired(c *Cluster, n Node) Desired {
 	// extra attributes recorded with the service for eggo itself (the pod
 	// subnet a containerd hands out), read back from state by the next plan.
 	extra Attrs
+}
+
+func (s componentSpec) desired(c *Cluster, n Node) Desired {
 	attrs := s.attrs()
-	attrs[svcAddress] = n.Address
-	attrs[svcConnection] = ConnectionAttrs(n)
-	deps := append([]string{"host." + n.Name}, s.deps...)
 	for k, v := range s.extra {
 		attrs[k] = v
 	}
+	attrs[svcAddress] = n.Address
+	attrs[svcConnection] = ConnectionAttrs(n)
+	deps := append([]string{"host." + n.Name}, s.deps...)
 	sort.Strings(deps)
 	return Desired{
 		Addr:      ServiceAddr(s.Component, n.Name),
