@@ -143,7 +143,8 @@ up() {
     [ -n "$subnet" ] || continue
     via=$(gateway "$gw")
     [ -n "$via" ] || die "cannot resolve $gw, the address of worker $node"
-    case "$($IP route get "$via")" in
+    r=$($IP route get "$via" 2>&1) || die "worker $node ($gw) is unreachable: $r"
+    case "$r" in
       *" via "*) die "worker $node ($gw) is behind a router; pod routes need all workers on one network segment" ;;
     esac
     all=$($IP route show exact "$subnet" | wc -l)
