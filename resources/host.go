@@ -29,6 +29,10 @@ type Host struct {
 	// path so that state never holds a path of the operator's machine.
 	sources map[string]string
 	hashed  atomic.Int64 // bundle files hashed, so tests can see the cache work
+	// probeHashed counts files a host hashed in a probe (refresh or apply)
+	// because their quick check did not vouch for them, so tests can see
+	// the quick check work.
+	probeHashed atomic.Int64
 }
 
 // NewHost returns the host kind.
@@ -53,6 +57,7 @@ const (
 	hostFacts      = "facts"
 	hostCreated    = "created"
 	hostReplaced   = "replaced"
+	hostFileStats  = "file_stats"
 )
 
 // Schema describes the host's attributes. Nothing here is secret: the
@@ -75,5 +80,7 @@ func (h *Host) Schema() Schema {
 			"the only things Delete removes", Computed: true},
 		hostReplaced: {Description: "[{path, backup, sha256}] sorted by path: files that existed with other " +
 			"content, moved to backup and restored by Delete", Computed: true},
+		hostFileStats: {Description: "{path: \"SIZE MTIME CTIME\"}: each installed file's stat when its sha256 was " +
+			"last verified; a refresh hashes only files whose stat differs (absent in older states: all are hashed)", Computed: true},
 	}}
 }

@@ -63,6 +63,9 @@ type hostApply struct {
 	conn        providers.Conn
 	dirExists   map[string]bool
 	desiredList []bundleFile
+	// stats are the quick-check stats of files in done, taken once their
+	// content was known; priorStats those recorded before this run.
+	stats, priorStats map[string]string
 }
 
 func (h *Host) newApply(rc *RunContext, addr, node string, desired, prior Attrs) *hostApply {
@@ -73,6 +76,8 @@ func (h *Host) newApply(rc *RunContext, addr, node string, desired, prior Attrs)
 		removed:     map[string]bool{},
 		dirExists:   map[string]bool{},
 		desiredList: parseFiles(desired[hostFiles]),
+		stats:       map[string]string{},
+		priorStats:  parseFileStats(prior[hostFileStats]),
 	}
 	if f, ok := prior[hostFacts].(map[string]any); ok {
 		a.facts = f
@@ -99,7 +104,7 @@ func (a *hostApply) converge(ctx context.Context) error {
 	}
 	a.facts = facts.attr()
 
-	probe := hostProbe{}
+	probe := hostProbe{known: knownFiles(parseFiles(a.prior[hostFiles]), a.priorStats)}
 	for _, f := range a.desiredList {
 		probe.files = append(probe.files, f.Path, a.h.backupPath(f.Path))
 	}
@@ -109,6 +114,7 @@ func (a *hostApply) converge(ctx context.Context) error {
 		return a.errorf("checking files: %w", err)
 	}
 	live, dirs := probe.parse(out)
+	a.h.countHashed(live)
 	for d, st := range dirs {
 		a.dirExists[d] = st == probeDir
 		if st == probeNotDir {
@@ -198,13 +204,17 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 	switch {
 	case live.matches(f):
 		a.done[f.Path] = f
+		a.setStat(f.Path, live.stat)
 		return nil
 	case live.state == f.SHA256 && ours:
-		// Only the mode differs, on a file that is eggo's anyway.
-		if _, err := a.run(ctx, "chmod "+f.Mode+" -- "+hostQuote(f.Path), true); err != nil {
+		// Only the mode differs, on a file that is eggo's anyway. The chmod
+		// moves its ctime: the stat is taken again, in the same command.
+		out, err := a.run(ctx, "chmod "+f.Mode+" -- "+hostQuote(f.Path)+" && { "+quickStatCmd(f.Path)+" || :; }", true)
+		if err != nil {
 			return a.errorf("%s: %w", f.Path, err)
 		}
 		a.done[f.Path] = f
+		a.setStat(f.Path, out)
 		return nil
 	case live.state == "":
 		return a.errorf("%s: the host did not report its state", f.Path)
@@ -264,7 +274,25 @@ func (a *hostApply) upload(ctx context.Context, f bundleFile) error {
 		return a.errorf("copying %s: %w", f.Path, err)
 	}
 	a.done[f.Path] = f
+	// The stat right after the copy, not at the end of the apply: a change
+	// made in between would otherwise be recorded as eggo's content. A
+	// failed stat only costs a hash at the next refresh.
+	out, err := a.run(ctx, quickStatCmd(f.Path), false)
+	if err != nil {
+		a.rc.Log.Debug("no quick-check stat after copying", "host", a.node, "path", f.Path, "error", err)
+	}
+	a.setStat(f.Path, out)
 	return nil
+}
+
+// setStat records the quick-check stat a command printed for p, if it
+// printed a usable one.
+func (a *hostApply) setStat(p, out string) {
+	if st := strings.TrimSpace(out); validStat(st) {
+		a.stats[p] = st
+	} else {
+		delete(a.stats, p)
+	}
 }
 
 // mkdirAll creates the missing directories above and at dir one at a
@@ -368,20 +396,30 @@ func (a *hostApply) result() Attrs {
 	}
 	var files []bundleFile
 	seen := map[string]bool{}
+	// A stat goes with the file entry it was taken for: this run's for
+	// files it converged, the recorded one for entries carried over.
+	stats := map[string]string{}
 	for _, f := range a.desiredList {
 		if d, ok := a.done[f.Path]; ok {
 			files = append(files, d)
 			seen[f.Path] = true
+			if st, ok := a.stats[f.Path]; ok {
+				stats[f.Path] = st
+			}
 		}
 	}
 	if a.prior != nil {
 		for _, f := range parseFiles(a.prior[hostFiles]) {
 			if !seen[f.Path] && !a.removed[f.Path] {
 				files = append(files, f)
+				if st, ok := a.priorStats[f.Path]; ok && f.Drift == "" {
+					stats[f.Path] = st
+				}
 			}
 		}
 	}
 	out[hostFiles] = filesAttr(files)
+	out[hostFileStats] = fileStatsAttr(stats)
 	if a.facts != nil {
 		out[hostFacts] = a.facts
 	}

@@ -91,7 +91,7 @@ func plannedAttrs(desired, prior Attrs, touchesHost bool) Attrs {
 	for k, v := range desired {
 		after[k] = v
 	}
-	for _, name := range []string{hostFacts, hostCreated, hostReplaced} {
+	for _, name := range []string{hostFacts, hostCreated, hostReplaced, hostFileStats} {
 		if v, ok := prior[name]; ok && (name == hostFacts || !touchesHost) {
 			after[name] = v
 		} else {

@@ -78,7 +78,7 @@ func TestPreflight(t *testing.T) {
 func TestHostProbeParse(t *testing.T) {
 	p := hostProbe{files: []string{"/a b", "/it's"}, dirs: []string{"/d"}}
 	files, dirs := p.parse("os=x\n@f 1 " + sha("x") + " 4755\n@f 0 missing\n@d 0 dir\n@f 9 junk\n")
-	if files["/a b"].state != probeMissing || files["/it's"] != (probedFile{sha("x"), "0755"}) || dirs["/d"] != probeDir || len(files) != 2 {
+	if files["/a b"].state != probeMissing || files["/it's"] != (probedFile{state: sha("x"), mode: "0755", hashed: true}) || dirs["/d"] != probeDir || len(files) != 2 {
 		t.Fatalf("parse = %v %v", files, dirs)
 	}
 	if !strings.Contains(p.script(), `'/it'\''s'`) {

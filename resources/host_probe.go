@@ -18,21 +18,39 @@ const (
 // hostProbe is the read-only look at many paths that one remote command
 // takes: the sha256 (or a state) of files and whether directories exist.
 // Batched so that a host costs one round trip however large its bundle.
+// A file in known whose stat is still the recorded one is not hashed (the
+// quick check, host_quick.go).
 type hostProbe struct {
 	files []string
 	dirs  []string
+	known map[string]knownFile
 }
 
-// script prints "@f INDEX VALUE" and "@d INDEX VALUE" lines.
+// probeKnown is the state a probe reports for a file it did not hash
+// because its stat vouches for the recorded content.
+const probeKnown = "="
+
+// script prints "@f INDEX VALUE" and "@d INDEX VALUE" lines. A file's
+// VALUE is "SHA256 MODE SIZE MTIME CTIME", or "= MODE SIZE MTIME CTIME"
+// when its stat matched the known one, or a state. The stat is taken
+// before hashing: a file changed while being hashed then shows a newer
+// stat than the one recorded with its sha256, and is hashed again next time.
 func (p hostProbe) script() string {
 	var b strings.Builder
-	b.WriteString(`pf() { if [ -f "$1" ]; then if s=$(sha256sum < "$1" 2>/dev/null); then echo "@f $2 ${s%% *} $(stat -c %a "$1" 2>/dev/null)"; ` +
+	b.WriteString(`pf() { if [ -f "$1" ]; then ` +
+		`st=$(stat -c '%a ` + quickStatFormat + `' "$1" 2>/dev/null) || st=$(stat -c %a "$1" 2>/dev/null); ` +
+		`if [ -n "$3" ] && [ "${st#* }" = "$3" ]; then echo "@f $2 ` + probeKnown + ` $st"; ` +
+		`elif s=$(sha256sum < "$1" 2>/dev/null); then echo "@f $2 ${s%% *} $st"; ` +
 		`else echo "@f $2 ` + probeUnreadable + `"; fi; ` +
 		`elif [ -e "$1" ] || [ -L "$1" ]; then echo "@f $2 ` + probeNotFile + `"; else echo "@f $2 ` + probeMissing + `"; fi; }` + "\n")
 	b.WriteString(`pd() { if [ -d "$1" ]; then echo "@d $2 ` + probeDir + `"; elif [ -e "$1" ] || [ -L "$1" ]; then echo "@d $2 ` + probeNotDir + `"; ` +
 		`else echo "@d $2 ` + probeMissing + `"; fi; }` + "\n")
 	for i, f := range p.files {
-		b.WriteString("pf " + hostQuote(f) + " " + strconv.Itoa(i) + "\n")
+		b.WriteString("pf " + hostQuote(f) + " " + strconv.Itoa(i))
+		if k, ok := p.known[f]; ok {
+			b.WriteString(" " + hostQuote(k.stat))
+		}
+		b.WriteString("\n")
 	}
 	for i, d := range p.dirs {
 		b.WriteString("pd " + hostQuote(d) + " " + strconv.Itoa(i) + "\n")
@@ -42,8 +60,10 @@ func (p hostProbe) script() string {
 
 // probedFile is what the probe saw at a file's path.
 type probedFile struct {
-	state string // the sha256 of a regular file, else probeMissing, probeNotFile or probeUnreadable
-	mode  string // permission bits of a regular file, "0755"
+	state  string // the sha256 of a regular file, else probeMissing, probeNotFile or probeUnreadable
+	mode   string // permission bits of a regular file, "0755"
+	stat   string // its quick-check stat, taken before hashing; "" when the host could not print one
+	hashed bool   // the host read the whole file to hash it
 }
 
 // matches reports whether the file holds f's content with f's mode.
@@ -61,7 +81,8 @@ func (p probedFile) isFile() bool {
 }
 
 // parse maps each probed path to what the script reported. A path the
-// output does not mention (the script died) is absent from the maps.
+// output does not mention (the script died) is absent from the maps. A
+// file the quick check vouched for reports its known sha256.
 func (p hostProbe) parse(out string) (files map[string]probedFile, dirs map[string]string) {
 	files = make(map[string]probedFile, len(p.files))
 	dirs = make(map[string]string, len(p.dirs))
@@ -80,8 +101,23 @@ func (p hostProbe) parse(out string) (files map[string]probedFile, dirs map[stri
 		switch parts[0] {
 		case "@f":
 			if i < len(p.files) {
-				state, mode, _ := strings.Cut(parts[2], " ")
-				files[p.files[i]] = probedFile{state: state, mode: octalMode(mode)}
+				path := p.files[i]
+				state, rest, _ := strings.Cut(parts[2], " ")
+				mode, stat, _ := strings.Cut(rest, " ")
+				if !validStat(stat) {
+					stat = ""
+				}
+				pf := probedFile{state: state, mode: octalMode(mode), stat: stat, hashed: true}
+				if state == probeKnown {
+					k, ok := p.known[path]
+					if !ok || stat != k.stat {
+						continue // not what was asked: as if unreported
+					}
+					pf.state, pf.hashed = k.sha256, false
+				} else if !pf.isFile() {
+					pf.hashed = false
+				}
+				files[path] = pf
 			}
 		case "@d":
 			if i < len(p.dirs) {
@@ -90,6 +126,17 @@ func (p hostProbe) parse(out string) (files map[string]probedFile, dirs map[stri
 		}
 	}
 	return files, dirs
+}
+
+// countHashed adds the files the host hashed to the kind's counter.
+func (h *Host) countHashed(files map[string]probedFile) {
+	n := int64(0)
+	for _, f := range files {
+		if f.hashed {
+			n++
+		}
+	}
+	h.probeHashed.Add(n)
 }
 
 // octalMode normalizes stat's %a ("755", "4755") to the permission bits

@@ -6,10 +6,12 @@ import (
 )
 
 // Read refreshes a host with one read-only command: its facts, the sha256
-// of every recorded file and whether the directories eggo created are
-// still there. Files found changed or gone are marked in the files
-// attribute (sha256 of the live content, "" when gone, and drift), which
-// is what Plan turns into an update.
+// of every recorded file whose stat moved since its content was last
+// verified (the quick check, host_quick.go) and whether the directories
+// eggo created are still there. Files found changed or gone are marked in
+// the files attribute (sha256 of the live content, "" when gone, and
+// drift), which is what Plan turns into an update. Files found as
+// recorded get their current stat in file_stats.
 func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, []Reason, error) {
 	node := attrOr(prior.Node, attrString(prior.Attrs[hostName]))
 	where := fmt.Sprintf("%s (%s)", prior.Addr, attrString(prior.Attrs[hostAddress]))
@@ -23,7 +25,7 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 	}
 	files := parseFiles(prior.Attrs[hostFiles])
 	recs := parseRecords(prior.Attrs)
-	probe := hostProbe{dirs: hostSortedKeys(recs.dirs)}
+	probe := hostProbe{dirs: hostSortedKeys(recs.dirs), known: knownFiles(files, parseFileStats(prior.Attrs[hostFileStats]))}
 	for _, f := range files {
 		probe.files = append(probe.files, f.Path)
 	}
@@ -32,8 +34,10 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 		return nil, nil, fmt.Errorf("%s: refreshing: %w", where, err)
 	}
 	liveFiles, liveDirs := probe.parse(out)
+	h.countHashed(liveFiles)
 
 	var drifted, gone []string
+	stats := make(map[string]string, len(files))
 	for i, f := range files {
 		st, ok := liveFiles[f.Path]
 		if !ok {
@@ -43,6 +47,8 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 		case st.matches(f):
 			if f.Drift != "" { // marked by an earlier refresh and not fixed since
 				drifted = append(drifted, f.Path+" ("+f.Drift+")")
+			} else if st.stat != "" {
+				stats[f.Path] = st.stat
 			}
 			continue
 		case st.state == probeMissing:
@@ -65,6 +71,9 @@ func (h *Host) Read(ctx context.Context, rc *RunContext, prior Object) (Attrs, [
 		live[k] = v
 	}
 	live[hostFacts] = parseFacts(out).attr()
+	if _, had := prior.Attrs[hostFileStats]; had || len(stats) > 0 {
+		live[hostFileStats] = fileStatsAttr(stats)
+	}
 	var reasons []Reason
 	if len(drifted) > 0 {
 		live[hostFiles] = filesAttr(files)
