@@ -77,3 +77,53 @@ func TestHostPlan1000NodesIsFast(t *testing.T) {
 		t.Errorf("hashed %d files in two expansions of a 20-file bundle, want 40", got)
 	}
 }
+
+// BenchmarkHostReadNoop is the refresh of a host whose 64 MB bundle is as
+// recorded, over the local transport: with the quick check (stats
+// recorded) and as an older record without stats (every file hashed).
+func BenchmarkHostReadNoop(b *testing.B) {
+	packages, root := b.TempDir(), b.TempDir()
+	chunk := make([]byte, 16<<20)
+	for i := 0; i < 4; i++ {
+		for j := range chunk {
+			chunk[j] = byte(i + j)
+		}
+		writeFile(b, filepath.Join(packages, "amd64", root, fmt.Sprintf("usr/local/bin/tool-%d", i)), string(chunk), 0o755)
+	}
+	h := NewHost()
+	h.backupDir, h.root = filepath.Join(root, "var/lib/eggo/backup"), root
+	c := &Cluster{Name: "bench", Packages: packages, Nodes: []Node{{Name: "m0", Address: "127.0.0.1", Roles: []string{"worker"}, Connection: Connection{Type: "local"}}}}
+	ds, err := h.Expand(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	rc := NewRunContext(nil, nil)
+	defer rc.Close()
+	attrs, err := h.Create(ctx, rc, ds[0], Change{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	attrs = viaState(b, attrs)
+	old := Attrs{}
+	for k, v := range attrs {
+		if k != hostFileStats {
+			old[k] = v
+		}
+	}
+	for _, bc := range []struct {
+		name  string
+		attrs Attrs
+	}{{"stat", attrs}, {"sha256", old}} {
+		b.Run(bc.name, func(b *testing.B) {
+			hashed := h.probeHashed.Load()
+			for b.Loop() {
+				_, drift, err := h.Read(ctx, rc, Object{Addr: "host.m0", Kind: "host", Node: "m0", Attrs: bc.attrs})
+				if err != nil || len(drift) != 0 {
+					b.Fatalf("read: %v %v", drift, err)
+				}
+			}
+			b.ReportMetric(float64(h.probeHashed.Load()-hashed)/float64(b.N), "files-hashed/op")
+		})
+	}
+}
