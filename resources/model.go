@@ -23,6 +23,9 @@ type Cluster struct {
 	ExtraArgs map[string]map[string]string
 	Runtime   Runtime
 	Nodes     []Node // in declaration order (for_each keys sorted, count in order)
+	// Addons are the Kubernetes objects eggo applies once the cluster
+	// runs: the built-in CoreDNS and the user's manifests.
+	Addons Addons
 	// RecordedPodSubnets are the pod subnets workers were given by earlier
 	// applies (node name → CIDR), as the state records them; the engine
 	// fills it with RecallPodSubnets before expanding. A worker keeps its
@@ -91,4 +94,28 @@ type Bastion struct {
 	User           string
 	PrivateKeyFile string
 	PasswordEnv    string
+}
+
+// Addons are the add-ons of a cluster, each an addon resource applied with
+// kubectl through a master.
+type Addons struct {
+	// CoreDNS enables the built-in addon.coredns: the cluster's DNS at the
+	// tenth address of the service range, from the bundle's coredns.tar.
+	CoreDNS bool
+	// CoreDNSReplicas is its Deployment's replicas (at least 1).
+	CoreDNSReplicas int
+	// CoreDNSUpstream is where CoreDNS forwards names outside the cluster:
+	// "/etc/resolv.conf" (the node's resolvers, the default) or IP[:port]
+	// entries. Empty: CoreDNS answers the cluster's names only, for hosts
+	// without any resolver (CoreDNS refuses to start forwarding to none).
+	CoreDNSUpstream []string
+	// Manifests are the user's manifest files, in declaration order.
+	Manifests []AddonManifest
+}
+
+// AddonManifest is one user manifest file: the resource addon.<Name>.
+type AddonManifest struct {
+	Name   string // the file's base name without its extension
+	Path   string // absolute path
+	Source string // "file.hcl:12" of the manifests attribute
 }
