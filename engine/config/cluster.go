@@ -20,6 +20,7 @@ type clusterBlock struct {
 	network      *hcl.Block // nil when absent
 	certificates *hcl.Block
 	runtime      *hcl.Block
+	addons       *hcl.Block
 	model        resources.Cluster
 }
 
@@ -40,6 +41,8 @@ func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
 			slot = &cb.certificates
 		case "runtime":
 			slot = &cb.runtime
+		case "addons":
+			slot = &cb.addons
 		}
 		if *slot != nil {
 			diags = append(diags, diagf(nb.DefRange, "Duplicate "+nb.Type+" block",
@@ -101,6 +104,7 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 	c.MaxUnavailable = decodeMaxUnavailable(dec, attrs)
 	c.ExtraArgs = decodeExtraArgs(dec, attrs)
 	c.Runtime = decodeRuntime(dec, cb.runtime)
+	c.Addons = l.decodeAddons(dec, cb.addons)
 
 	if !dec.diags.HasErrors() {
 		l.values["cluster"] = clusterValue(c)

@@ -31,6 +31,16 @@ var clusterSchema = &hcl.BodySchema{
 		{Type: "network"},
 		{Type: "certificates"},
 		{Type: "runtime"},
+		{Type: "addons"},
+	},
+}
+
+var addonsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "coredns"},
+		{Name: "coredns_replicas"},
+		{Name: "coredns_upstream"},
+		{Name: "manifests"},
 	},
 }
 

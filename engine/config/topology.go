@@ -53,6 +53,9 @@ func (l *loader) checkTopology(c *resources.Cluster) hcl.Diagnostics {
 	diags = append(diags, l.checkControlPlane(c, byRole)...)
 	diags = append(diags, checkLoadBalancers(c, byRole["loadbalance"])...)
 	diags = append(diags, checkEtcdCount(byRole["etcd"])...)
+	if len(l.clusters) > 0 {
+		diags = append(diags, checkAddonWorkers(l.clusters[0], byRole["worker"])...)
+	}
 	return diags
 }
 
