@@ -16,11 +16,12 @@ import (
 
 // RootfsPackages are installed by debootstrap next to the minbase variant:
 // systemd boots the node, sshd reaches it, kubelet and kube-proxy need
-// iptables, conntrack and ca-certificates, and load-balancer nodes run
-// the distribution's haproxy.
+// iptables, conntrack and ca-certificates, load-balancer nodes run
+// the distribution's haproxy, and tests query the cluster's DNS with dig
+// (bind9-dnsutils).
 var RootfsPackages = []string{
 	"systemd", "systemd-sysv", "openssh-server", "iproute2", "dbus", "procps",
-	"iptables", "conntrack", "ca-certificates", "sudo", "haproxy",
+	"iptables", "conntrack", "ca-certificates", "sudo", "haproxy", "bind9-dnsutils",
 }
 
 const (
