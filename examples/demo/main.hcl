@@ -42,6 +42,12 @@ cluster "demo" {
   }
   # The testbed's hosts lack CAP_SYS_RESOURCE; real machines do not need this.
   runtime { restrict_oom_score_adj = true }
+  # Cluster DNS from the bundle's CoreDNS image, at 10.32.0.10. The testbed's
+  # hosts have no resolver, so CoreDNS answers the cluster's names only.
+  addons {
+    coredns          = true
+    coredns_upstream = []
+  }
 }
 
 connection {
