@@ -117,7 +117,7 @@ func (c *ApplyCommand) Run(args []string) int {
 		if diags.HasErrors() {
 			return 1
 		}
-		if err := engine.CheckSavedPlan(p, loaded); err != nil {
+		if err := engine.CheckSavedPlan(o, p, loaded); err != nil {
 			c.fail(jv, err.Error())
 			return 1
 		}

@@ -45,7 +45,7 @@ func (c *ValidateCommand) Run(args []string) int {
 	if diags.HasErrors() {
 		return 1
 	}
-	if err := engine.Validate(loaded); err != nil {
+	if err := engine.Validate(o, loaded); err != nil {
 		c.fail(jv, err.Error())
 		return 1
 	}

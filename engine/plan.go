@@ -472,9 +472,10 @@ func mergeReasons(a, b []resources.Reason) []resources.Reason {
 }
 
 // Validate checks what the resource kinds need beyond the language (for
-// example that the package bundle exists for every node's arch).
-func Validate(l *Loaded) error {
-	_, err := expand(resources.Kinds(), l.Config.Cluster)
+// example that the package bundle has every file the nodes' roles need).
+func Validate(o Options, l *Loaded) error {
+	o.defaults()
+	_, err := expand(o.Kinds, l.Config.Cluster)
 	return err
 }
 

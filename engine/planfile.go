@@ -59,7 +59,7 @@ func LoadPlan(path string) (*Plan, error) {
 }
 
 // CheckSavedPlan refuses a saved plan whose configuration changed since.
-func CheckSavedPlan(p *Plan, l *Loaded) error {
+func CheckSavedPlan(o Options, p *Plan, l *Loaded) error {
 	if l == nil || l.Config == nil {
 		return nil
 	}
@@ -68,6 +68,7 @@ func CheckSavedPlan(p *Plan, l *Loaded) error {
 	}
 	// Kinds learn where their local inputs are (the host kind: which bundle
 	// file has which content) when they expand; a saved plan needs that too.
-	_, err := expand(resources.Kinds(), l.Config.Cluster)
+	o.defaults()
+	_, err := expand(o.Kinds, l.Config.Cluster)
 	return err
 }

@@ -62,6 +62,9 @@ func (EtcdMember) Expand(c *Cluster) ([]Desired, error) {
 	}
 	out := make([]Desired, 0, len(members))
 	for _, n := range members {
+		if err := checkBundleFiles(c, n, CompEtcd); err != nil {
+			return nil, err
+		}
 		dir := etcdDir(c)
 		f := func(name string) string { return path.Join(dir, name) }
 		own := map[string]string{

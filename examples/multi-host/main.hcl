@@ -10,13 +10,19 @@ variable "workers" {
   default = 3
 }
 
+variable "packages" {
+  type        = string
+  default     = "/var/cache/eggo/bundle/v1.31.4"
+  description = "the offline bundle (make bundle, or your own: website/bundle.md)"
+}
+
 locals {
   lb_address = cidrhost(var.subnet, 10)
 }
 
 cluster "prod" {
   kubernetes_version = "1.31.4"
-  packages           = "../demo/packages"
+  packages           = var.packages
   api_endpoint       = "${local.lb_address}:6443"
   labels             = { location = "xa", team = "platform" }
   certificates {

@@ -7,9 +7,15 @@ variable "address" {
   description = "the machine's address"
 }
 
+variable "packages" {
+  type        = string
+  default     = "/var/cache/eggo/bundle/v1.31.4"
+  description = "the offline bundle (make bundle, or your own: website/bundle.md)"
+}
+
 cluster "single" {
   kubernetes_version = "1.31.4"
-  packages           = "../demo/packages"
+  packages           = var.packages
   network {
     service_cidr = "10.32.0.0/16"
     pod_cidr     = "10.244.0.0/16"

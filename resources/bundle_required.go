@@ -1,0 +1,69 @@
+package resources
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// componentFiles are the bundle files (paths under packages/<arch>) a
+// component cannot run without. A bundle that lacks one is refused when
+// the plan is made: installing the rest would leave a node that cannot
+// start, and an existing node would have the file removed as "no longer
+// in the bundle".
+var componentFiles = map[string][]string{
+	CompEtcd:              {"usr/local/bin/etcd", "usr/local/bin/etcdctl"},
+	CompAPIServer:         {"usr/local/bin/kube-apiserver", "usr/local/bin/kubectl"},
+	CompControllerManager: {"usr/local/bin/kube-controller-manager"},
+	CompScheduler:         {"usr/local/bin/kube-scheduler"},
+	CompContainerd: {
+		"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/runc",
+		"opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
+		"var/lib/eggo/images/pause.tar",
+	},
+	CompKubelet:   {"usr/local/bin/kubelet", "usr/local/bin/kubectl"},
+	CompKubeProxy: {"usr/local/bin/kube-proxy"},
+}
+
+// checkBundleFiles reports the first file a component on node n needs that
+// the cluster's bundle lacks. Without a bundle (packages unset) the
+// programs are the operator's to install, and nothing is checked.
+func checkBundleFiles(c *Cluster, n Node, component string) error {
+	if c.Packages == "" {
+		return nil
+	}
+	root := filepath.Join(c.Packages, nodeArch(n))
+	for _, rel := range componentFiles[component] {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		st, err := os.Stat(p)
+		if err == nil && st.Mode().IsRegular() {
+			continue
+		}
+		why := "it is missing"
+		if err == nil {
+			why = "it is not a regular file"
+		}
+		return fmt.Errorf("%s: node %q needs %s from the package bundle for %s, but %s (%s)",
+			n.Source, n.Name, "/"+rel, ServiceAddr(component, n.Name), why, p)
+	}
+	return nil
+}
+
+// RequiredBundleFiles lists every bundle file (a path under packages/<arch>)
+// some component or add-on needs: the contents of a complete bundle for a
+// node with every role, and CoreDNS on.
+func RequiredBundleFiles() []string {
+	seen := map[string]bool{CoreDNSArchive: true}
+	for _, files := range componentFiles {
+		for _, f := range files {
+			seen[f] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
