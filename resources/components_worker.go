@@ -122,13 +122,7 @@ true`,
 func kubelet(c *Cluster, n Node) componentSpec {
 	dir := path.Join(c.ConfigDir, CompKubelet)
 	f := func(name string) string { return path.Join(dir, name) }
-	dnsIP := ""
-	if ip, err := pki.ServiceIP(c.Network.ServiceCIDR); err == nil {
-		// The conventional cluster DNS address: the tenth of the range.
-		b := ip.As4()
-		b[3] += 9
-		dnsIP = fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3])
-	}
+	dnsIP, _ := ClusterDNSIP(c.Network.ServiceCIDR) // the language checked service_cidr
 	config := fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 authentication:
