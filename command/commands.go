@@ -89,7 +89,8 @@ func helpFunc(cmds map[string]cli.CommandFactory) string {
 eggo deploys Kubernetes clusters onto machines reached over SSH. You write
 what the cluster should be in HCL; eggo plans exactly what will change and
 why, applies it in parallel along the dependency graph, and records what it
-did in a state file you commit next to the HCL.
+did in a state file next to the HCL. That file holds the cluster's private
+keys, not yet encrypted: keep it as private as an admin kubeconfig.
 
 Main commands:
   validate       Check the configuration
