@@ -27,9 +27,9 @@ var componentFiles = map[string][]string{
 }
 
 // checkBundleFiles reports the first file a component on node n needs that
-// the cluster's bundle lacks. Without a bundle (packages unset) the
+// the cluster's bundle lacks; addr is the resource that runs it. Without a bundle (packages unset) the
 // programs are the operator's to install, and nothing is checked.
-func checkBundleFiles(c *Cluster, n Node, component string) error {
+func checkBundleFiles(c *Cluster, n Node, component, addr string) error {
 	if c.Packages == "" {
 		return nil
 	}
@@ -45,7 +45,7 @@ func checkBundleFiles(c *Cluster, n Node, component string) error {
 			why = "it is not a regular file"
 		}
 		return fmt.Errorf("%s: node %q needs %s from the package bundle for %s, but %s (%s)",
-			n.Source, n.Name, "/"+rel, ServiceAddr(component, n.Name), why, p)
+			n.Source, n.Name, "/"+rel, addr, why, p)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func TestBundleMissingComponentFile(t *testing.T) {
 	if err := os.Remove(filepath.Join(packages, "amd64/usr/local/bin/etcdctl")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (EtcdMember{}).Expand(c); err == nil || !strings.Contains(err.Error(), "main.hcl:10") || !strings.Contains(err.Error(), "etcdctl") {
+	if _, err := (EtcdMember{}).Expand(c); err == nil || !strings.Contains(err.Error(), "main.hcl:10") || !strings.Contains(err.Error(), "etcdctl") || !strings.Contains(err.Error(), "etcd_member.m0") {
 		t.Errorf("etcd without etcdctl: %v", err)
 	}
 

@@ -64,7 +64,7 @@ func componentServices(c *Cluster) ([]Desired, error) {
 			specs = append(specs, containerd(c, n, subnets[n.Name]), kubelet(c, n), kubeProxy(c, n), routes)
 		}
 		for _, s := range specs {
-			if err := checkBundleFiles(c, n, s.Component); err != nil {
+			if err := checkBundleFiles(c, n, s.Component, ServiceAddr(s.Component, n.Name)); err != nil {
 				return nil, err
 			}
 			out = append(out, s.desired(c, n))

@@ -62,7 +62,7 @@ func (EtcdMember) Expand(c *Cluster) ([]Desired, error) {
 	}
 	out := make([]Desired, 0, len(members))
 	for _, n := range members {
-		if err := checkBundleFiles(c, n, CompEtcd); err != nil {
+		if err := checkBundleFiles(c, n, CompEtcd, EtcdMemberAddr(n.Name)); err != nil {
 			return nil, err
 		}
 		dir := etcdDir(c)
