@@ -58,6 +58,11 @@ func k8sConfigWith(t *testing.T, dir string, tb *testbed.Testbed, version, clust
   kubernetes_version = %q
   packages           = %q
   runtime { restrict_oom_score_adj = true }
+  # The testbed's hosts have no resolver to forward to.
+  addons {
+    coredns          = true
+    coredns_upstream = []
+  }
 %s
 }
 connection {
@@ -115,7 +120,7 @@ func unitInvocations(t *testing.T, tb *testbed.Testbed, hosts ...string) map[str
 	t.Helper()
 	out := map[string]string{}
 	for _, h := range hosts {
-		lines := mustExec(t, tb, h, `for u in etcd kube-apiserver kube-controller-manager kube-scheduler kube-lb containerd kubelet kube-proxy; do
+		lines := mustExec(t, tb, h, `for u in etcd kube-apiserver kube-controller-manager kube-scheduler kube-lb containerd kubelet kube-proxy eggo-pod-routes; do
   if [ -f /etc/systemd/system/$u.service ]; then echo "$u $(systemctl show -p InvocationID --value $u)"; fi
 done`)
 		for _, l := range strings.Split(lines, "\n") {
@@ -182,6 +187,14 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if phase := kubectl(t, tb, addr["lb"], `get pod p1 -o jsonpath='{.status.phase} {.spec.nodeName}'`); phase != "Running w0" || podIP == "" {
 		t.Errorf("pod: %q with IP %q, want Running on w0 with a pod IP", phase, podIP)
 	}
+	// Cluster DNS: CoreDNS from the bundle answers at the tenth address
+	// of service_cidr (10.32.0.0/16 by default).
+	if !contains(res.Applied, "addon.coredns") {
+		t.Errorf("addon.coredns was not applied: %v", res.Applied)
+	}
+	if got := mustExec(t, tb, "w0", "dig +short +time=2 +tries=10 @10.32.0.10 kubernetes.default.svc.cluster.local"); got != "10.32.0.1" {
+		t.Errorf("cluster DNS answers %q for kubernetes.default, want 10.32.0.1", got)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "e2e.kubeconfig")); err != nil {
 		t.Errorf("admin kubeconfig next to the state: %v", err)
 	}
@@ -242,14 +255,36 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("join failed: %v %v", res.Failed, res.Skipped)
 	}
+	// Besides w1's own resources, only w0's pod routes change (a route to
+	// w1's pod subnet).
+	routesW0 := resources.ServiceAddr(resources.CompPodRoutes, "w0")
 	for _, s := range p.Steps {
-		if s.Action != resources.NoOp && s.Node != "w1" {
+		if s.Action != resources.NoOp && s.Node != "w1" && !(s.Addr == routesW0 && s.Action == resources.Update) {
 			t.Errorf("join of w1 changes %s (%s)", s.Addr, s.Action)
 		}
 	}
 	t.Logf("join of w1: %s, %d created", time.Since(start).Round(100*time.Millisecond), res.Counts.Add)
 	if st := kubectl(t, tb, addr["lb"], `get node w1 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
 		t.Errorf("w1 Ready = %q", st)
+	}
+	// Pods on two workers reach each other: a connection from a pod on w0
+	// to a pod on w1 is refused by w1's pod itself (pause listens on
+	// nothing), not lost on the way.
+	if got := mustExec(t, tb, "w0", "ip route show proto 77"); !strings.Contains(got, "via "+addr["w1"]) {
+		t.Errorf("w0 has no eggo route to w1's pod subnet: %q", got)
+	}
+	kubectl(t, tb, addr["lb"], `run p2 --image=`+resources.PauseImage+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"w1"}}'`)
+	p2IP := ""
+	for i := 0; i < 60 && p2IP == ""; i++ {
+		p2IP = kubectl(t, tb, addr["lb"], `get pod p2 -o jsonpath='{.status.podIP}'`)
+		if p2IP == "" {
+			time.Sleep(time.Second)
+		}
+	}
+	reach := mustExec(t, tb, "w0", `ns=$(ip netns list | awk '/^cni-/{print $1; exit}')
+ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || true`)
+	if p2IP == "" || !strings.Contains(reach, "Connection refused") {
+		t.Errorf("a pod on w0 cannot reach the pod on w1 (%q): %q", p2IP, reach)
 	}
 
 	// Delete: drained and gone, the host as before.
@@ -259,6 +294,12 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	}
 	if got := kubectl(t, tb, addr["lb"], "get node w1 --ignore-not-found -o name"); got != "" {
 		t.Errorf("node w1 still registered: %q", got)
+	}
+	if got := kubectl(t, tb, addr["lb"], "get pod p2 --ignore-not-found -o name"); got != "" {
+		t.Errorf("pod p2 survived the drain of w1: %q", got)
+	}
+	if got := mustExec(t, tb, "w0", "ip route show proto 77"); got != "" {
+		t.Errorf("w0 keeps a route to the removed w1: %q", got)
 	}
 	if got := hostTree(t, tb, "w1"); got != before["w1"] {
 		t.Errorf("w1 not as before after its delete:\n%s", firstDiff(before["w1"], got))
