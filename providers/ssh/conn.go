@@ -66,8 +66,10 @@ func (c *Conn) session(ctx context.Context, slots chan struct{}) (s *ssh.Session
 	if err != nil {
 		<-slots
 		if c.lost.Load() {
-			return nil, nil, fmt.Errorf("connection to %s lost (no answer to keepalives for %s): %w",
-				c.target.Address, keepaliveInterval*time.Duration(keepaliveMisses), err)
+			// x/crypto's own error for a closed connection ("unexpected
+			// packet in response to channel open: <nil>") says nothing more.
+			return nil, nil, fmt.Errorf("connection to %s lost (no answer to keepalives for %s)",
+				c.target.Address, keepaliveInterval*time.Duration(keepaliveMisses))
 		}
 		return nil, nil, fmt.Errorf("open SSH session: %w", err)
 	}
