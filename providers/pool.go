@@ -70,12 +70,16 @@ func (p *Pool) Get(ctx context.Context, t Target) (Conn, error) {
 			p.dials.Add(1)
 			p.log.Debug("connecting", "host", t.Name, "target", key)
 			c, err := d(ctx, t)
-			if err == nil {
-				c = &countingConn{Conn: c, pool: p}
-			} else if ctx.Err() == nil {
-				err = &UnreachableError{Host: t.Name, Err: err}
+			switch {
+			case err == nil:
+				e.conn = &countingConn{Conn: c, pool: p}
+			case ctx.Err() == nil:
+				// c is dropped: a dialer's typed nil would make a non-nil
+				// Conn that Close dereferences.
+				e.err = &UnreachableError{Host: t.Name, Err: err}
+			default:
+				e.err = err
 			}
-			e.conn, e.err = c, err
 		}
 		close(e.ready)
 	}

@@ -207,10 +207,20 @@ func (EtcdMember) join(ctx context.Context, rc *RunContext, in *serviceInstall, 
 	ctl := etcdctl(memberDir(desired.Attrs), strings.Join(endpoints, ","))
 	rc.Progress(desired.Addr, "adding member "+name+" to the running etcd cluster")
 	// member list -w simple: ID, status, name, peer URLs, client URLs.
+	// etcd refuses an add as "unhealthy cluster" until its leader has
+	// been connected to a quorum for 5 s: right after a member restarted
+	// (one the plan repaired before this join), so that answer is retried.
 	script := fmt.Sprintf(`set -e
 list=$(%[1]s member list)
 if ! printf '%%s\n' "$list" | grep -qF ', %[3]s,'; then
-  %[1]s member add %[2]s --peer-urls=%[3]s >/dev/null
+  tries=0
+  until out=$(%[1]s member add %[2]s --peer-urls=%[3]s 2>&1); do
+    tries=$((tries + 1))
+    case "$out" in
+    *"unhealthy cluster"*) [ "$tries" -lt 30 ] || { printf '%%s\n' "$out" >&2; exit 1; }; sleep 2 ;;
+    *) printf '%%s\n' "$out" >&2; exit 1 ;;
+    esac
+  done
   list=$(%[1]s member list)
 fi
 printf '%%s\n' "$list"

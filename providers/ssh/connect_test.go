@@ -175,3 +175,22 @@ func closedPort(t *testing.T) int {
 	ln.Close()
 	return port
 }
+
+// A pool that failed to reach a host closes cleanly: the failed dial
+// leaves no half-made connection behind (a typed nil once made Close
+// panic after every plan with a dead host).
+func TestPoolClosesAfterUnreachableHost(t *testing.T) {
+	noSSHAgent(t)
+	f := newFixture(t, sshd.Options{})
+	target := f.target(t)
+	target.Port = closedPort(t)
+	target.Retries = 0
+	pool := providers.NewPool(nil)
+	var unreachable *providers.UnreachableError
+	if _, err := pool.Get(context.Background(), target); !errors.As(err, &unreachable) {
+		t.Fatalf("Get of a closed port: %v, want an unreachable error", err)
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatalf("Close after a failed dial: %v", err)
+	}
+}
