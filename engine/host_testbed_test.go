@@ -71,19 +71,29 @@ func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
 	return out
 }
 
-// run plans and applies dir with one session, as `eggo apply` does.
-func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) {
-	t.Helper()
+// planIn plans dir in a new session, which the caller closes; the error
+// is the language's diagnostics or the plan's.
+func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error) {
 	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}
 	if mutate != nil {
 		mutate(&o)
 	}
 	sess := NewSession(o)
-	defer sess.Close()
 	o.Session = sess
 	p, _, diags, err := MakePlan(context.Background(), o)
-	if diags.HasErrors() || err != nil {
-		t.Fatalf("plan: %v %v", diags, err)
+	if diags.HasErrors() {
+		return o, sess, nil, diags
+	}
+	return o, sess, p, err
+}
+
+// run plans and applies dir with one session, as `eggo apply` does.
+func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) {
+	t.Helper()
+	o, sess, p, err := planIn(dir, mutate)
+	defer sess.Close()
+	if err != nil {
+		t.Fatalf("plan: %v", err)
 	}
 	prior, err := ReadState(o.StatePath)
 	if err != nil {

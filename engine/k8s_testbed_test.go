@@ -48,11 +48,7 @@ func k8sConfig(t *testing.T, dir string, tb *testbed.Testbed, version string, wo
 // k8sConfigWith adds lines to the cluster block.
 func k8sConfigWith(t *testing.T, dir string, tb *testbed.Testbed, version, clusterExtra string, workers ...string) {
 	t.Helper()
-	h := tb.Hosts[0]
-	addr := map[string]string{}
-	for _, n := range tb.Hosts {
-		addr[n.Name] = n.Address
-	}
+	addr := addresses(tb)
 	var b strings.Builder
 	fmt.Fprintf(&b, `cluster "e2e" {
   kubernetes_version = %q
@@ -65,11 +61,7 @@ func k8sConfigWith(t *testing.T, dir string, tb *testbed.Testbed, version, clust
   }
 %s
 }
-connection {
-  user             = %q
-  private_key_file = %q
-  known_hosts_file = %q
-}
+%s
 node "lb" {
   address = %q
   roles   = ["loadbalance"]
@@ -86,13 +78,31 @@ node "e0" {
   address = %q
   roles   = ["etcd"]
 }
-`, version, bundleDir(t, version), clusterExtra, h.User, h.KeyFile, h.KnownHostsFile, addr["lb"], addr["m0"], addr["m1"], addr["e0"])
+`, version, bundleDir(t, version), clusterExtra, connectionBlock(tb), addr["lb"], addr["m0"], addr["m1"], addr["e0"])
 	for _, w := range workers {
 		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"worker\"]\n}\n", w, addr[w])
 	}
 	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// addresses maps a testbed's host names to their addresses.
+func addresses(tb *testbed.Testbed) map[string]string {
+	addr := map[string]string{}
+	for _, h := range tb.Hosts {
+		addr[h.Name] = h.Address
+	}
+	return addr
+}
+
+// connectionBlock is the connection block that reaches a testbed's hosts,
+// with extra attribute lines.
+func connectionBlock(tb *testbed.Testbed, extra ...string) string {
+	h := tb.Hosts[0]
+	lines := append([]string{fmt.Sprintf("user = %q", h.User), fmt.Sprintf("private_key_file = %q", h.KeyFile),
+		fmt.Sprintf("known_hosts_file = %q", h.KnownHostsFile)}, extra...)
+	return "connection {\n  " + strings.Join(lines, "\n  ") + "\n}"
 }
 
 // exec runs a command on a testbed host and fails the test on error.
@@ -139,10 +149,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	bundleDir(t, k8sFrom)
 	bundleDir(t, k8sTo)
 	tb := testbed.UpForTestWith(t, testbed.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true})
-	addr := map[string]string{}
-	for _, h := range tb.Hosts {
-		addr[h.Name] = h.Address
-	}
+	addr := addresses(tb)
 	all := []string{"lb", "m0", "m1", "e0", "w0", "w1"}
 	before := map[string]string{}
 	for _, h := range all {

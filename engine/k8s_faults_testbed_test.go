@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// faultRoles are the nodes of the fault test's cluster and their roles.
+var faultRoles = map[string]string{
+	"m0": `["master", "etcd"]`,
+	"m1": `["master", "etcd"]`,
+	"e0": `["etcd"]`,
+	"e1": `["etcd"]`,
+	"w0": `["worker"]`,
+}
+
+// faultConfig writes a cluster of the named nodes (no load balancer: the
+// API endpoint is m0) with the bundle at packages. A dead host is given
+// up on after two 3 s attempts.
+func faultConfig(t *testing.T, dir string, tb *testbed.Testbed, packages string, nodes ...string) {
+	t.Helper()
+	addr := addresses(tb)
+	var b strings.Builder
+	fmt.Fprintf(&b, `cluster "faults" {
+  kubernetes_version = %q
+  packages           = %q
+  runtime { restrict_oom_score_adj = true }
+}
+%s
+`, k8sTo, packages, connectionBlock(tb, `timeout = "3s"`, "retries = 1"))
+	for _, n := range nodes {
+		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = %s\n}\n", n, addr[n], faultRoles[n])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// planError is what planning dir says, or nil.
+func planError(dir string, mutate func(*Options)) error {
+	_, sess, _, err := planIn(dir, mutate)
+	sess.Close()
+	return err
+}
+
+// etcdMembers lists the etcd cluster's members (name per line) as m0 sees
+// them, after checking every one of them is healthy.
+func etcdMembers(t *testing.T, tb *testbed.Testbed) []string {
+	t.Helper()
+	ctl := "ETCDCTL_API=3 etcdctl --cacert /etc/kubernetes/etcd/ca.crt --cert /etc/kubernetes/etcd/server.crt --key /etc/kubernetes/etcd/server.key --endpoints https://127.0.0.1:2379"
+	out := mustExec(t, tb, "m0", ctl+" member list -w simple | awk -F', ' '{print $3}' | sort")
+	health := mustExec(t, tb, "m0", ctl+" endpoint health --cluster 2>&1 || true")
+	names := strings.Fields(out)
+	if got := strings.Count(health, "is healthy"); got != len(names) {
+		t.Errorf("%d of the %d etcd members %v are healthy:\n%s", got, len(names), names, health)
+	}
+	return names
+}
+
+// TestKubernetesFaultsOnTestbed is issue 3's faults on real hosts: a bundle
+// missing a file, an etcd member down while another joins, a master
+// removed, and a dead worker removed with -force.
+func TestKubernetesFaultsOnTestbed(t *testing.T) {
+	bundle := bundleDir(t, k8sTo)
+	names := []string{"m0", "m1", "e0", "e1", "w0"}
+	tb := testbed.UpForTestWith(t, testbed.Options{N: len(names), Names: names, Containers: true})
+	before := map[string]string{}
+	for _, h := range names {
+		before[h] = hostTree(t, tb, h)
+	}
+	m0 := tb.Hosts[0].Address
+	dir := t.TempDir()
+	faultConfig(t, dir, tb, bundle, "m0", "m1", "e0", "w0")
+	if _, res := runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
+	}
+	if got := strings.Join(etcdMembers(t, tb), " "); got != "e0 m0 m1" {
+		t.Fatalf("etcd members after deploy: %s", got)
+	}
+	statePath := filepath.Join(dir, "eggo.state")
+
+	// A bundle without kubelet: refused at plan time, naming the file, the
+	// node and its definition; the state is untouched.
+	broken := filepath.Join(t.TempDir(), "bundle")
+	if out, err := exec.Command("cp", "-al", bundle, broken).CombinedOutput(); err != nil {
+		t.Fatalf("copying the bundle: %v\n%s", err, out)
+	}
+	if err := os.Remove(filepath.Join(broken, "amd64/usr/local/bin/kubelet")); err != nil {
+		t.Fatal(err)
+	}
+	faultConfig(t, dir, tb, broken, "m0", "m1", "e0", "w0")
+	stateBefore, _ := os.ReadFile(statePath)
+	err := planError(dir, nil)
+	for _, want := range []string{"main.hcl:", `"w0"`, "/usr/local/bin/kubelet", "missing"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("plan with a bundle lacking kubelet: %v; want it to mention %s", err, want)
+		}
+	}
+	if stateAfter, _ := os.ReadFile(statePath); string(stateAfter) != string(stateBefore) {
+		t.Error("a refused plan changed the state")
+	}
+
+	// An etcd member down while another joins: the plan restarts the
+	// stopped member first, then adds the new one (etcd would refuse the
+	// add with one of three members down).
+	mustExec(t, tb, "e0", "systemctl stop etcd")
+	faultConfig(t, dir, tb, bundle, "m0", "m1", "e0", "e1", "w0")
+	start := time.Now()
+	p, res := runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("join of e1 with e0 down: %v %v", res.Failed, res.Skipped)
+	}
+	if s := p.Step("etcd_member.e0"); s == nil || s.Action != resources.Update {
+		t.Errorf("the stopped member e0 is not repaired: %+v", s)
+	}
+	if s := p.Step("etcd_member.e1"); s == nil || s.Action != resources.Create || !contains(s.WaitsFor, "etcd_member.e0") {
+		t.Errorf("the join of e1 does not wait for e0's repair: %+v", s)
+	}
+	t.Logf("join of e1 with e0 stopped: %s (e0 repaired first)", time.Since(start).Round(100*time.Millisecond))
+	if got := strings.Join(etcdMembers(t, tb), " "); got != "e0 e1 m0 m1" {
+		t.Errorf("etcd members after the join: %s", got)
+	}
+
+	// A master removed: its etcd member leaves the cluster, its control
+	// plane goes, the host is as before, the API still serves.
+	faultConfig(t, dir, tb, bundle, "m0", "e0", "e1", "w0")
+	start = time.Now()
+	if _, res = runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("removing master m1: %v %v", res.Failed, res.Skipped)
+	}
+	t.Logf("removal of master m1: %s", time.Since(start).Round(100*time.Millisecond))
+	if got := strings.Join(etcdMembers(t, tb), " "); got != "e0 e1 m0" {
+		t.Errorf("etcd members after m1 left: %s", got)
+	}
+	if got := hostTree(t, tb, "m1"); got != before["m1"] {
+		t.Errorf("m1 not as before after its removal:\n%s", firstDiff(before["m1"], got))
+	}
+	if got := kubectl(t, tb, m0, "get --raw /readyz"); got != "ok" {
+		t.Errorf("/readyz after m1 left: %q", got)
+	}
+	if st := kubectl(t, tb, m0, `get node w0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
+		t.Errorf("w0 Ready = %q after m1 left", st)
+	}
+
+	// A dead worker removed: without -force the plan names it; with it,
+	// the Node goes from the cluster and w0 from the state, untouched.
+	if err := tb.Cut("w0"); err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Restore("w0")
+	faultConfig(t, dir, tb, bundle, "m0", "e0", "e1")
+	err = planError(dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "w0") || !strings.Contains(err.Error(), "-force") {
+		t.Errorf("plan with w0 unreachable: %v; want an error naming w0 and -force", err)
+	}
+	t.Logf("plan with w0 unreachable: %v", err)
+	start = time.Now()
+	if _, res = runApply(t, dir, func(o *Options) { o.Force = true }); !res.OK() {
+		t.Fatalf("removing dead w0 with -force: %v %v", res.Failed, res.Skipped)
+	}
+	t.Logf("removal of dead w0 with -force: %s", time.Since(start).Round(100*time.Millisecond))
+	if got := kubectl(t, tb, m0, "get node w0 --ignore-not-found -o name"); got != "" {
+		t.Errorf("node w0 still registered after -force: %q", got)
+	}
+	st, err := ReadState(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range st.Resources {
+		if r.Node == "w0" || strings.HasSuffix(r.Address, ".w0") || strings.Contains(r.Address, `"w0"`) {
+			t.Errorf("%s is still in the state after w0 was removed with -force", r.Address)
+		}
+	}
+	if err := tb.Restore("w0"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Destroy: the hosts still in the cluster are as before.
+	if _, res = runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
+	}
+	for _, h := range []string{"m0", "e0", "e1"} {
+		if got := hostTree(t, tb, h); got != before[h] {
+			t.Errorf("%s not as before after destroy:\n%s", h, firstDiff(before[h], got))
+		}
+	}
+}
