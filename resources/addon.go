@@ -74,7 +74,10 @@ func (Addon) Expand(c *Cluster) ([]Desired, error) {
 	}
 	workers := c.NodesWithRole("worker")
 	if len(workers) > 0 {
-		deps = append(deps, ServiceAddr(CompKubelet, workers[0].Name), ServiceAddr(CompKubeProxy, workers[0].Name))
+		deps = append(deps, ServiceAddr(CompKubelet, workers[0].Name))
+		if !c.Addons.SkipKubeProxy {
+			deps = append(deps, ServiceAddr(CompKubeProxy, workers[0].Name))
+		}
 	}
 	var out []Desired
 	if c.Addons.CoreDNS {

@@ -61,3 +61,35 @@ func TestBundleMissingComponentFile(t *testing.T) {
 		t.Errorf("without a bundle: %v", err)
 	}
 }
+
+// kube_proxy = false leaves kube-proxy off the workers, and add-ons do not
+// wait for it.
+func TestKubeProxyOptional(t *testing.T) {
+	c := &Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes",
+		Network: Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
+		Addons:  Addons{CoreDNS: true, CoreDNSReplicas: 1, SkipKubeProxy: true},
+		Nodes: []Node{
+			{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}},
+			{Name: "w0", Address: "10.0.0.21", Roles: []string{"worker"}},
+		}}
+	ds, err := componentServices(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.Addr == ServiceAddr(CompKubeProxy, "w0") {
+			t.Errorf("kube-proxy planned with kube_proxy = false")
+		}
+	}
+	addons, err := Addon{}.Expand(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range addons {
+		for _, dep := range d.DependsOn {
+			if dep == ServiceAddr(CompKubeProxy, "w0") {
+				t.Errorf("%s waits for a kube-proxy that is not there", d.Addr)
+			}
+		}
+	}
+}

@@ -61,7 +61,11 @@ func componentServices(c *Cluster) ([]Desired, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", ServiceAddr(CompPodRoutes, n.Name), n.Source, err)
 			}
-			specs = append(specs, containerd(c, n, subnets[n.Name]), kubelet(c, n), kubeProxy(c, n), routes)
+			specs = append(specs, containerd(c, n, subnets[n.Name]), kubelet(c, n))
+			if !c.Addons.SkipKubeProxy {
+				specs = append(specs, kubeProxy(c, n))
+			}
+			specs = append(specs, routes)
 		}
 		for _, s := range specs {
 			if err := checkBundleFiles(c, n, s.Component, ServiceAddr(s.Component, n.Name)); err != nil {

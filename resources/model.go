@@ -102,6 +102,9 @@ type Addons struct {
 	// CoreDNS enables the built-in addon.coredns: the cluster's DNS at the
 	// tenth address of the service range, from the bundle's coredns.tar.
 	CoreDNS bool
+	// SkipKubeProxy leaves kube-proxy off the workers (kube_proxy = false):
+	// for a network add-on that replaces it (its manifest brings its own).
+	SkipKubeProxy bool
 	// CoreDNSReplicas is its Deployment's replicas (at least 1).
 	CoreDNSReplicas int
 	// CoreDNSUpstream is where CoreDNS forwards names outside the cluster:

@@ -38,6 +38,9 @@ func (l *loader) decodeAddons(dec *decoder, b *hcl.Block) resources.Addons {
 	if p := dec.boolPtr(attrs, "coredns"); p != nil {
 		a.CoreDNS = *p
 	}
+	if p := dec.boolPtr(attrs, "kube_proxy"); p != nil {
+		a.SkipKubeProxy = !*p
+	}
 	if n := dec.intPtr(attrs, "coredns_replicas", 1, maxCoreDNSReplicas); n != nil {
 		a.CoreDNSReplicas = *n
 	}

@@ -24,6 +24,7 @@ cluster "demo" {
   kubernetes_version = "1.31.4"
   addons {
     coredns          = true
+    kube_proxy       = false
     coredns_replicas = 1 + 1
     coredns_upstream = []
     manifests        = ["manifests/metrics-server.yaml", "./dashboard.yml"]
@@ -38,6 +39,9 @@ cluster "demo" {
 	if !a.CoreDNS || a.CoreDNSReplicas != 2 || a.CoreDNSUpstream == nil || len(a.CoreDNSUpstream) != 0 {
 		t.Errorf("coredns = %v, replicas = %d, upstream = %#v; want true, 2, an empty (not nil) list", a.CoreDNS, a.CoreDNSReplicas, a.CoreDNSUpstream)
 	}
+	if !a.SkipKubeProxy {
+		t.Error("kube_proxy = false did not leave kube-proxy off")
+	}
 	if len(a.Manifests) != 2 {
 		t.Fatalf("manifests = %+v, want 2", a.Manifests)
 	}
@@ -46,8 +50,8 @@ cluster "demo" {
 		{"dashboard", filepath.Join(dir, "dashboard.yml")},
 	} {
 		m := a.Manifests[i]
-		if m.Name != want.name || m.Path != want.path || !strings.HasSuffix(m.Source, "main.hcl:8") {
-			t.Errorf("manifest %d = %+v, want name %q, path %q, source main.hcl:8", i, m, want.name, want.path)
+		if m.Name != want.name || m.Path != want.path || !strings.HasSuffix(m.Source, "main.hcl:9") {
+			t.Errorf("manifest %d = %+v, want name %q, path %q, source main.hcl:9", i, m, want.name, want.path)
 		}
 	}
 

@@ -38,6 +38,7 @@ var clusterSchema = &hcl.BodySchema{
 var addonsSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "coredns"},
+		{Name: "kube_proxy"},
 		{Name: "coredns_replicas"},
 		{Name: "coredns_upstream"},
 		{Name: "manifests"},
