@@ -19,7 +19,7 @@ build: ## Build bin/eggo
 
 deps: ## Install what tests and the demo need (Debian packages), if missing
 	@need=""; \
-	for p in openssh-server openssh-client debootstrap systemd-container iproute2 sudo; do \
+	for p in openssh-server openssh-client debootstrap systemd-container iproute2 sudo prometheus; do \
 	  dpkg -s $$p >/dev/null 2>&1 || need="$$need $$p"; done; \
 	if [ -n "$$need" ]; then \
 	  echo "installing:$$need"; \
