@@ -121,20 +121,21 @@ func (s Spec) checkSchedule() error {
 			return fmt.Errorf("%s must not be negative", name)
 		}
 	}
+	n := s.effectiveCount()
 	switch {
 	case s.Count > 1 && s.Interval == 0:
 		return fmt.Errorf("count = %d needs an interval between the measurements", s.Count)
 	case s.Count == 0 && s.Interval > 0 && s.Timeout == 0:
 		return fmt.Errorf("interval without count measures until a limit ends the hook: set a timeout to bound it")
-	case s.Count > 0 && s.Count <= s.FailureLimit:
-		return fmt.Errorf("failure_limit %d can never be exceeded by count %d measurements", s.FailureLimit, s.Count)
-	case s.Count > 0 && s.Count <= s.InconclusiveLimit:
-		return fmt.Errorf("inconclusive_limit %d can never be exceeded by count %d measurements", s.InconclusiveLimit, s.Count)
+	case n > 0 && n <= s.FailureLimit:
+		return fmt.Errorf("failure_limit %d can never be exceeded by %d measurements", s.FailureLimit, n)
+	case n > 0 && n <= s.InconclusiveLimit:
+		return fmt.Errorf("inconclusive_limit %d can never be exceeded by %d measurements", s.InconclusiveLimit, n)
 	}
-	if s.Timeout > 0 && s.Count > 0 {
-		need := s.InitialDelay + time.Duration(s.Count-1)*s.Interval
+	if s.Timeout > 0 && n > 0 {
+		need := s.InitialDelay + time.Duration(n-1)*s.Interval
 		if need >= s.Timeout {
-			return fmt.Errorf("timeout %v is too short for %d measurements (initial_delay + (count-1) × interval = %v)", s.Timeout, s.Count, need)
+			return fmt.Errorf("timeout %v is too short for %d measurements (initial_delay + (count-1) × interval = %v)", s.Timeout, n, need)
 		}
 	}
 	return nil
