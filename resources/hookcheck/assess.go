@@ -40,8 +40,8 @@ func (r *Result) assess(s Spec) (Phase, string) {
 		return PhaseInconclusive, fmt.Sprintf("%d of %d measurements inconclusive, more than inconclusive_limit %d; last: %s",
 			r.Inconclusive, r.Count, s.InconclusiveLimit, last.Message)
 	case r.ConsecutiveErrors > s.consecutiveErrorLimit():
-		return PhaseError, fmt.Sprintf("%d errors in a row, more than consecutive_error_limit %d; last: %s",
-			r.ConsecutiveErrors, s.consecutiveErrorLimit(), last.Message)
+		return PhaseError, fmt.Sprintf("%s in a row, more than consecutive_error_limit %d; last: %s",
+			plural(r.ConsecutiveErrors, "error"), s.consecutiveErrorLimit(), last.Message)
 	}
 	if n := s.effectiveCount(); n > 0 && r.Count >= n {
 		return PhaseSuccessful, r.summary()
@@ -50,8 +50,15 @@ func (r *Result) assess(s Spec) (Phase, string) {
 }
 
 func (r *Result) summary() string {
-	return fmt.Sprintf("%d measurements: %d successful, %d failed, %d inconclusive; %d errors",
-		r.Count, r.Successful, r.Failed, r.Inconclusive, r.Errors)
+	return fmt.Sprintf("%s: %d successful, %d failed, %d inconclusive; %s",
+		plural(r.Count, "measurement"), r.Successful, r.Failed, r.Inconclusive, plural(r.Errors, "error"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // stopped ends a run that the deadline or the caller interrupted. A hook

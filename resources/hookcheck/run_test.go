@@ -70,7 +70,7 @@ func phaseIs(t *testing.T, r Result, want Phase, msgParts ...string) {
 func TestRunOneMeasurementByDefault(t *testing.T) {
 	srv, sc := serve(t, reply{200, `{"name":"bryan","age":25}`})
 	r := Run(context.Background(), webSpec(srv.URL), fast)
-	phaseIs(t, r, PhaseSuccessful, `hook "canary"`, "1 measurements: 1 successful")
+	phaseIs(t, r, PhaseSuccessful, `hook "canary"`, "1 measurement: 1 successful")
 	if sc.count() != 1 || len(r.Measurements) != 1 || r.Measurements[0].Value != "25" {
 		t.Errorf("calls %d, measurements %+v", sc.count(), r.Measurements)
 	}
@@ -150,7 +150,7 @@ func TestRunConsecutiveErrors(t *testing.T) {
 	}
 	s.ConsecutiveErrorLimit = new(0)
 	r = Run(context.Background(), s, fast)
-	phaseIs(t, r, PhaseError, "1 errors in a row, more than consecutive_error_limit 0")
+	phaseIs(t, r, PhaseError, "1 error in a row, more than consecutive_error_limit 0")
 }
 
 func TestRunErrorsDoNotCountAndResetOnSuccess(t *testing.T) {
@@ -287,7 +287,7 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	r := Run(ctx, s, fast)
-	phaseIs(t, r, PhaseError, "interrupted", "1 measurements: 1 successful")
+	phaseIs(t, r, PhaseError, "interrupted", "1 measurement: 1 successful")
 }
 
 func TestRunKeepsOnlyRecentMeasurements(t *testing.T) {
