@@ -40,6 +40,8 @@ func replaceNoValue(msg string) string {
 	return noValue.ReplaceAllString(msg, "argument $1 is not declared in args")
 }
 
+var httpMethod = regexp.MustCompile(`^[A-Z]+$`)
+
 var noValue = regexp.MustCompile(`argument ("[^"]*") has no value \(give it in args\)`)
 
 // compile checks a Spec whose templates are already expanded.
@@ -66,6 +68,9 @@ func (s Spec) compile() (*compiled, error) {
 	case s.Web != nil:
 		if err := checkURL(s.Web.URL); err != nil {
 			return nil, fail("web.url: %v", err)
+		}
+		if m := s.Web.Method; m != "" && !httpMethod.MatchString(m) {
+			return nil, fail("web.method %q: want an HTTP method such as GET or POST", m)
 		}
 		if s.Web.JSONPath != "" {
 			jp, err := parseJSONPath(s.Web.JSONPath)

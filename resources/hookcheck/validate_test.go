@@ -27,6 +27,7 @@ func TestValidateRefuses(t *testing.T) {
 		{"no provider", web(func(s *Spec) { s.Web = nil }), `hook "h": no provider`},
 		{"two providers", web(func(s *Spec) { s.Prometheus = &Prometheus{Address: "http://p", Query: "up"} }), "not both"},
 		{"bad scheme", web(func(s *Spec) { s.Web.URL = "ftp://x/y" }), `web.url: scheme "ftp"`},
+		{"bad method", web(func(s *Spec) { s.Web.Method = "get it" }), `web.method "get it"`},
 		{"no host", web(func(s *Spec) { s.Web.URL = "http:///path" }), "web.url: no host"},
 		{"bad json path", web(func(s *Spec) { s.Web.JSONPath = "{$.items[*]}" }), `json_path {$.items[*]}`},
 		{"undeclared arg", web(func(s *Spec) { s.Web.URL = "http://{{ args.host }}/" }), `web.url: argument "host" is not declared in args`},
