@@ -108,3 +108,10 @@ func readFile(t *testing.T, p string) string {
 }
 
 func lines(s string) []string { return strings.Split(strings.TrimSpace(s), "\n") }
+
+func pgrep(m string) bool { return exec.Command("pgrep", "-f", m).Run() == nil }
+
+func dirEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) == 0
+}

@@ -39,7 +39,7 @@ run_one() {
 	p=$!
 	setsid sh -c "$watchdog" eggo-hook-watchdog "$p" "$limit" "$grace" "$$" "$d" </dev/null >/dev/null 2>&1 &
 	w=$!
-	wait "$p"; rc=$?
+	wait "$p" 2>/dev/null; rc=$?
 	# What the script left running in its group ends with it.
 	kill -TERM -"$p" 2>/dev/null
 	wait "$w"
@@ -56,12 +56,27 @@ run_one() {
 // /proc/uptime, so ticks do not drift) or for the controller to vanish
 // (eggo cancelled the hook); then it records and sends TERM to the group,
 // and after GRACE records and sends KILL. It ignores the signals it sends.
-// A dropped SSH connection therefore still ends the hook at its limit, and
+// Zombies do not count as alive: an orphan whose new parent is slow to reap
+// it stays in the group, and would otherwise earn the group a KILL. A
+// dropped SSH connection still ends the hook at its limit, and
 // when the controller is gone the watchdog removes DIR itself.
 const watchdog = `p=$1 limit=$2 grace=$3 ctl=$4 d=$5
 trap '' HUP INT TERM PIPE
 now() { read -r t _ </proc/uptime; t=$(( ${t%.*} * 100 + 1${t#*.} - 100 )); }
-alive() { kill -0 "$p" 2>/dev/null || kill -0 -"$p" 2>/dev/null; }
+running() { # $1: a /proc/PID/stat file; sets g to the process group
+	read -r line <"$1" 2>/dev/null || return 1
+	set -- ${line##*) }
+	g=$3
+	[ "$1" != Z ]
+}
+alive() {
+	running "/proc/$p/stat" && return 0
+	kill -0 -"$p" 2>/dev/null || return 1
+	for f in /proc/[0-9]*/stat; do
+		running "$f" && [ "$g" = "$p" ] && return 0
+	done
+	return 1
+}
 now; deadline=$((t + limit))
 while alive; do
 	kill -0 "$ctl" 2>/dev/null || break

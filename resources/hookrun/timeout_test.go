@@ -1,0 +1,111 @@
+package hookrun
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// stamp is a shell command appending "NAME UNIX-NANOS" to file.
+func stamp(file, name string) string {
+	return "echo " + name + " $(date +%s%N) >> " + quote(file)
+}
+
+// stamps reads the times a script wrote with stamp.
+func stamps(t *testing.T, file string) map[string]time.Time {
+	t.Helper()
+	got := map[string]time.Time{}
+	for _, l := range lines(readFile(t, file)) {
+		name, ns, _ := strings.Cut(l, " ")
+		n, err := strconv.ParseInt(ns, 10, 64)
+		if err != nil {
+			t.Fatalf("stamp %q: %v", l, err)
+		}
+		got[name] = time.Unix(0, n)
+	}
+	return got
+}
+
+func within(t *testing.T, what string, d, lo, hi time.Duration) {
+	t.Helper()
+	if d < lo || d > hi {
+		t.Errorf("%s took %v, want %v to %v", what, d, lo, hi)
+	}
+}
+
+func TestTimeLimitSendsTERMToTheGroup(t *testing.T) {
+	transports(t, func(t *testing.T, conn providers.Conn) {
+		m := marker(t)
+		times := filepath.Join(t.TempDir(), "times")
+		// A child sleeps in the background: TERM must reach the whole
+		// group, not only the script's shell.
+		s := spec(t, stamp(times, "start")+"\necho started\nsleep 30 &\nwait\n")
+		s.Args = []string{m}
+		s.Timeout, s.Grace = time.Second, time.Second
+		o := Run(context.Background(), conn, "node-a", s)
+		a := o.Attempts[0]
+		if o.Decision != DecisionAbort || a.Signal != "TERM" || !a.TimedOut || a.ExitCode != -1 {
+			t.Fatalf("attempt %+v", a)
+		}
+		within(t, "script start to its end", a.Finish.Sub(stamps(t, times)["start"]), time.Second, 1500*time.Millisecond)
+		if !strings.Contains(o.Err.Error(), "timed out after 1s") || !strings.Contains(o.Err.Error(), "SIGTERM") || a.Output != "started" {
+			t.Errorf("error %v, output %q", o.Err, a.Output)
+		}
+		noProcessesLeft(t, m)
+		tempDirEmpty(t, s.TempDir)
+	})
+}
+
+func TestTrappedTERMGetsKILLAfterTheGrace(t *testing.T) {
+	transports(t, func(t *testing.T, conn providers.Conn) {
+		m := marker(t)
+		times := filepath.Join(t.TempDir(), "times")
+		s := spec(t, stamp(times, "start")+"\ntrap '"+strings.ReplaceAll(stamp(times, "term"), "'", `'\''`)+"; echo got TERM' TERM\nwhile :; do sleep 0.05; done\n")
+		s.Args = []string{m}
+		s.Timeout, s.Grace = time.Second, time.Second
+		o := Run(context.Background(), conn, "node-a", s)
+		a := o.Attempts[0]
+		if a.Signal != "KILL" || !a.TimedOut || a.ExitCode != -1 {
+			t.Fatalf("attempt %+v", a)
+		}
+		st := stamps(t, times)
+		within(t, "start to TERM", st["term"].Sub(st["start"]), time.Second, 1300*time.Millisecond)
+		within(t, "TERM to the end (KILL)", a.Finish.Sub(st["term"]), time.Second, 1500*time.Millisecond)
+		if !strings.Contains(a.Output, "got TERM") {
+			t.Errorf("the script never saw TERM: output %q", a.Output)
+		}
+		if !strings.Contains(o.Err.Error(), "SIGKILL") {
+			t.Errorf("error %v", o.Err)
+		}
+		noProcessesLeft(t, m)
+		tempDirEmpty(t, s.TempDir)
+	})
+}
+
+func TestCancelStopsTheScriptsOnTheHost(t *testing.T) {
+	transports(t, func(t *testing.T, conn providers.Conn) {
+		m := marker(t)
+		s := spec(t, "trap 'exit 0' TERM\nwhile :; do sleep 0.05; done\n")
+		s.Args = []string{m}
+		s.Timeout, s.Grace, s.Policy = time.Minute, time.Second, Retry
+		ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+		defer cancel()
+		o := Run(ctx, conn, "node-a", s)
+		if o.Decision != DecisionAbort || len(o.Attempts) != 1 {
+			t.Fatalf("outcome %+v", o)
+		}
+		// The watchdog sees the controller gone and sends TERM at once.
+		start := time.Now()
+		for time.Since(start) < 3*time.Second && (pgrep(m) || !dirEmpty(s.TempDir)) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("gone %v after Run returned", time.Since(start))
+		noProcessesLeft(t, m)
+		tempDirEmpty(t, s.TempDir)
+	})
+}
