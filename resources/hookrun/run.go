@@ -47,7 +47,8 @@ func Run(ctx context.Context, conn providers.Conn, host string, spec Spec) Outco
 		a := r.attempt(ctx, n)
 		out.Attempts = append(out.Attempts, a)
 		if a.Err == nil {
-			out.Decision = DecisionOK
+			// Earlier failed attempts stay in Attempts; the hook succeeded.
+			out.Decision, out.Err = DecisionOK, nil
 			return out
 		}
 		out.Err = r.describe(a)
