@@ -1,0 +1,85 @@
+package hookrun
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/ssh"
+	cryptossh "golang.org/x/crypto/ssh"
+)
+
+// A dropped connection cannot stop the hook from eggo's side: the
+// watchdog on the host ends it (at once when sshd takes the controller
+// down with the session, at the latest at its limit) and the scripts'
+// directory is removed.
+func TestDroppedConnectionStillEndsTheHookAtItsLimit(t *testing.T) {
+	conn := sshConn(t)
+	m := marker(t)
+	started := filepath.Join(t.TempDir(), "started")
+	s := spec(t, "trap '' HUP PIPE\ntouch "+quote(started)+"\nwhile :; do sleep 0.05; done\n")
+	s.Args = []string{m}
+	s.Timeout, s.Grace = 2*time.Second, time.Second
+	start := time.Now()
+	go func() {
+		for time.Since(start) < 5*time.Second {
+			if _, err := os.Stat(started); err == nil {
+				_ = conn.Close()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	o := Run(context.Background(), conn, "node-a", s)
+	if o.Decision != DecisionAbort || o.Err == nil {
+		t.Fatalf("outcome %+v", o)
+	}
+	if strings.Contains(o.Err.Error(), "while :") {
+		t.Errorf("the error quotes the runner's command line: %v", o.Err)
+	}
+	for time.Since(start) < 5*time.Second && (pgrep(m) || !dirEmpty(s.TempDir)) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The controller outlives the dropped session here, so it is the
+	// watchdog's limit (2s after the script started) that ends the hook.
+	within(t, "the orphaned hook", time.Since(start), 2*time.Second, 3800*time.Millisecond)
+	noProcessesLeft(t, m)
+	tempDirEmpty(t, s.TempDir)
+}
+
+// A non-root login with sudo: the scripts run as root, the temporary
+// directory is private to root and removed.
+func TestSudoRunsTheHookAsRoot(t *testing.T) {
+	t.Setenv("SSH_AUTH_SOCK", "")
+	u := sshd.AddUser(t, true)
+	keyFile, pub := sshd.GenerateUserKey(t)
+	server := sshd.Start(t, sshd.Options{AuthorizedKeys: []cryptossh.PublicKey{pub}})
+	c, err := ssh.DialWith(context.Background(), providers.Target{
+		Name: "node-b", Type: "ssh", Address: "127.0.0.1", Port: server.Port, User: u.Name, Sudo: true,
+		PrivateKeyFile: keyFile, KnownHostsFile: server.WriteKnownHosts(t), ConnectTimeout: 5 * time.Second,
+	}, ssh.Options{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	out := filepath.Join(t.TempDir(), "who")
+	if err := os.Chmod(filepath.Dir(out), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	s := spec(t, "id -u > "+quote(out)+"\nstat -c %a%U \"$(dirname \"$0\")\" >> "+quote(out)+"\n")
+	if err := os.Chmod(s.TempDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if o := Run(context.Background(), c, "node-b", s); o.Decision != DecisionOK {
+		t.Fatalf("outcome %+v", o)
+	}
+	if got := readFile(t, out); got != "0\n700root\n" {
+		t.Errorf("got %q, want uid 0 and a root-only directory", got)
+	}
+	tempDirEmpty(t, s.TempDir)
+}
