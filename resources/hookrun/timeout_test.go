@@ -109,3 +109,18 @@ func TestCancelStopsTheScriptsOnTheHost(t *testing.T) {
 		tempDirEmpty(t, s.TempDir)
 	})
 }
+
+func TestLeftoversEndWithTheScript(t *testing.T) {
+	transports(t, func(t *testing.T, conn providers.Conn) {
+		m := marker(t)
+		s := spec(t, "sh -c 'sleep 30; : $1' leftover "+m+" &\necho done\n")
+		s.Args = []string{m}
+		start := time.Now()
+		o := Run(context.Background(), conn, "node-a", s)
+		if o.Decision != DecisionOK || o.Attempts[0].Output != "done" {
+			t.Fatalf("outcome %+v", o)
+		}
+		within(t, "a script leaving a child behind", time.Since(start), 0, 2*time.Second)
+		noProcessesLeft(t, m)
+	})
+}
