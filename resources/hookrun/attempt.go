@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/eggo-project/eggo/providers"
@@ -71,10 +72,10 @@ func (r *runner) attempt(ctx context.Context, n int) (a Attempt) {
 	perScript := r.spec.Timeout + r.spec.Grace + 10*time.Second
 	runCtx, cancel := context.WithTimeout(ctx, time.Duration(len(r.spec.Scripts))*perScript+30*time.Second)
 	defer cancel()
-	var status bytes.Buffer
+	status := &lockedBuffer{}
 	output := &providers.TailBuffer{Max: OutputTailBytes}
 	cmd := controllerCommand(dir, r.spec.Timeout, r.spec.Grace)
-	runErr := r.conn.Run(runCtx, providers.Command{Cmd: cmd, Stdout: &status, Stderr: output, Mutates: true})
+	runErr := r.conn.Run(runCtx, providers.Command{Cmd: cmd, Stdout: status, Stderr: output, Mutates: true})
 	a.Output = output.String()
 
 	st, ok := lastStatus(status.String())
@@ -149,6 +150,25 @@ func (r *runner) removeDir(dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = r.conn.Run(ctx, providers.Command{Cmd: "rm -rf -- " + quote(dir), Mutates: true})
+}
+
+// lockedBuffer is the controller's stdout: a cancelled Run may return
+// while the transport still copies into it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 type scriptStatus struct {

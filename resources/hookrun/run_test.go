@@ -15,13 +15,17 @@ func TestEnvAndArgsReachTheScriptVerbatim(t *testing.T) {
 		out := t.TempDir()
 		pwned := filepath.Join(out, "PWNED")
 		nasty := `'$(touch ` + pwned + `)"` + "`touch " + pwned + "` $HOME\nsecond line"
-		s := spec(t, "#!/bin/sh\nenv -0 > "+quote(out+"/env")+"\nprintf '%s\\0' \"$@\" > "+quote(out+"/args")+"\n")
+		// The script also counts the command lines on the host that show
+		// EGGO_NODE_NAME's value (awk reads it from the environment, so its
+		// own command line does not): values must not travel in argv.
+		s := spec(t, "#!/bin/sh\nenv -0 > "+quote(out+"/env")+"\nprintf '%s\\0' \"$@\" > "+quote(out+"/args")+"\n"+
+			`for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' <"$f"; echo; done | awk 'index($0, ENVIRON["EGGO_NODE_NAME"])' > `+quote(out+"/argv")+"\n")
 		s.Env = map[string]string{
 			"EGGO_CLUSTER_ID":           "demo",
 			"EGGO_CLUSTER_API_ENDPOINT": "10.77.0.10:6443",
 			"EGGO_CLUSTER_CONFIG_DIR":   "/etc/kubernetes",
 			"EGGO_NODE_IP":              "10.77.0.21",
-			"EGGO_NODE_NAME":            "w0",
+			"EGGO_NODE_NAME":            "w0-" + marker(t),
 			"EGGO_NODE_ARCH":            "amd64",
 			"EGGO_NODE_ROLE":            "worker",
 			"EGGO_HOOK_TYPE":            "prehook",
@@ -52,6 +56,9 @@ func TestEnvAndArgsReachTheScriptVerbatim(t *testing.T) {
 		args := strings.Split(strings.TrimSuffix(readFile(t, out+"/args"), "\x00"), "\x00")
 		if strings.Join(args, "|") != strings.Join(s.Args, "|") {
 			t.Errorf("args %q, want %q", args, s.Args)
+		}
+		if argv := readFile(t, out+"/argv"); argv != "" {
+			t.Errorf("an environment value shows in command lines on the host: %s", argv)
 		}
 		if _, err := os.Stat(pwned); err == nil {
 			t.Errorf("a value was executed by the shell")

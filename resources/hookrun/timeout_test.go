@@ -52,7 +52,7 @@ func TestTimeLimitSendsTERMToTheGroup(t *testing.T) {
 		if o.Decision != DecisionAbort || a.Signal != "TERM" || !a.TimedOut || a.ExitCode != -1 {
 			t.Fatalf("attempt %+v", a)
 		}
-		within(t, "script start to its end", a.Finish.Sub(stamps(t, times)["start"]), time.Second, 1500*time.Millisecond)
+		within(t, "script start to its end", a.Finish.Sub(stamps(t, times)["start"]), time.Second, 1700*time.Millisecond)
 		if !strings.Contains(o.Err.Error(), "timed out after 1s") || !strings.Contains(o.Err.Error(), "SIGTERM") || a.Output != "started" {
 			t.Errorf("error %v, output %q", o.Err, a.Output)
 		}
@@ -74,8 +74,8 @@ func TestTrappedTERMGetsKILLAfterTheGrace(t *testing.T) {
 			t.Fatalf("attempt %+v", a)
 		}
 		st := stamps(t, times)
-		within(t, "start to TERM", st["term"].Sub(st["start"]), time.Second, 1300*time.Millisecond)
-		within(t, "TERM to the end (KILL)", a.Finish.Sub(st["term"]), time.Second, 1500*time.Millisecond)
+		within(t, "start to TERM", st["term"].Sub(st["start"]), time.Second, 1400*time.Millisecond)
+		within(t, "TERM to the end (KILL)", a.Finish.Sub(st["term"]), time.Second, 1700*time.Millisecond)
 		if !strings.Contains(a.Output, "got TERM") {
 			t.Errorf("the script never saw TERM: output %q", a.Output)
 		}
