@@ -50,6 +50,7 @@ type Output struct {
 func Load(dir string, in VarInput) (*Config, hcl.Diagnostics) {
 	l := newLoader(dir)
 	cfg, diags := l.load(in)
+	diags = append(diags, l.loadHooks(cfg)...)
 	if diags.HasErrors() {
 		// Keep the sources so callers can print snippets with WriteDiagnostics.
 		return &Config{Dir: dir, Files: l.sources}, diags

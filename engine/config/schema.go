@@ -13,6 +13,7 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "variable", LabelNames: []string{"name"}},
 		{Type: "locals"},
 		{Type: "output", LabelNames: []string{"name"}},
+		{Type: "hook", LabelNames: []string{"name"}},
 	},
 }
 
@@ -122,5 +123,55 @@ var outputSchema = &hcl.BodySchema{
 		{Name: "value", Required: true},
 		{Name: "description"},
 		{Name: "sensitive"},
+	},
+}
+
+// hookSchema: shell attributes (source, files, grace), check attributes
+// (args … consecutive_error_limit and the provider blocks) and the common
+// ones. Which apply to a hook depends on its type; hooks.go says so.
+var hookSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "on", Required: true},
+		{Name: "type"},
+		{Name: "scope"},
+		{Name: "roles"},
+		{Name: "nodes"},
+		{Name: "source"},
+		{Name: "files"},
+		{Name: "timeout"},
+		{Name: "grace"},
+		{Name: "policy"},
+		{Name: "attempts"},
+		{Name: "backoff"},
+		{Name: "fallback"},
+		{Name: "args"},
+		{Name: "count"},
+		{Name: "interval"},
+		{Name: "initial_delay"},
+		{Name: "success_condition"},
+		{Name: "failure_condition"},
+		{Name: "failure_limit"},
+		{Name: "inconclusive_limit"},
+		{Name: "consecutive_error_limit"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "web"}, {Type: "prometheus"}},
+}
+
+var hookWebSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "url", Required: true},
+		{Name: "method"},
+		{Name: "headers"},
+		{Name: "body"},
+		{Name: "json_path"},
+		{Name: "timeout"},
+	},
+}
+
+var hookPrometheusSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "address", Required: true},
+		{Name: "query", Required: true},
+		{Name: "timeout"},
 	},
 }

@@ -1,0 +1,163 @@
+package config
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hookcheck"
+)
+
+// maxMeasurements bounds count and the limits: a typo of 1e6 should be an
+// error, not a hook that measures for days.
+const maxMeasurements = 10000
+
+// decodeCheckHook reads a web or prometheus hook into a hookcheck.Spec and
+// runs hookcheck's own plan-time checks, part by part, so each error points
+// at the attribute it is about.
+func decodeCheckHook(dec *decoder, hb *hookBlock, t resources.HookType) *hookcheck.Spec {
+	attrs := hb.content.Attributes
+	s := &hookcheck.Spec{Name: hb.block.Labels[0]}
+	before := len(dec.diags)
+	var provider hcl.Attributes // the provider block's attributes, to point at
+	var block *hcl.Block
+	switch {
+	case t == resources.HookWeb && hb.web != nil:
+		block = hb.web
+		s.Web, provider = decodeWeb(dec, hb.web)
+	case t == resources.HookPrometheus && hb.prom != nil:
+		block = hb.prom
+		s.Prometheus, provider = decodePrometheus(dec, hb.prom)
+	}
+	s.Args = dec.stringMap(attrs, "args")
+	checkArgTemplates(dec, attrs["args"], s.Args)
+	if n := dec.intPtr(attrs, "count", 1, maxMeasurements); n != nil {
+		s.Count = *n
+	}
+	s.Interval = dec.duration(attrs, "interval", 0)
+	s.InitialDelay = dec.duration(attrs, "initial_delay", 0)
+	s.Timeout = dec.duration(attrs, "timeout", 0)
+	s.SuccessCondition = dec.str(attrs, "success_condition", "")
+	s.FailureCondition = dec.str(attrs, "failure_condition", "")
+	if n := dec.intPtr(attrs, "failure_limit", 0, maxMeasurements); n != nil {
+		s.FailureLimit = *n
+	}
+	if n := dec.intPtr(attrs, "inconclusive_limit", 0, maxMeasurements); n != nil {
+		s.InconclusiveLimit = *n
+	}
+	s.ConsecutiveErrorLimit = dec.intPtr(attrs, "consecutive_error_limit", 0, maxMeasurements)
+	if dec.diags[before:].HasErrors() || block == nil {
+		return s // hookcheck would only repeat these
+	}
+	validateCheck(dec, hb, s, block, provider)
+	return s
+}
+
+func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
+	content, diags := b.Body.Content(hookWebSchema)
+	dec.diags = append(dec.diags, diags...)
+	a := content.Attributes
+	w := &hookcheck.Web{
+		URL:      dec.str(a, "url", ""),
+		Method:   dec.str(a, "method", ""),
+		Body:     dec.str(a, "body", ""),
+		JSONPath: dec.str(a, "json_path", ""),
+		Timeout:  dec.duration(a, "timeout", 0),
+	}
+	if a["headers"] != nil {
+		w.Headers = dec.stringMap(a, "headers")
+	}
+	return w, a
+}
+
+func decodePrometheus(dec *decoder, b *hcl.Block) (*hookcheck.Prometheus, hcl.Attributes) {
+	content, diags := b.Body.Content(hookPrometheusSchema)
+	dec.diags = append(dec.diags, diags...)
+	a := content.Attributes
+	return &hookcheck.Prometheus{
+		Address: dec.str(a, "address", ""),
+		Query:   dec.str(a, "query", ""),
+		Timeout: dec.duration(a, "timeout", 0),
+	}, a
+}
+
+// checkArgTemplates: an argument's value may take the node's or cluster's
+// values of each run (resources.HookArgVars), nothing else.
+func checkArgTemplates(dec *decoder, a *hcl.Attribute, args map[string]string) {
+	names := make([]string, 0, len(args))
+	for k := range args {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		for _, m := range resources.HookArgTemplate.FindAllStringSubmatch(args[k], -1) {
+			if !slices.Contains(resources.HookArgVars, m[1]) {
+				dec.errorf(a.Expr.Range(), "Unresolved hook argument",
+					"args[%q] holds %s, which eggo cannot fill in. An argument's value may use {{ %s }}.",
+					k, m[0], strings.Join(resources.HookArgVars, " }}, {{ "))
+			}
+		}
+	}
+}
+
+// placeholderWeb stands in for the provider while a condition or the
+// schedule is checked on its own.
+var placeholderWeb = &hookcheck.Web{URL: "http://placeholder.invalid/"}
+
+// validateCheck runs hookcheck's Validate on three parts of the spec: the
+// provider with its templates, each condition, and the schedule with its
+// limits. hookcheck's messages name the hook and the field.
+func validateCheck(dec *decoder, hb *hookBlock, s *hookcheck.Spec, block *hcl.Block, provider hcl.Attributes) {
+	attrs := hb.content.Attributes
+	base := hookcheck.Spec{Name: s.Name, Args: s.Args, Web: placeholderWeb}
+
+	probe := base
+	probe.Web, probe.Prometheus = s.Web, s.Prometheus
+	if err := probe.Validate(); err != nil {
+		msg := err.Error()
+		summary := "Invalid " + block.Type + " check"
+		if strings.Contains(msg, "not declared in args") || strings.Contains(msg, "unsupported template") {
+			summary = "Unresolved hook argument"
+		}
+		rng := fieldRange(msg, block.Type, provider, block.DefRange)
+		dec.errorf(rng, summary, "%s.", msg)
+	}
+	for _, c := range []struct{ name, src string }{{"success_condition", s.SuccessCondition}, {"failure_condition", s.FailureCondition}} {
+		if c.src == "" {
+			continue
+		}
+		probe := base
+		if c.name == "success_condition" {
+			probe.SuccessCondition = c.src
+		} else {
+			probe.FailureCondition = c.src
+		}
+		if err := probe.Validate(); err != nil {
+			dec.errorf(attrs[c.name].Expr.Range(), "Invalid condition",
+				"%s. A condition is an HCL expression over result, with asInt, asFloat and len, like \"asInt(result) >= 1\".", err)
+		}
+	}
+	probe = *s
+	probe.Web, probe.Prometheus, probe.SuccessCondition, probe.FailureCondition = placeholderWeb, nil, "", ""
+	if err := probe.Validate(); err != nil {
+		rng := fieldRange(err.Error(), "", attrs, hb.block.DefRange)
+		dec.errorf(rng, "Invalid check schedule", "%s.", err)
+	}
+}
+
+// fieldRange finds the attribute a hookcheck message is about: the
+// longest attribute name it mentions (json_path before path), else def.
+func fieldRange(msg, prefix string, attrs hcl.Attributes, def hcl.Range) hcl.Range {
+	best := ""
+	for name := range attrs {
+		if (strings.Contains(msg, name) || (prefix != "" && strings.Contains(msg, prefix+"."+name))) && len(name) > len(best) {
+			best = name
+		}
+	}
+	if best == "" {
+		return def
+	}
+	return attrs[best].Expr.Range()
+}
