@@ -1,9 +1,12 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -41,14 +44,16 @@ func (l *loader) loadHookSource(dec *decoder, a *hcl.Attribute, p string, sh *re
 		return
 	}
 	scripts, err := hookrun.LoadSource(abs)
+	if errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), abs+"/") {
+		dec.errorf(a.Expr.Range(), "Hook source not found",
+			"source %s (%s) does not exist. It is a script file or a directory of scripts; relative paths start at the configuration directory.",
+			strconv.Quote(p), abs)
+		return
+	}
 	if err != nil {
-		summary := "Invalid hook source"
-		if os.IsNotExist(err) {
-			summary = "Hook source not found"
-		}
-		dec.errorf(a.Expr.Range(), summary,
-			"source %s cannot be used: %s. It must be a script file, or a directory whose regular top-level files are the scripts; "+
-				"relative paths start at the configuration directory.", strconv.Quote(p), err)
+		dec.errorf(a.Expr.Range(), "Invalid hook source",
+			"source %s cannot be used: %s. It must be a script file, or a directory whose regular top-level files are the scripts.",
+			strconv.Quote(p), err)
 		return
 	}
 	sh.Path, sh.Scripts = abs, scripts

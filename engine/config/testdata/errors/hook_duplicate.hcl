@@ -1,0 +1,18 @@
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+}
+
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd", "worker"]
+}
+
+hook "prep" {
+  on     = ["pre-join"]
+  source = "main.hcl"
+}
+
+hook "prep" { # ERROR: Duplicate hook block
+  on     = ["post-join"]
+  source = "main.hcl"
+}

@@ -1,0 +1,14 @@
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+}
+
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd", "worker"]
+}
+
+hook "lb" {
+  on     = ["pre-join"]
+  source = "main.hcl"
+  roles  = ["loadbalance"] # WARNING: Hook selects no node
+}

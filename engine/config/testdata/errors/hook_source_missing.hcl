@@ -1,0 +1,18 @@
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+}
+
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd", "worker"]
+}
+
+hook "prep" {
+  on     = ["pre-join"]
+  source = "hooks/nope.sh" # ERROR: Hook source not found
+}
+
+hook "dev" {
+  on     = "post-join"
+  source = "/dev/null" # ERROR: Invalid hook source
+}
