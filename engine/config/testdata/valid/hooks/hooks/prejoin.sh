@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "$EGGO_NODE_NAME joins"

@@ -1,0 +1,73 @@
+package resources
+
+import (
+	"testing"
+
+	"github.com/eggo-project/eggo/resources/hookrun"
+)
+
+func TestParseHookEvent(t *testing.T) {
+	for _, op := range HookOperations {
+		for _, tm := range []HookTiming{HookPre, HookPost} {
+			e := HookEvent{tm, op}
+			if got, ok := ParseHookEvent(e.String()); !ok || got != e {
+				t.Errorf("ParseHookEvent(%q) = %v, %v", e.String(), got, ok)
+			}
+		}
+	}
+	for _, bad := range []string{"", "prejoin", "pre-", "Pre-join", "during-join"} {
+		if _, ok := ParseHookEvent(bad); ok {
+			t.Errorf("ParseHookEvent(%q) accepted", bad)
+		}
+	}
+	if HookPre.EnvType() != "prehook" || HookPost.EnvType() != "posthook" {
+		t.Error("EGGO_HOOK_TYPE values")
+	}
+}
+
+func TestHookSelects(t *testing.T) {
+	w0 := Node{Name: "w0", Roles: []string{"worker"}}
+	m0 := Node{Name: "m0", Roles: []string{"master", "etcd"}}
+	cases := []struct {
+		h      Hook
+		w0, m0 bool
+	}{
+		{Hook{Scope: HookNodeScope}, true, true},
+		{Hook{Scope: HookNodeScope, Roles: []string{"etcd"}}, false, true},
+		{Hook{Scope: HookNodeScope, Nodes: []string{"w0"}}, true, false},
+		{Hook{Scope: HookNodeScope, Roles: []string{"master"}, Nodes: []string{"w0"}}, true, true}, // union
+		{Hook{Scope: HookClusterScope}, false, false},
+	}
+	for i, c := range cases {
+		if c.h.Selects(&w0) != c.w0 || c.h.Selects(&m0) != c.m0 {
+			t.Errorf("case %d: Selects(w0)=%v Selects(m0)=%v", i, c.h.Selects(&w0), c.h.Selects(&m0))
+		}
+	}
+}
+
+func TestHookPolicyAndShellSpec(t *testing.T) {
+	h := Hook{Name: "x", Timeout: 7, Grace: 3, Shell: &ShellHook{Scripts: []hookrun.Script{{Name: "a"}}}}
+	for op, want := range map[HookOperation]hookrun.Policy{HookDeploy: hookrun.Abort, HookJoin: hookrun.Abort,
+		HookUpgrade: hookrun.Abort, HookDelete: hookrun.Continue, HookCleanup: hookrun.Continue} {
+		if got := h.ShellSpec(op).Policy; got != want {
+			t.Errorf("%s: policy %q, want %q", op, got, want)
+		}
+	}
+	h.Policy, h.Attempts, h.Fallback = hookrun.Retry, 4, hookrun.Continue
+	s := h.ShellSpec(HookCleanup)
+	if s.Policy != hookrun.Retry || s.Attempts != 4 || s.Fallback != hookrun.Continue || s.Hook != "x" ||
+		s.Timeout != 7 || s.Grace != 3 || len(s.Scripts) != 1 {
+		t.Errorf("ShellSpec = %+v", s)
+	}
+}
+
+func TestExpandHookArgs(t *testing.T) {
+	args := map[string]string{"a": "{{ node.ip }}:{{node.name}}", "b": "{{ cluster.name }}", "c": "plain"}
+	got := ExpandHookArgs(args, map[string]string{"node.ip": "10.0.0.1", "node.name": "w0", "cluster.name": "demo"})
+	if got["a"] != "10.0.0.1:w0" || got["b"] != "demo" || got["c"] != "plain" {
+		t.Errorf("ExpandHookArgs = %v", got)
+	}
+	if args["a"] != "{{ node.ip }}:{{node.name}}" {
+		t.Error("ExpandHookArgs changed its input")
+	}
+}
