@@ -79,6 +79,7 @@ func eventNames() []string {
 func eventHint(s string) string {
 	k := strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(s))
 	cluster := strings.Contains(k, "cluster")
+	install := strings.Contains(k, "install")
 	k = strings.Replace(k, "cluster", "", 1)
 	k = strings.Replace(k, "install", "deploy", 1)
 	if cluster {
@@ -88,6 +89,10 @@ func eventHint(s string) string {
 		if strings.ReplaceAll(name, "-", "") == k {
 			if cluster {
 				return fmt.Sprintf(" Did you mean on = %q with scope = \"cluster\"?", name)
+			}
+			if install { // tkestack installs a node with its cluster or later
+				join := strings.Replace(name, "deploy", "join", 1)
+				return fmt.Sprintf(" Did you mean [%q, %q]?", name, join)
 			}
 			return fmt.Sprintf(" Did you mean %q?", name)
 		}
