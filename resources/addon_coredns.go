@@ -2,8 +2,6 @@ package resources
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/eggo-project/eggo/resources/pki"
@@ -67,10 +65,9 @@ func coreDNSDesired(c *Cluster, workers []Node) (Desired, error) {
 	}
 	if c.Packages != "" {
 		for _, w := range workers {
-			p := filepath.Join(c.Packages, nodeArch(w), filepath.FromSlash(CoreDNSArchive))
-			if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-				return Desired{}, fmt.Errorf("%s: the coredns add-on needs the image %s from the package bundle for worker %q, but %s is missing (build it with make bundle, or set addons { coredns = false })",
-					c.Source, CoreDNSImage, w.Name, p)
+			if p, why := bundleLacks(c, w, CoreDNSArchive); why != "" {
+				return Desired{}, fmt.Errorf("%s: the coredns add-on needs the image %s from the package bundle for worker %q, but %s (%s; build it with make bundle, or set addons { coredns = false })",
+					c.Source, CoreDNSImage, w.Name, why, p)
 			}
 		}
 	}

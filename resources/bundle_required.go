@@ -33,21 +33,27 @@ func checkBundleFiles(c *Cluster, n Node, component, addr string) error {
 	if c.Packages == "" {
 		return nil
 	}
-	root := filepath.Join(c.Packages, nodeArch(n))
 	for _, rel := range componentFiles[component] {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		st, err := os.Stat(p)
-		if err == nil && st.Mode().IsRegular() {
-			continue
+		if p, why := bundleLacks(c, n, rel); why != "" {
+			return fmt.Errorf("%s: node %q needs %s from the package bundle for %s, but %s (%s)",
+				n.Source, n.Name, "/"+rel, addr, why, p)
 		}
-		why := "it is missing"
-		if err == nil {
-			why = "it is not a regular file"
-		}
-		return fmt.Errorf("%s: node %q needs %s from the package bundle for %s, but %s (%s)",
-			n.Source, n.Name, "/"+rel, addr, why, p)
 	}
 	return nil
+}
+
+// bundleLacks says why the bundle has no regular file rel for node n's
+// arch ("" when it has), and where it looked.
+func bundleLacks(c *Cluster, n Node, rel string) (path, why string) {
+	path = filepath.Join(c.Packages, nodeArch(n), filepath.FromSlash(rel))
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return path, "it is missing"
+	case !st.Mode().IsRegular():
+		return path, "it is not a regular file"
+	}
+	return path, ""
 }
 
 // RequiredBundleFiles lists every bundle file (a path under packages/<arch>)
