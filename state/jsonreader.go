@@ -203,6 +203,11 @@ func (p *jsonReader) state() (*State, error) {
 			})
 		case "outputs":
 			s.Outputs, err = p.object()
+		case "hook_runs":
+			var v any
+			if v, err = p.value(); err == nil {
+				s.HookRuns, err = decodeHookRuns(v)
+			}
 		default:
 			p.pos = keyAt
 			return p.fail("unknown field %q", key)

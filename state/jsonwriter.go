@@ -65,6 +65,10 @@ func (w *jsonWriter) state(s *State) {
 		w.key(false, 1, "outputs")
 		w.object(s.Outputs, 1)
 	}
+	if len(s.HookRuns) > 0 {
+		w.key(false, 1, "hook_runs")
+		w.other(s.HookRuns, 1)
+	}
 	w.buf = append(w.buf, "\n}\n"...)
 }
 

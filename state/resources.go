@@ -150,6 +150,7 @@ func (s *State) Copy() *State {
 		}
 	}
 	c.Outputs = copyMap(s.Outputs)
+	c.HookRuns = slices.Clone(s.HookRuns) // runs are never edited in place
 	return &c
 }
 

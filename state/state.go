@@ -16,6 +16,8 @@ type State struct {
 	Resources []Resource `json:"resources"`
 	// Outputs of the last apply, by name.
 	Outputs map[string]any `json:"outputs,omitempty"`
+	// HookRuns are the latest runs of hooks, oldest first (MaxHookRuns).
+	HookRuns []HookRun `json:"hook_runs,omitempty"`
 }
 
 // Resource is one recorded resource.
