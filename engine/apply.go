@@ -25,6 +25,8 @@ type Result struct {
 	Connections int64 // SSH/local connections opened
 	Writes      int64 // remote writes (uploads and mutating commands)
 	Bytes       int64 // bytes uploaded
+	// HookWarnings are the hooks that failed under on_failure = continue.
+	HookWarnings []string
 }
 
 // Failure is one failed resource, for the error summary.
@@ -99,10 +101,14 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 		}
 	}
 	res := &Result{Failed: map[string]error{}, Skipped: map[string]string{}}
+	ha := &hookApplier{rc: rc, runner: o.hookRunner, rec: rec, log: &auditLog{path: AuditLogPath(o.StatePath)}, hooks: o.Hooks}
 	wr := g.Walk(ctx, graph.WalkOptions{Parallelism: o.Parallelism, Stop: stop}, func(ctx context.Context, addr string) error {
 		s := p.Step(addr)
 		if s.Action == resources.NoOp {
 			return nil
+		}
+		if s.Kind == hookKind {
+			return ha.run(ctx, s)
 		}
 		return applyStep(ctx, rc, kinds[s.Kind], s, rec, o.Hooks)
 	})
@@ -119,6 +125,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 		res.Skipped[a] = cause
 	}
 	res.NotStarted = wr.NotStarted
+	res.HookWarnings = ha.warnings
 	if res.OK() {
 		outs := outputMap(p.Outputs)
 		if p.Destroy {

@@ -41,6 +41,8 @@ type Options struct {
 	// Session shares connections between a plan and its apply (nil: each
 	// opens its own).
 	Session *Session
+	// hookRunner runs hook steps (nil: the real one); engine tests fake it.
+	hookRunner hookRunner
 }
 
 // Hooks receive progress during a run. Implementations must be safe for
@@ -79,6 +81,9 @@ func (o *Options) defaults() {
 	}
 	if o.Hooks == nil {
 		o.Hooks = NopHooks{}
+	}
+	if o.hookRunner == nil {
+		o.hookRunner = realHookRunner{}
 	}
 	if o.Kinds == nil {
 		o.Kinds = resources.Kinds()

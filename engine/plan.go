@@ -56,6 +56,8 @@ type Step struct {
 	WaitsFor []string `json:"waits_for,omitempty"`
 	// Sensitive attribute names (never rendered).
 	Sensitive []string `json:"sensitive,omitempty"`
+	// Hook is set on a hook step (Kind "hook"): what it runs, and where.
+	Hook *HookStep `json:"hook,omitempty"`
 }
 
 // Output is one output value.
@@ -168,6 +170,9 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	defer done()
 	p, err := plan(ctx, o, rc, desired, prior)
 	if err != nil {
+		return nil, loaded, diags, err
+	}
+	if err := placeHooks(p, loaded.Config.Cluster, prior == nil || len(prior.Resources) == 0); err != nil {
 		return nil, loaded, diags, err
 	}
 	p.ConfigHash = loaded.Config.Hash

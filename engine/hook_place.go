@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/eggo-project/eggo/graph"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// hookKind is the Kind of a hook step. Hook steps are not resources: they
+// are never in state.Resources, only in its hook run records.
+const hookKind = "hook"
+
+// HookRunAction is the Action of a hook step.
+const HookRunAction resources.Action = "run"
+
+// hostKind is the kind whose create or delete tells a node's operation.
+const hostKind = "host"
+
+// HookStep is what a hook step runs, carried in the plan so a saved plan
+// runs exactly the hook it showed.
+type HookStep struct {
+	Name    string                    `json:"name"`
+	Event   resources.HookEvent       `json:"event"`
+	Scope   resources.HookScope       `json:"scope"`
+	Node    resources.HookNode        `json:"node"`
+	Cluster resources.HookClusterInfo `json:"cluster"`
+	// Covers are the nodes whose operation the hook wraps: one for a
+	// node-scope hook, every node of the operation for a cluster-scope one.
+	Covers []string       `json:"covers"`
+	Def    resources.Hook `json:"definition"`
+}
+
+// nodeOperation derives the hook operation of one node's steps. The host
+// resource tells a node's arrival (deploy into an empty state, join into
+// a running cluster) and departure (delete); otherwise an upgrade reason
+// on any step makes it an upgrade. Any other change (a config edit) runs
+// no hook: the seeds hook only these five operations.
+func nodeOperation(steps []*Step, destroy, priorEmpty bool) (resources.HookOperation, bool) {
+	if destroy {
+		return resources.HookCleanup, true
+	}
+	for _, s := range steps {
+		if s.Kind != hostKind {
+			continue
+		}
+		switch s.Action {
+		case resources.Create, resources.Replace:
+			// A replaced host is prepared anew and enters a running cluster.
+			if priorEmpty {
+				return resources.HookDeploy, true
+			}
+			return resources.HookJoin, true
+		case resources.Delete:
+			return resources.HookDelete, true
+		}
+	}
+	for _, s := range steps {
+		for _, r := range s.Reasons {
+			if r.Code == resources.ReasonUpgrade {
+				return resources.HookUpgrade, true
+			}
+		}
+	}
+	return "", false
+}
+
+// placeHooks adds a step for every hook × event × node (or once for a
+// cluster-scope hook) the plan's operations call for, with its edges:
+// a pre step runs before every step of the operation it wraps, a post step
+// after all of them. priorEmpty is true when the state had no resources.
+func placeHooks(p *Plan, c *resources.Cluster, priorEmpty bool) error {
+	if c == nil || len(c.Hooks) == 0 {
+		return nil
+	}
+	byNode := map[string][]*Step{}
+	for _, s := range p.Steps {
+		if s.Node != "" && s.Action != resources.NoOp && s.Kind != hookKind {
+			byNode[s.Node] = append(byNode[s.Node], s)
+		}
+	}
+	ops := map[string]resources.HookOperation{}
+	for _, n := range sortedKeys(byNode) {
+		if op, ok := nodeOperation(byNode[n], p.Destroy, priorEmpty); ok {
+			ops[n] = op
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	pl := newPlacer(p, c, byNode)
+	for i := range c.Hooks {
+		h := &c.Hooks[i]
+		for _, e := range h.On {
+			nodes := nodesOf(ops, e.Operation)
+			if len(nodes) == 0 {
+				continue
+			}
+			if h.Scope == resources.HookClusterScope {
+				pl.add(h, e, pl.clusterNode(nodes), nodes)
+				continue
+			}
+			for _, n := range nodes {
+				if model := pl.model(n); h.Selects(&model) {
+					pl.add(h, e, n, []string{n})
+				}
+			}
+		}
+	}
+	sort.Slice(p.Steps, func(i, j int) bool { return p.Steps[i].Addr < p.Steps[j].Addr })
+	p.index, p.indexOnce = nil, sync.Once{} // steps were added: rebuild the index
+	return checkAcyclic(p)
+}
+
+func nodesOf(ops map[string]resources.HookOperation, op resources.HookOperation) []string {
+	var out []string
+	for _, n := range sortedKeys(ops) {
+		if ops[n] == op {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// placer builds hook steps over the plan's resource steps.
+type placer struct {
+	p       *Plan
+	c       *resources.Cluster
+	byNode  map[string][]*Step
+	deps    map[string][]string // resource steps' own edges, before any hook edge
+	waiters map[string][]string // the reverse of deps
+}
+
+func newPlacer(p *Plan, c *resources.Cluster, byNode map[string][]*Step) *placer {
+	pl := &placer{p: p, c: c, byNode: byNode, deps: map[string][]string{}, waiters: map[string][]string{}}
+	for _, s := range p.Steps {
+		pl.deps[s.Addr] = slices.Clone(s.WaitsFor)
+		for _, d := range s.WaitsFor {
+			pl.waiters[d] = append(pl.waiters[d], s.Addr)
+		}
+	}
+	return pl
+}
+
+// model is the node as the hook's selection sees it: from the
+// configuration, or from its recorded host when it left the configuration.
+func (pl *placer) model(name string) resources.Node {
+	for _, n := range pl.c.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	hn := pl.hookNode(name)
+	return resources.Node{Name: name, Address: hn.IP, Arch: hn.Arch, Roles: hn.Roles}
+}
+
+func (pl *placer) hookNode(name string) resources.HookNode {
+	for _, n := range pl.c.Nodes {
+		if n.Name == name {
+			return resources.HookNodeOf(n)
+		}
+	}
+	for _, s := range pl.byNode[name] {
+		if s.Kind == hostKind && s.Prior != nil {
+			return resources.HookNodeFromHost(name, s.Prior.Attrs)
+		}
+	}
+	return resources.HookNode{Name: name}
+}
+
+// clusterNode is where a cluster-scope hook runs: the cluster's first
+// master, else the first node of the operation.
+func (pl *placer) clusterNode(nodes []string) string {
+	for _, n := range pl.c.Nodes {
+		if n.HasRole("master") {
+			return n.Name
+		}
+	}
+	return nodes[0]
+}
+
+func hookAddr(h *resources.Hook, e resources.HookEvent, node string) string {
+	key := e.String()
+	if h.Scope != resources.HookClusterScope {
+		key += "/" + node
+	}
+	return fmt.Sprintf("hook.%s[%q]", h.Name, key)
+}
+
+// add places one hook step running on node around the operation of covers.
+func (pl *placer) add(h *resources.Hook, e resources.HookEvent, node string, covers []string) {
+	var wrapped []*Step
+	for _, n := range covers {
+		wrapped = append(wrapped, pl.byNode[n]...)
+	}
+	s := &Step{
+		Change: resources.Change{Addr: hookAddr(h, e, node), Kind: hookKind, Node: node, Action: HookRunAction,
+			Reasons: []resources.Reason{{Code: "hook", Detail: fmt.Sprintf("%s of %s", e, joinNames(covers))}}},
+		Hook: &HookStep{Name: h.Name, Event: e, Scope: h.Scope, Node: pl.hookNode(node), Cluster: resources.HookClusterOf(pl.c),
+			Covers: covers, Def: *h},
+	}
+	if e.Timing == resources.HookPre {
+		// The pre step waits for what the operation itself waits for, so it
+		// runs just before the operation and not at the start of the run:
+		// in a rolling upgrade the second node's pre-upgrade hook runs when
+		// the first node is done, not while it is down. A prerequisite
+		// that itself depends on the operation is left out (it would make
+		// a cycle); the operation still waits for it.
+		inOp := map[string]bool{}
+		for _, w := range wrapped {
+			inOp[w.Addr] = true
+		}
+		after := pl.dependents(inOp)
+		for _, w := range wrapped {
+			for _, d := range pl.deps[w.Addr] {
+				if !inOp[d] && !after[d] && !contains(s.WaitsFor, d) {
+					s.WaitsFor = append(s.WaitsFor, d)
+				}
+			}
+			w.WaitsFor = append(w.WaitsFor, s.Addr)
+			sort.Strings(w.WaitsFor)
+		}
+	} else {
+		for _, w := range wrapped {
+			s.WaitsFor = append(s.WaitsFor, w.Addr)
+		}
+	}
+	sort.Strings(s.WaitsFor)
+	pl.p.Steps = append(pl.p.Steps, s)
+}
+
+// dependents is every step that waits, directly or not, on one of set.
+func (pl *placer) dependents(set map[string]bool) map[string]bool {
+	seen := map[string]bool{}
+	var queue []string
+	for a := range set {
+		queue = append(queue, a)
+	}
+	for len(queue) > 0 {
+		a := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, w := range pl.waiters[a] {
+			if !seen[w] {
+				seen[w] = true
+				queue = append(queue, w)
+			}
+		}
+	}
+	return seen
+}
+
+func joinNames(ns []string) string {
+	if len(ns) == 1 {
+		return ns[0]
+	}
+	return fmt.Sprintf("%d nodes (%s … %s)", len(ns), ns[0], ns[len(ns)-1])
+}
+
+// checkAcyclic proves the plan with its hook steps is still a DAG.
+func checkAcyclic(p *Plan) error {
+	g := graph.New()
+	for _, s := range p.Steps {
+		g.Add(s.Addr)
+	}
+	for _, s := range p.Steps {
+		for _, d := range s.WaitsFor {
+			if err := g.Connect(s.Addr, d); err != nil {
+				return err
+			}
+		}
+	}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("placing hooks: %w", err)
+	}
+	return nil
+}
