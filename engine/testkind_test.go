@@ -19,7 +19,8 @@ import (
 // fail (error after doing nothing), fail_after (error after writing),
 // hang (block until cancelled), panic, sleep_ms.
 type testKind struct {
-	dir string
+	dir  string
+	name string // "test" when empty; "host" stands in for the host kind in hook tests
 
 	mu  sync.Mutex
 	ops []string // "create test.a", in call order
@@ -27,7 +28,12 @@ type testKind struct {
 
 func newTestKind(dir string) *testKind { return &testKind{dir: dir} }
 
-func (k *testKind) Name() string { return "test" }
+func (k *testKind) Name() string {
+	if k.name != "" {
+		return k.name
+	}
+	return "test"
+}
 
 func (k *testKind) Schema() resources.Schema {
 	return resources.Schema{Attributes: map[string]resources.AttrSchema{
@@ -95,6 +101,9 @@ func (k *testKind) Plan(_ context.Context, _ *resources.RunContext, prior *resou
 		ch.Before = prior.Attrs
 		ch.Changed = resources.ChangedAttrs(k.Schema(), prior.Attrs, d.Attrs)
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig}}
+		if d.Attrs["upgrade"] == true {
+			ch.Reasons = []resources.Reason{{Code: resources.ReasonUpgrade}}
+		}
 	default:
 		ch.Action = resources.NoOp
 		ch.Before = prior.Attrs

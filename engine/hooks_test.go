@@ -1,0 +1,452 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hookcheck"
+	"github.com/eggo-project/eggo/resources/hookrun"
+	"github.com/eggo-project/eggo/state"
+)
+
+// seq is one ordered log shared by the kinds and the fake hook runner.
+type seq struct {
+	mu  sync.Mutex
+	ops []string
+}
+
+func (s *seq) add(op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, op)
+}
+
+func (s *seq) index(t *testing.T, op string) int {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.Index(s.ops, op)
+	if i < 0 {
+		t.Fatalf("%q never happened; log: %v", op, s.ops)
+	}
+	return i
+}
+
+// seqKind is a test kind that also logs its changes in a shared seq.
+type seqKind struct {
+	*testKind
+	seq *seq
+}
+
+func (k seqKind) Create(ctx context.Context, rc *resources.RunContext, d resources.Desired, ch resources.Change) (resources.Attrs, error) {
+	k.seq.add("create " + d.Addr)
+	return k.testKind.Create(ctx, rc, d, ch)
+}
+
+func (k seqKind) Update(ctx context.Context, rc *resources.RunContext, p resources.Object, d resources.Desired, ch resources.Change) (resources.Attrs, error) {
+	k.seq.add("update " + d.Addr)
+	return k.testKind.Update(ctx, rc, p, d, ch)
+}
+
+func (k seqKind) Delete(ctx context.Context, rc *resources.RunContext, p resources.Object) (resources.Attrs, error) {
+	k.seq.add("delete " + p.Addr)
+	return k.testKind.Delete(ctx, rc, p)
+}
+
+// fakeHooks answers hook runs: fail names "hook/node" pairs whose shell
+// run fails (the policy then decides, as hookrun does).
+type fakeHooks struct {
+	seq   *seq
+	fail  map[string]bool
+	mu    sync.Mutex
+	specs []hookrun.Spec
+}
+
+func (f *fakeHooks) Shell(_ context.Context, _ *resources.RunContext, n resources.HookNode, spec hookrun.Spec) hookrun.Outcome {
+	f.seq.add("hook " + spec.Env["EGGO_HOOK_TYPE"] + " " + spec.Hook + " " + spec.Env["EGGO_OPERATOR"] + " " + n.Name)
+	f.mu.Lock()
+	f.specs = append(f.specs, spec)
+	f.mu.Unlock()
+	a := hookrun.Attempt{N: 1, ExitCode: 0, Output: "hello from " + n.Name + "\n"}
+	if f.fail[spec.Hook+"/"+n.Name] {
+		a.ExitCode, a.Err = 3, errors.New("script x.sh exited with status 3")
+		d := hookrun.DecisionAbort
+		if spec.Policy == hookrun.Continue {
+			d = hookrun.DecisionContinue
+		}
+		return hookrun.Outcome{Attempts: []hookrun.Attempt{a}, Decision: d, Err: errors.New(`hook "` + spec.Hook + `" on ` + n.Name + ": exit status 3")}
+	}
+	return hookrun.Outcome{Attempts: []hookrun.Attempt{a}, Decision: hookrun.DecisionOK}
+}
+
+func (f *fakeHooks) Check(context.Context, hookcheck.Spec) hookcheck.Result {
+	return hookcheck.Result{Phase: hookcheck.PhaseSuccessful}
+}
+
+// hookRig is a rig with a host kind, a node kind and a fake hook runner.
+type hookRig struct {
+	*rig
+	seq   *seq
+	fake  *fakeHooks
+	kinds []resources.Kind
+}
+
+func newHookRig(t *testing.T) *hookRig {
+	r := newRig(t)
+	s := &seq{}
+	host := &testKind{dir: r.kind.dir, name: "host"}
+	return &hookRig{rig: r, seq: s, fake: &fakeHooks{seq: s, fail: map[string]bool{}},
+		kinds: []resources.Kind{seqKind{host, s}, seqKind{r.kind, s}}}
+}
+
+func (h *hookRig) opts() Options {
+	o := h.rig.opts()
+	o.Kinds, o.hookRunner = h.kinds, h.fake
+	return o
+}
+
+// plan plans ds against the state and places c's hooks, as MakePlan does.
+func (h *hookRig) plan(o Options, c *resources.Cluster, ds ...resources.Desired) *Plan {
+	h.t.Helper()
+	p := h.rig.plan(o, ds...)
+	prior, err := ReadState(h.state)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := placeHooks(p, c, prior == nil || len(prior.Resources) == 0); err != nil {
+		h.t.Fatalf("placing hooks: %v", err)
+	}
+	return p
+}
+
+// node is a host resource and one resource on it.
+func node(name string, attrs resources.Attrs) []resources.Desired {
+	role := "worker"
+	if name[0] == 'm' {
+		role = "master"
+	}
+	host := resources.Desired{Addr: "host." + name, Kind: "host", Node: name,
+		Attrs: resources.Attrs{"address": "10.0.0." + name[1:], "roles": []any{role}}}
+	svc := desired("test."+name, attrs, "host."+name)
+	svc.Node = name
+	return []resources.Desired{host, svc}
+}
+
+func cluster(hooks ...resources.Hook) *resources.Cluster {
+	return &resources.Cluster{Name: "demo", APIEndpoint: "10.0.0.1:6443", ConfigDir: "/etc/kubernetes",
+		Labels: map[string]string{"zone": "b", "env": "x y"}, Annotations: map[string]string{"owner": "ops"},
+		Nodes: []resources.Node{{Name: "m1", Address: "10.0.0.1", Roles: []string{"master", "etcd"}},
+			{Name: "w1", Address: "10.0.0.2", Roles: []string{"worker"}}, {Name: "w2", Address: "10.0.0.3", Roles: []string{"worker"}}},
+		Hooks: hooks}
+}
+
+func shellHook(name string, scope resources.HookScope, policy hookrun.Policy, events ...string) resources.Hook {
+	h := resources.Hook{Name: name, Type: resources.HookShell, Scope: scope, Policy: policy,
+		Shell: &resources.ShellHook{Scripts: []hookrun.Script{{Name: "x.sh", Content: []byte("env")}}}}
+	for _, e := range events {
+		ev, ok := resources.ParseHookEvent(e)
+		if !ok {
+			panic(e)
+		}
+		h.On = append(h.On, ev)
+	}
+	if scope == resources.HookNodeScope {
+		h.Roles = []string{"worker"}
+	}
+	return h
+}
+
+func hookSteps(p *Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		if s.Kind == hookKind {
+			out = append(out, s.Addr)
+		}
+	}
+	return out
+}
+
+func TestHookJoinRunsAroundThatNodeOnly(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-join", "post-join", "pre-deploy"))
+	c.Nodes = c.Nodes[:2]
+	h.apply(o, h.plan(o, c, node("m1", nil)...))
+
+	p := h.plan(o, c, append(node("m1", nil), node("w1", nil)...)...)
+	if got, want := hookSteps(p), []string{`hook.prep["post-join/w1"]`, `hook.prep["pre-join/w1"]`}; !slices.Equal(got, want) {
+		t.Fatalf("hook steps %v, want %v", got, want)
+	}
+	pre := p.Step(`hook.prep["pre-join/w1"]`)
+	if pre.Action != HookRunAction || pre.Node != "w1" || pre.Hook.Event.Operation != resources.HookJoin {
+		t.Fatalf("pre step %+v", pre.Change)
+	}
+	for _, a := range []string{"host.w1", "test.w1"} {
+		if !contains(p.Step(a).WaitsFor, pre.Addr) {
+			t.Errorf("%s does not wait for the pre-join hook: %v", a, p.Step(a).WaitsFor)
+		}
+	}
+	if post := p.Step(`hook.prep["post-join/w1"]`); !slices.Equal(post.WaitsFor, []string{"host.w1", "test.w1"}) {
+		t.Errorf("post-join waits for %v", post.WaitsFor)
+	}
+	if c := p.Counts(); c.Add != 2 {
+		t.Errorf("hooks must not count as resources: %+v", c)
+	}
+
+	res := h.apply(o, p)
+	if !res.OK() {
+		t.Fatalf("apply: %s", FailureSummary(p, res))
+	}
+	preAt := h.seq.index(t, "hook prehook prep join w1")
+	postAt := h.seq.index(t, "hook posthook prep join w1")
+	hostAt, svcAt := h.seq.index(t, "create host.w1"), h.seq.index(t, "create test.w1")
+	if !(preAt < hostAt && hostAt < svcAt && svcAt < postAt) {
+		t.Fatalf("order: pre %d host %d svc %d post %d; log %v", preAt, hostAt, svcAt, postAt, h.seq.ops)
+	}
+	st, _ := ReadState(h.state)
+	for _, r := range st.Resources {
+		if r.Kind == hookKind {
+			t.Fatalf("hook %s recorded as a resource", r.Address)
+		}
+	}
+	if len(st.HookRuns) != 2 || st.HookRuns[0].Operator != "join" || st.HookRuns[0].Node != "w1" || st.HookRuns[0].Decision != "ok" ||
+		!strings.Contains(st.HookRuns[0].Output, "hello from w1") {
+		t.Fatalf("hook runs in state: %+v", st.HookRuns)
+	}
+	// Environment: what issue 4 lists, for the node and the event.
+	env := h.fake.specs[0].Env
+	for k, v := range map[string]string{"EGGO_CLUSTER_ID": "demo", "EGGO_CLUSTER_API_ENDPOINT": "10.0.0.1:6443", "EGGO_CLUSTER_CONFIG_DIR": "/etc/kubernetes",
+		"EGGO_NODE_IP": "10.0.0.2", "EGGO_NODE_NAME": "w1", "EGGO_NODE_ARCH": "amd64", "EGGO_NODE_ROLE": "worker", "EGGO_HOOK_TYPE": "prehook", "EGGO_OPERATOR": "join"} {
+		if env[k] != v {
+			t.Errorf("%s = %q, want %q", k, env[k], v)
+		}
+	}
+
+	// Nothing changes: no hook runs.
+	if p := h.plan(o, c, append(node("m1", nil), node("w1", nil)...)...); len(hookSteps(p)) != 0 || p.HasChanges() {
+		t.Fatalf("an unchanged plan places hooks: %v", hookSteps(p))
+	}
+}
+
+func TestHookOperationDetection(t *testing.T) {
+	host := func(a resources.Action) *Step { return &Step{Change: resources.Change{Kind: "host", Action: a}} }
+	upgrade := &Step{Change: resources.Change{Kind: "service", Action: resources.Update, Reasons: []resources.Reason{{Code: resources.ReasonUpgrade}}}}
+	edit := &Step{Change: resources.Change{Kind: "service", Action: resources.Update, Reasons: []resources.Reason{{Code: resources.ReasonConfig}}}}
+	for _, tc := range []struct {
+		name                string
+		steps               []*Step
+		destroy, priorEmpty bool
+		want                resources.HookOperation
+	}{
+		{"deploy", []*Step{host(resources.Create)}, false, true, resources.HookDeploy},
+		{"join", []*Step{host(resources.Create)}, false, false, resources.HookJoin},
+		{"delete", []*Step{host(resources.Delete)}, false, false, resources.HookDelete},
+		{"cleanup", []*Step{host(resources.Delete)}, true, false, resources.HookCleanup},
+		{"upgrade", []*Step{edit, upgrade}, false, false, resources.HookUpgrade},
+		{"edit", []*Step{edit}, false, false, ""},
+	} {
+		got, ok := nodeOperation(tc.steps, tc.destroy, tc.priorEmpty)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s: got %q %v", tc.name, got, ok)
+		}
+	}
+}
+
+func TestHookDeployDeleteCleanupPlacement(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("n", resources.HookNodeScope, "", "pre-deploy", "pre-delete", "post-cleanup"))
+	all := append(append(node("m1", nil), node("w1", nil)...), node("w2", nil)...)
+	p := h.plan(o, c, all...)
+	if got := hookSteps(p); !slices.Equal(got, []string{`hook.n["pre-deploy/w1"]`, `hook.n["pre-deploy/w2"]`}) {
+		t.Fatalf("deploy: %v (roles select workers only)", got)
+	}
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	// w2 leaves the configuration: a delete, its node described from state.
+	c.Nodes = c.Nodes[:2]
+	p = h.plan(o, c, all[:4]...)
+	if got := hookSteps(p); !slices.Equal(got, []string{`hook.n["pre-delete/w2"]`}) {
+		t.Fatalf("delete: %v", got)
+	}
+	if pre := p.Step(`hook.n["pre-delete/w2"]`); !contains(p.Step("host.w2").WaitsFor, pre.Addr) || pre.Hook.Node.IP != "10.0.0.2" {
+		// host.w2's recorded address attribute was 10.0.0.2 (node() builds it from the name).
+		t.Fatalf("delete hook %+v, host.w2 waits for %v", pre.Hook.Node, p.Step("host.w2").WaitsFor)
+	}
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	o.Destroy = true
+	p = h.plan(o, c, all[:4]...)
+	if got := hookSteps(p); !slices.Equal(got, []string{`hook.n["post-cleanup/w1"]`}) {
+		t.Fatalf("cleanup: %v", got)
+	}
+}
+
+func TestClusterHookOnceOnFirstMaster(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("c", resources.HookClusterScope, "", "pre-deploy", "post-deploy"))
+	all := append(append(node("m1", nil), node("w1", nil)...), node("w2", nil)...)
+	p := h.plan(o, c, all...)
+	if got := hookSteps(p); !slices.Equal(got, []string{`hook.c["post-deploy"]`, `hook.c["pre-deploy"]`}) {
+		t.Fatalf("cluster hooks: %v", got)
+	}
+	post := p.Step(`hook.c["post-deploy"]`)
+	if post.Node != "m1" || len(post.WaitsFor) != 6 {
+		t.Fatalf("post-deploy on %s waits for %v", post.Node, post.WaitsFor)
+	}
+	for _, d := range all {
+		if !contains(p.Step(d.Addr).WaitsFor, `hook.c["pre-deploy"]`) {
+			t.Errorf("%s does not wait for pre-deploy", d.Addr)
+		}
+	}
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	if args := h.fake.specs[0].Args; !slices.Equal(args, []string{"env=x y", "zone=b", "owner=ops"}) {
+		t.Fatalf("cluster hook args %q: labels then annotations, each sorted", args)
+	}
+}
+
+func TestHookAbortSkipsExactlyItsDependents(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("gate", resources.HookNodeScope, "", "pre-join", "post-join"))
+	h.apply(o, h.plan(o, c, node("m1", nil)...))
+	h.fake.fail["gate/w1"] = true
+	all := append(append(node("m1", nil), node("w1", nil)...), node("w2", nil)...)
+	p := h.plan(o, c, all...)
+	res := h.apply(o, p)
+	pre := `hook.gate["pre-join/w1"]`
+	if _, failed := res.Failed[pre]; !failed || len(res.Failed) != 1 {
+		t.Fatalf("failed: %v", res.Failed)
+	}
+	want := map[string]string{"host.w1": pre, "test.w1": pre, `hook.gate["post-join/w1"]`: pre}
+	if len(res.Skipped) != len(want) {
+		t.Fatalf("skipped %v, want %v", res.Skipped, want)
+	}
+	for a, cause := range want {
+		if res.Skipped[a] != cause {
+			t.Errorf("%s skipped for %q, want %q", a, res.Skipped[a], cause)
+		}
+	}
+	if !slices.Contains(res.Applied, "test.w2") || !slices.Contains(res.Applied, `hook.gate["post-join/w2"]`) {
+		t.Fatalf("w2's join did not go on: %v", res.Applied)
+	}
+	if msg := res.Failed[pre].Error(); !strings.Contains(msg, `hook "gate"`) || !strings.Contains(msg, "w1") {
+		t.Errorf("error does not name the hook and node: %s", msg)
+	}
+	st, _ := ReadState(h.state)
+	if _, ok := st.Lookup("host.w1"); ok {
+		t.Error("host.w1 was created although its pre-join hook aborted")
+	}
+	var aborted *state.HookRun
+	for i := range st.HookRuns {
+		if st.HookRuns[i].Address == pre {
+			aborted = &st.HookRuns[i]
+		}
+	}
+	if aborted == nil || aborted.Decision != "abort" || aborted.Attempts[0].ExitCode != 3 || aborted.Error == "" {
+		t.Fatalf("abort not recorded: %+v", aborted)
+	}
+}
+
+func TestHookContinueGoesOnAndRecords(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("soft", resources.HookNodeScope, hookrun.Continue, "pre-join"))
+	h.apply(o, h.plan(o, c, node("m1", nil)...))
+	h.fake.fail["soft/w1"] = true
+	p := h.plan(o, c, append(node("m1", nil), node("w1", nil)...)...)
+	res := h.apply(o, p)
+	if !res.OK() {
+		t.Fatalf("continue stopped the join: %s", FailureSummary(p, res))
+	}
+	if len(res.HookWarnings) != 1 || !strings.Contains(res.HookWarnings[0], "soft") {
+		t.Fatalf("warnings %v", res.HookWarnings)
+	}
+	st, _ := ReadState(h.state)
+	if len(st.HookRuns) != 1 || st.HookRuns[0].Decision != "continue" {
+		t.Fatalf("runs %+v", st.HookRuns)
+	}
+	// The audit log holds the same run, as one JSON line.
+	f, err := os.Open(AuditLogPath(h.state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []state.HookRun
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r state.HookRun
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		lines = append(lines, r)
+	}
+	if len(lines) != 1 || lines[0].ID != st.HookRuns[0].ID || lines[0].Decision != "continue" || filepath.Base(AuditLogPath(h.state)) != "eggo.state.hooks.log" {
+		t.Fatalf("audit log %+v", lines)
+	}
+}
+
+func TestHookRecordsBoundedAcrossApplies(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("up", resources.HookNodeScope, "", "pre-upgrade"))
+	c.Nodes = c.Nodes[1:2]
+	h.apply(o, h.plan(o, c, node("w1", resources.Attrs{"v": 0.0})...))
+	st, _ := ReadState(h.state)
+	for i := 0; i < state.MaxHookRuns; i++ {
+		st.AddHookRun(state.HookRun{Hook: "old", Decision: "ok"})
+	}
+	if err := state.NewStore(h.state).Write(st); err != nil {
+		t.Fatal(err)
+	}
+	p := h.plan(o, c, node("w1", resources.Attrs{"v": 1.0, "upgrade": true})...)
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	st, _ = ReadState(h.state)
+	if n := len(st.HookRuns); n != state.MaxHookRuns || st.HookRuns[n-1].Hook != "up" || st.HookRuns[n-1].Operator != "upgrade" {
+		t.Fatalf("%d runs, last %+v", n, st.HookRuns[n-1])
+	}
+}
+
+func TestPreUpgradeHookWaitsForThePreviousBatch(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("drain", resources.HookNodeScope, "", "pre-upgrade"))
+	c.Nodes = c.Nodes[1:]
+	rolling := func(v float64, up bool) []resources.Desired {
+		var ds []resources.Desired
+		for _, n := range []string{"w1", "w2"} {
+			nd := node(n, resources.Attrs{"v": v, "upgrade": up})
+			nd[1].Roll = &resources.Roll{Group: "workers", Unit: n, Batch: 1}
+			ds = append(ds, nd...)
+		}
+		return ds
+	}
+	h.apply(o, h.plan(o, c, rolling(0, false)...))
+	p := h.plan(o, c, rolling(1, true)...)
+	pre2 := p.Step(`hook.drain["pre-upgrade/w2"]`)
+	if pre2 == nil || !contains(pre2.WaitsFor, "test.w1") {
+		t.Fatalf("w2's pre-upgrade hook must wait for w1's batch: %+v", pre2)
+	}
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	if h.seq.index(t, "update test.w1") > h.seq.index(t, "hook prehook drain upgrade w2") {
+		t.Fatalf("w2 drained while w1 was upgrading: %v", h.seq.ops)
+	}
+}
