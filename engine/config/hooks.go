@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -58,17 +57,6 @@ func (l *loader) loadHooks(cfg *Config) hcl.Diagnostics {
 	// file() calls inside hook blocks and the scripts themselves are part
 	// of what a saved plan was made from.
 	cfg.Hash = l.hash()
-	// Until the plan places hooks around their operations (issue 4), say
-	// so rather than let a declared hook silently not run.
-	for _, b := range l.hookBlocks() {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagWarning,
-			Summary:  "Hooks do not run yet",
-			Detail: fmt.Sprintf("Hook %q is checked, but this version of eggo does not run hooks during apply or destroy yet: "+
-				"plan and apply ignore it.", b.Labels[0]),
-			Subject: b.DefRange.Ptr(),
-		})
-	}
 	return diags
 }
 

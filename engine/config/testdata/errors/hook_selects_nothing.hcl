@@ -7,7 +7,7 @@ node "m0" {
   roles   = ["master", "etcd", "worker"]
 }
 
-hook "lb" { # WARNING: Hooks do not run yet
+hook "lb" {
   on     = ["pre-join"]
   source = "main.hcl"
   roles  = ["loadbalance"] # WARNING: Hook selects no node
