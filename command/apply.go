@@ -219,6 +219,9 @@ func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
 
 func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
 	if jv != nil {
+		for _, w := range r.HookWarnings {
+			jv.diagnostic("warning", "hook failed (on_failure = continue)", w)
+		}
 		jv.summary(r, c.name())
 		for _, f := range r.Failures(p) {
 			jv.diagnostic("error", fmt.Sprintf("%s failed", f.Addr), f.Err.Error())
@@ -226,6 +229,9 @@ func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
 		return
 	}
 	col := c.col()
+	for _, w := range r.HookWarnings {
+		fmt.Fprintf(c.streams.Out, "\n%s %s\n", col.c(yellow, "Warning:"), w)
+	}
 	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), pluralWord(int(r.Connections), "connection"), resources.HumanBytes(r.Bytes))
 	if r.OK() {
 		what := "Apply complete!"

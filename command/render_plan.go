@@ -59,11 +59,12 @@ func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
 		b.WriteString("eggo will perform the following actions:\n")
 	}
 	for _, s := range p.Steps {
-		if s.Action == resources.NoOp {
+		if s.Action == resources.NoOp || s.Hook != nil {
 			continue
 		}
 		renderStep(b, s, col)
 	}
+	renderHooks(b, p, col)
 	if p.OutputsChanged {
 		b.WriteString("\nChanges to Outputs:\n")
 		for _, o := range p.Outputs {
@@ -234,4 +235,22 @@ func pluralWord(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// renderHooks lists which hooks will run where, for each operation: hook
+// steps are not resources, so they are not counted in the summary.
+func renderHooks(b *strings.Builder, p *engine.Plan, col colorizer) {
+	first := true
+	for _, s := range p.Steps {
+		if s.Hook == nil {
+			continue
+		}
+		if first {
+			b.WriteString("\nHooks that will run:\n")
+			first = false
+		}
+		h := s.Hook
+		fmt.Fprintf(b, "  %s %s on %s (%s hook, %s of %s, on failure %s)\n", col.c(bold, ">"), s.Addr, s.Node,
+			h.Def.Type, h.Event, strings.Join(h.Covers, ", "), h.Def.PolicyFor(h.Event.Operation))
+	}
 }

@@ -52,6 +52,14 @@ func (v *jsonView) plan(p *engine.Plan) {
 		if s.Action == resources.NoOp {
 			continue
 		}
+		if h := s.Hook; h != nil {
+			v.emit(map[string]any{
+				"type": "planned_hook", "address": s.Addr, "hook": h.Name, "node": s.Node, "event": h.Event.String(),
+				"operator": h.Event.Operation, "scope": h.Scope, "hook_type": h.Def.Type, "covers": h.Covers,
+				"on_failure": h.Def.PolicyFor(h.Event.Operation), "waits_for": s.WaitsFor,
+			})
+			continue
+		}
 		v.emit(map[string]any{
 			"type": "planned_change", "address": s.Addr, "kind": s.Kind, "node": s.Node,
 			"action": s.Action, "reasons": s.Reasons, "changed": s.Changed,
