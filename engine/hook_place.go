@@ -92,20 +92,28 @@ func placeHooks(p *Plan, c *resources.Cluster, priorEmpty bool) error {
 		return nil
 	}
 	pl := newPlacer(p, c, byNode)
-	for i := range c.Hooks {
-		h := &c.Hooks[i]
-		for _, e := range h.On {
-			nodes := nodesOf(ops, e.Operation)
-			if len(nodes) == 0 {
-				continue
-			}
-			if h.Scope == resources.HookClusterScope {
-				pl.add(h, e, pl.clusterNode(nodes), nodes)
-				continue
-			}
-			for _, n := range nodes {
-				if model := pl.model(n); h.Selects(&model) {
-					pl.add(h, e, n, []string{n})
+	// Post steps first: a pre step then also waits for the post hooks of
+	// what its operation waits for (in a roll, the second node's
+	// pre-upgrade hook waits for the first node's post-upgrade check).
+	for _, timing := range []resources.HookTiming{resources.HookPost, resources.HookPre} {
+		for i := range c.Hooks {
+			h := &c.Hooks[i]
+			for _, e := range h.On {
+				if e.Timing != timing {
+					continue
+				}
+				nodes := nodesOf(ops, e.Operation)
+				if len(nodes) == 0 {
+					continue
+				}
+				if h.Scope == resources.HookClusterScope {
+					pl.add(h, e, pl.clusterNode(nodes), nodes)
+					continue
+				}
+				for _, n := range nodes {
+					if model := pl.model(n); h.Selects(&model) {
+						pl.add(h, e, n, []string{n})
+					}
 				}
 			}
 		}
@@ -215,7 +223,7 @@ func (pl *placer) add(h *resources.Hook, e resources.HookEvent, node string, cov
 		}
 		after := pl.dependents(inOp)
 		for _, w := range wrapped {
-			for _, d := range pl.deps[w.Addr] {
+			for _, d := range w.WaitsFor {
 				if !inOp[d] && !after[d] && !contains(s.WaitsFor, d) {
 					s.WaitsFor = append(s.WaitsFor, d)
 				}
@@ -224,16 +232,47 @@ func (pl *placer) add(h *resources.Hook, e resources.HookEvent, node string, cov
 			sort.Strings(w.WaitsFor)
 		}
 	} else {
+		// The post step sits on the edges out of the operation: it waits
+		// for all of it, and what waited on the operation now waits on the
+		// hook too, so an aborting post hook (a failed health check after
+		// a master's deploy, after one node of a roll) stops exactly what
+		// would have built on the operation. A dependent that the operation
+		// itself waits for, directly or not, is left out (a cycle).
+		inOp := map[string]bool{}
 		for _, w := range wrapped {
+			inOp[w.Addr] = true
 			s.WaitsFor = append(s.WaitsFor, w.Addr)
+		}
+		before := pl.prerequisites(inOp)
+		for _, w := range wrapped {
+			for _, d := range pl.waiters[w.Addr] {
+				if inOp[d] || before[d] {
+					continue
+				}
+				ds := pl.p.Step(d)
+				if ds != nil && !contains(ds.WaitsFor, s.Addr) {
+					ds.WaitsFor = append(ds.WaitsFor, s.Addr)
+					sort.Strings(ds.WaitsFor)
+				}
+			}
 		}
 	}
 	sort.Strings(s.WaitsFor)
 	pl.p.Steps = append(pl.p.Steps, s)
 }
 
+// prerequisites is every step one of set waits on, directly or not.
+func (pl *placer) prerequisites(set map[string]bool) map[string]bool {
+	return closure(set, pl.deps)
+}
+
 // dependents is every step that waits, directly or not, on one of set.
 func (pl *placer) dependents(set map[string]bool) map[string]bool {
+	return closure(set, pl.waiters)
+}
+
+// closure is every address reachable from set along edges.
+func closure(set map[string]bool, edges map[string][]string) map[string]bool {
 	seen := map[string]bool{}
 	var queue []string
 	for a := range set {
@@ -242,7 +281,7 @@ func (pl *placer) dependents(set map[string]bool) map[string]bool {
 	for len(queue) > 0 {
 		a := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		for _, w := range pl.waiters[a] {
+		for _, w := range edges[a] {
 			if !seen[w] {
 				seen[w] = true
 				queue = append(queue, w)

@@ -450,3 +450,42 @@ func TestPreUpgradeHookWaitsForThePreviousBatch(t *testing.T) {
 		t.Fatalf("w2 drained while w1 was upgrading: %v", h.seq.ops)
 	}
 }
+
+func TestPostUpgradeHookGatesTheRoll(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("health", resources.HookNodeScope, "", "post-upgrade"),
+		shellHook("drain", resources.HookNodeScope, "", "pre-upgrade"))
+	c.Nodes = c.Nodes[1:]
+	rolling := func(v float64, up bool) []resources.Desired {
+		var ds []resources.Desired
+		for _, n := range []string{"w1", "w2"} {
+			nd := node(n, resources.Attrs{"v": v, "upgrade": up})
+			nd[1].Roll = &resources.Roll{Group: "workers", Unit: n, Batch: 1}
+			ds = append(ds, nd...)
+		}
+		return ds
+	}
+	h.apply(o, h.plan(o, c, rolling(0, false)...))
+	h.fake.fail["health/w1"] = true
+	p := h.plan(o, c, rolling(1, true)...)
+	post1 := `hook.health["post-upgrade/w1"]`
+	if s := p.Step("test.w2"); !contains(s.WaitsFor, post1) {
+		t.Fatalf("w2's upgrade does not wait for w1's post-upgrade hook: %v", s.WaitsFor)
+	}
+	if s := p.Step(`hook.drain["pre-upgrade/w2"]`); !contains(s.WaitsFor, post1) {
+		t.Fatalf("w2's pre-upgrade hook does not wait for w1's post-upgrade hook: %v", s.WaitsFor)
+	}
+	res := h.apply(o, p)
+	if _, failed := res.Failed[post1]; !failed || len(res.Failed) != 1 {
+		t.Fatalf("failed: %v", res.Failed)
+	}
+	for _, a := range []string{"test.w2", `hook.drain["pre-upgrade/w2"]`, `hook.health["post-upgrade/w2"]`} {
+		if _, skipped := res.Skipped[a]; !skipped {
+			t.Errorf("%s was not skipped after w1's health hook aborted: skipped %v", a, res.Skipped)
+		}
+	}
+	if !slices.Contains(res.Applied, "test.w1") {
+		t.Fatalf("w1's upgrade itself should be applied: %v", res.Applied)
+	}
+}
