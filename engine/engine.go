@@ -34,8 +34,11 @@ type Options struct {
 	// Force drops the resources of hosts that cannot be reached from the
 	// state when they are being deleted, without touching the hosts.
 	Force bool
-	Log   hclog.Logger
-	Hooks Hooks
+	// CommandHooks are the hook flags (--prehook …): they join the HCL
+	// hooks for this run only.
+	CommandHooks []config.HookFlag
+	Log          hclog.Logger
+	Hooks        Hooks
 	// Kinds overrides the registered resource kinds (tests).
 	Kinds []resources.Kind
 	// Session shares connections between a plan and its apply (nil: each

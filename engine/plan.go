@@ -140,6 +140,9 @@ type Loaded struct {
 func LoadConfig(o Options) (*Loaded, hcl.Diagnostics) {
 	o.defaults()
 	cfg, diags := config.Load(o.Dir, o.Vars)
+	if !diags.HasErrors() {
+		diags = append(diags, config.AddCommandLineHooks(cfg, o.CommandHooks, o.Destroy)...)
+	}
 	l := &Loaded{Config: cfg}
 	if cfg != nil {
 		l.Files = cfg.Files

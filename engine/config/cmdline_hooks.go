@@ -1,0 +1,202 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hookrun"
+)
+
+// The hook flags of plan, apply and destroy, named as openEuler eggo names
+// them (without dashes).
+const (
+	FlagPrehook         = "prehook"
+	FlagPosthook        = "posthook"
+	FlagClusterPrehook  = "cluster-prehook"
+	FlagClusterPosthook = "cluster-posthook"
+)
+
+// HookFlagNames lists the hook flags in the order their hooks are named.
+var HookFlagNames = []string{FlagPrehook, FlagPosthook, FlagClusterPrehook, FlagClusterPosthook}
+
+// HookFlag is one hook given on the command line: Name is the flag without
+// dashes ("prehook"), Value what followed it ("hooks/x.sh,worker").
+type HookFlag struct{ Name, Value string }
+
+// String is the flag as a user writes it, for messages and Hook.Source.
+func (f HookFlag) String() string { return "--" + f.Name + "=" + f.Value }
+
+// HookFlagError is a hook flag that cannot be used, naming the flag.
+type HookFlagError struct {
+	Flag HookFlag
+	Msg  string
+}
+
+func (e *HookFlagError) Error() string { return e.Flag.String() + ": " + e.Msg }
+
+// CommandLineHooks turns hook flags into shell hooks for one run, as
+// openEuler eggo's flags: --prehook=PATH[,ROLE] and --posthook run on each
+// node with ROLE (every node without one); --cluster-prehook=PATH and
+// --cluster-posthook run once per operation. They hook every operation the
+// command can cause: apply's deploy, join, delete and upgrade, or destroy's
+// cleanup. Relative paths start at the working directory, where the user
+// typed them. The scripts are read now, so a plan carries what it shows.
+// Every bad flag is reported, each as a *HookFlagError (errors.Join).
+func CommandLineHooks(flags []HookFlag, destroy bool) ([]resources.Hook, error) {
+	var hooks []resources.Hook
+	var errs []error
+	seq := map[string]int{}
+	for _, f := range flags {
+		h, err := commandLineHook(f, destroy)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		// Numbered per flag kind in the order given: unique by construction.
+		seq[f.Name]++
+		h.Name = fmt.Sprintf("cli_%s_%d", strings.ReplaceAll(f.Name, "-", "_"), seq[f.Name])
+		hooks = append(hooks, h)
+	}
+	return hooks, errors.Join(errs...)
+}
+
+func commandLineHook(f HookFlag, destroy bool) (resources.Hook, error) {
+	fail := func(format string, a ...any) (resources.Hook, error) {
+		return resources.Hook{}, &HookFlagError{Flag: f, Msg: fmt.Sprintf(format, a...)}
+	}
+	var timing resources.HookTiming
+	scope := resources.HookNodeScope
+	switch f.Name {
+	case FlagPrehook:
+		timing = resources.HookPre
+	case FlagPosthook:
+		timing = resources.HookPost
+	case FlagClusterPrehook:
+		timing, scope = resources.HookPre, resources.HookClusterScope
+	case FlagClusterPosthook:
+		timing, scope = resources.HookPost, resources.HookClusterScope
+	default:
+		return fail("not a hook flag; they are --%s", strings.Join(HookFlagNames, ", --"))
+	}
+	path, roles := f.Value, []string(nil)
+	if scope == resources.HookNodeScope {
+		var err error
+		if path, roles, err = splitPathRole(f.Value); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if path == "" {
+		usage := "PATH"
+		if scope == resources.HookNodeScope {
+			usage = "PATH[,ROLE]"
+		}
+		return fail("no script path: write --%s=%s (a script, or a directory of scripts)", f.Name, usage)
+	}
+	sh, err := loadFlagSource(path)
+	if err != nil {
+		if scope == resources.HookClusterScope && strings.Contains(path, ",") {
+			err = fmt.Errorf("%v (a cluster hook takes no ROLE: it runs once per operation, on the first master)", err)
+		}
+		return fail("%v", err)
+	}
+	return resources.Hook{
+		Source:  f.String(),
+		On:      flagEvents(timing, destroy),
+		Type:    resources.HookShell,
+		Scope:   scope,
+		Roles:   roles,
+		Timeout: hookrun.DefaultTimeout,
+		Grace:   hookrun.DefaultGrace,
+		Shell:   sh,
+	}, nil
+}
+
+// splitPathRole reads PATH or PATH,ROLE.
+func splitPathRole(v string) (string, []string, error) {
+	parts := strings.Split(v, ",")
+	switch {
+	case len(parts) == 1:
+		return v, nil, nil
+	case len(parts) > 2:
+		return "", nil, fmt.Errorf("more than one comma: the value is PATH or PATH,ROLE (one role; repeat the flag for more)")
+	}
+	role := parts[1]
+	if !slices.Contains(resources.Roles, role) {
+		return "", nil, fmt.Errorf("unknown role %q: roles are %s (leave ROLE out for every node)", role, strings.Join(resources.Roles, ", "))
+	}
+	return parts[0], []string{role}, nil
+}
+
+// loadFlagSource reads the scripts the way a hook block's source is read
+// (hookrun.LoadSource), with "~/" expanded and relative paths resolved
+// against the working directory.
+func loadFlagSource(p string) (*resources.ShellHook, error) {
+	abs, err := (&loader{dir: "."}).localPath(p)
+	if err != nil {
+		return nil, err
+	}
+	scripts, err := hookrun.LoadSource(abs)
+	if errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), abs+"/") {
+		return nil, fmt.Errorf("%s (%s) does not exist; it is a script file or a directory of scripts, relative to the working directory", p, abs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v; it must be a script file, or a directory whose regular top-level files are the scripts", err)
+	}
+	return &resources.ShellHook{Path: abs, Scripts: scripts}, nil
+}
+
+// flagEvents are the events of every operation the command can cause.
+func flagEvents(t resources.HookTiming, destroy bool) []resources.HookEvent {
+	if destroy {
+		return []resources.HookEvent{{Timing: t, Operation: resources.HookCleanup}}
+	}
+	var out []resources.HookEvent
+	for _, op := range []resources.HookOperation{resources.HookDeploy, resources.HookJoin, resources.HookDelete, resources.HookUpgrade} {
+		out = append(out, resources.HookEvent{Timing: t, Operation: op})
+	}
+	return out
+}
+
+// AddCommandLineHooks loads the hook flags and appends their hooks to the
+// cluster's for this run, each bad flag an "Invalid hook flag" error. They
+// are not part of the configuration hash: a saved plan carries its hook
+// steps with their scripts.
+func AddCommandLineHooks(c *Config, flags []HookFlag, destroy bool) hcl.Diagnostics {
+	if len(flags) == 0 || c == nil || c.Cluster == nil {
+		return nil
+	}
+	hooks, err := CommandLineHooks(flags, destroy)
+	var diags hcl.Diagnostics
+	for _, e := range flattenErrors(err) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid hook flag", Detail: e.Error() + "."})
+	}
+	for _, h := range hooks {
+		for _, prev := range c.Cluster.Hooks {
+			if prev.Name == h.Name {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid hook flag",
+					Detail: fmt.Sprintf("%s: its hook is named %s, and the hook block at %s has that name. Rename the block: names starting with cli_ are taken by command-line hooks.", h.Source, h.Name, prev.Source)})
+			}
+		}
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	c.Cluster.Hooks = append(c.Cluster.Hooks, hooks...)
+	return nil
+}
+
+func flattenErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
