@@ -47,6 +47,7 @@ func (c *ApplyCommand) Help() string {
 Options:
   -auto-approve        Do not ask for "yes".
 ` + operationFlagsHelp + `
+` + hookFlagsHelp + `
 
 Exit codes: 0 success, 1 error (every failure is listed by address and host).
 `
@@ -61,11 +62,13 @@ Exit codes: 0 success, 1 error (every failure is listed by address and host).
   operations; a second abandons them.
 
   With PLANFILE (from 'eggo plan -out'), applies exactly that plan without
-  asking, and refuses if the state or the configuration changed since.
+  asking, and refuses if the state or the configuration changed since. It
+  runs exactly the hooks the plan shows: give hook flags to 'eggo plan'.
 
 Options:
   -auto-approve        Do not ask for "yes" (needed when stdin is no terminal).
 ` + operationFlagsHelp + `
+` + hookFlagsHelp + `
 
 Exit codes: 0 success, 1 error (every failure is listed by address and host).
 `

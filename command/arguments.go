@@ -17,6 +17,19 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
+// hookFlag collects one kind of hook flag into the shared, ordered list, so
+// the hooks are named in the order given.
+type hookFlag struct {
+	name string
+	list *[]config.HookFlag
+}
+
+func (h hookFlag) String() string { return "" }
+func (h hookFlag) Set(v string) error {
+	*h.list = append(*h.list, config.HookFlag{Name: h.name, Value: v})
+	return nil
+}
+
 // Operation holds the flags shared by plan, apply and destroy.
 type Operation struct {
 	StatePath        string
@@ -33,6 +46,9 @@ type Operation struct {
 	PlanFile         string // apply FILE
 	Destroy          bool   // plan -destroy
 	Force            bool   // -force: drop unreachable hosts' resources being deleted
+	// Hooks are --prehook, --posthook, --cluster-prehook and
+	// --cluster-posthook in the order given (plan, apply, destroy).
+	Hooks []config.HookFlag
 }
 
 // parseOperation parses the flags of plan (cmd "plan"), apply or destroy.
@@ -58,24 +74,37 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 		fs.BoolVar(&op.Destroy, "destroy", false, "")
 	}
 	switch cmd {
+	case "plan", "apply", "destroy":
+		for _, name := range config.HookFlagNames {
+			fs.Var(hookFlag{name: name, list: &op.Hooks}, name, "")
+		}
+	}
+	switch cmd {
 	case "plan":
 		fs.StringVar(&op.Out, "out", "", "")
 		fs.BoolVar(&op.DetailedExitcode, "detailed-exitcode", false, "")
 	case "apply", "destroy":
 		fs.BoolVar(&op.AutoApprove, "auto-approve", false, "")
 	}
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
 		return op, fmt.Errorf("%s: %v", cmd, err)
 	}
-	rest := fs.Args()
 	switch {
 	case cmd == "apply" && len(rest) == 1:
 		op.PlanFile = rest[0]
 		if len(op.Vars)+len(op.VarFiles)+len(op.Targets)+len(op.Replace) > 0 || !op.Refresh {
 			return op, fmt.Errorf("apply %s: a saved plan is applied exactly as planned; -var, -var-file, -target, -replace and -refresh belong to `eggo plan`", rest[0])
 		}
+		if len(op.Hooks) > 0 {
+			return op, fmt.Errorf("apply %s: a saved plan runs exactly the hooks it shows; %s belongs to `eggo plan` (eggo plan %s -out=FILE)", rest[0], op.Hooks[0], op.Hooks[0])
+		}
 	case len(rest) > 0:
-		return op, fmt.Errorf("%s: unexpected argument %q (flags go before arguments; see eggo %s -help)", cmd, rest[0], cmd)
+		extra := rest[0]
+		if cmd == "apply" {
+			extra = rest[1] // the first is the plan file
+		}
+		return op, fmt.Errorf("%s: unexpected argument %q (see eggo %s -help)", cmd, extra, cmd)
 	}
 	if op.Parallelism < 1 {
 		return op, fmt.Errorf("%s: -parallelism must be at least 1, got %d", cmd, op.Parallelism)
@@ -86,19 +115,43 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 	return op, nil
 }
 
+// parseInterleaved parses flags that may also follow the arguments
+// (`apply PLANFILE --prehook=x`), so such a flag is judged by what it is
+// rather than reported as a stray argument.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		left := fs.Args()
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil // after "--" nothing is a flag
+		}
+		args = left
+		for len(args) > 0 && (args[0] == "-" || !strings.HasPrefix(args[0], "-")) {
+			rest, args = append(rest, args[0]), args[1:]
+		}
+		if len(args) == 0 {
+			return rest, nil
+		}
+	}
+}
+
 // engineOptions turns parsed flags into engine options.
 func (op *Operation) engineOptions(env []string) engine.Options {
 	return engine.Options{
-		Dir:         ".",
-		Vars:        config.VarInput{Vars: op.Vars, VarFiles: op.VarFiles, Env: env},
-		StatePath:   op.StatePath,
-		Parallelism: op.Parallelism,
-		Targets:     op.Targets,
-		Replace:     op.Replace,
-		NoRefresh:   !op.Refresh,
-		Destroy:     op.Destroy,
-		Force:       op.Force,
-		Kinds:       testKinds,
+		Dir:          ".",
+		Vars:         config.VarInput{Vars: op.Vars, VarFiles: op.VarFiles, Env: env},
+		StatePath:    op.StatePath,
+		Parallelism:  op.Parallelism,
+		Targets:      op.Targets,
+		Replace:      op.Replace,
+		NoRefresh:    !op.Refresh,
+		Destroy:      op.Destroy,
+		Force:        op.Force,
+		CommandHooks: op.Hooks,
+		Kinds:        testKinds,
 	}
 }
 
@@ -119,3 +172,17 @@ const operationFlagsHelp = `  -state=PATH          State file (default eggo.stat
   -force               A host that cannot be reached: remove its resources that are being
                        deleted from the cluster and the state without touching it.
   -json                Machine-readable output (JSON lines).`
+
+// hookFlagsHelp documents the hook flags of plan, apply and destroy.
+const hookFlagsHelp = `
+Hooks (each flag repeatable; they join the HCL hooks for this run and show in its plan):
+  --prehook=PATH[,ROLE]     Run PATH (a script, or each script of a directory in name
+                            order) on every node with ROLE (master, worker, etcd,
+                            loadbalance; none: every node) before each operation:
+                            deploy, join, delete, upgrade; with destroy or
+                            plan -destroy, cleanup.
+  --posthook=PATH[,ROLE]    The same, after each operation.
+  --cluster-prehook=PATH    Run PATH once per operation, on the first master, before it.
+  --cluster-posthook=PATH   The same, after it.
+  Relative paths start at the working directory. The plan names them
+  hook.cli_prehook_1, hook.cli_cluster_posthook_1 … in the order given.`

@@ -58,6 +58,8 @@ func commands(m *meta) map[string]cli.CommandFactory {
 		"state list":   f(&StateListCommand{m}),
 		"state show":   f(&StateShowCommand{m}),
 		"state rm":     f(&StateRmCommand{m}),
+		"hooks":        f(&HooksCommand{m}),
+		"hooks show":   f(&HooksShowCommand{m}),
 		"force-unlock": f(&ForceUnlockCommand{m}),
 		"version":      f(&VersionCommand{m}),
 	}
@@ -104,6 +106,7 @@ Other commands:
   state list     List the resources in the state
   state show     Show one resource in the state
   state rm       Forget a resource without touching its host
+  hooks          List the recorded hook runs (hooks show ID: one in full)
   force-unlock   Remove a stale state lock
   version        Print eggo's version
 

@@ -26,6 +26,7 @@ Options:
   -destroy             Plan the destruction of everything in the state.
   -detailed-exitcode   Exit 0 for no changes, 1 for an error, 2 for changes.
 ` + operationFlagsHelp + `
+` + hookFlagsHelp + `
 
 Exit codes: 0 success (any changes), 1 error; with -detailed-exitcode,
 0 no changes, 1 error, 2 changes present.

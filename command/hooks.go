@@ -1,0 +1,218 @@
+package command
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/state"
+)
+
+// HooksCommand is `eggo hooks`: the recorded hook runs, newest last.
+type HooksCommand struct{ *meta }
+
+func (c *HooksCommand) Synopsis() string { return "List the recorded hook runs" }
+
+func (c *HooksCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] hooks [-state=PATH] [-json] [-log]
+
+  Lists the hook runs recorded by apply and destroy, newest last: ID,
+  finish time, hook, event, node, type, result (exit code, the signal that
+  ended a script, or a check's phase), attempts and the decision taken
+  (ok, continue, abort). 'eggo hooks show ID' shows one run in full.
+
+  The state keeps the last 200 runs; every run is also appended to the audit
+  log beside it (PATH.hooks.log), which -log reads instead.
+
+Options:
+  -state=PATH   State file (default eggo.state).
+  -log          Read the full audit log instead of the state's bounded list.
+  -json         The runs as one JSON array.
+
+Exit codes: 0 success (also when no run is recorded), 1 error.
+`
+}
+
+func (c *HooksCommand) Run(args []string) int {
+	flags := flag.NewFlagSet("hooks", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	path := flags.String("state", "eggo.state", "")
+	js := flags.Bool("json", false, "")
+	fromLog := flags.Bool("log", false, "")
+	if err := flags.Parse(args); err != nil || flags.NArg() > 0 {
+		c.errorf("usage: eggo hooks [-state=PATH] [-json] [-log] (eggo hooks show ID for one run)")
+		return 1
+	}
+	var runs []state.HookRun
+	var err error
+	if *fromLog {
+		var warns []string
+		runs, warns, err = readAuditLog(engine.AuditLogPath(*path))
+		for _, w := range warns {
+			fmt.Fprintf(c.streams.Err, "%s %s\n", c.col().c(yellow, "Warning:"), w)
+		}
+	} else {
+		runs, err = stateHookRuns(*path)
+	}
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	if *js {
+		if runs == nil {
+			runs = []state.HookRun{}
+		}
+		b, _ := json.MarshalIndent(runs, "", "  ")
+		fmt.Fprintln(c.streams.Out, string(b))
+		return 0
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(c.streams.Out, "No hook runs recorded.")
+		return 0
+	}
+	c.hookTable(runs)
+	return 0
+}
+
+// hookTable prints one line a run. Colour goes on the decision only after
+// tabwriter has aligned the plain text: escape codes would skew columns.
+func (c *HooksCommand) hookTable(runs []state.HookRun) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tFINISHED\tHOOK\tEVENT\tNODE\tTYPE\tRESULT\tATTEMPTS\tDECISION")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, formatTime(r.Finish), r.Hook, r.Event, dash(r.Node),
+			r.Type, hookResult(r), len(r.Attempts), dash(r.Decision))
+	}
+	tw.Flush()
+	col := c.col()
+	lines := strings.SplitAfter(buf.String(), "\n")
+	io.WriteString(c.streams.Out, col.c(bold, strings.TrimRight(lines[0], "\n"))+"\n")
+	for i, line := range lines[1:] {
+		if line == "" {
+			continue
+		}
+		d := runs[i].Decision
+		if d != "" && strings.HasSuffix(line, d+"\n") {
+			line = strings.TrimSuffix(line, d+"\n") + col.c(decisionColour(d), d) + "\n"
+		}
+		io.WriteString(c.streams.Out, line)
+	}
+}
+
+func decisionColour(d string) string {
+	switch d {
+	case "ok":
+		return green
+	case "continue":
+		return yellow
+	}
+	return red
+}
+
+// hookResult says how a run ended, in one word or three: a shell hook's
+// last attempt ("exit 0", "SIGTERM after timeout"), a check's phase.
+func hookResult(r state.HookRun) string {
+	if r.Type != "" && r.Type != "shell" {
+		if r.Phase != "" {
+			return r.Phase
+		}
+		return "error"
+	}
+	if len(r.Attempts) == 0 {
+		if r.Error != "" {
+			return "error"
+		}
+		return "-"
+	}
+	return attemptResult(r.Attempts[len(r.Attempts)-1])
+}
+
+func attemptResult(a state.HookAttempt) string {
+	switch {
+	case a.Signal != "":
+		s := "SIG" + strings.TrimPrefix(a.Signal, "SIG")
+		if a.TimedOut {
+			s += " after timeout"
+		}
+		return s
+	case a.ExitCode >= 0:
+		return "exit " + strconv.Itoa(a.ExitCode)
+	case a.Error != "":
+		return "error" // it never ran: the upload or the connection failed
+	}
+	return "-"
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// stateHookRuns reads the runs the state keeps; no state file is no runs.
+func stateHookRuns(path string) ([]state.HookRun, error) {
+	st, err := engine.ReadState(path)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return st.HookRuns, nil
+}
+
+// readAuditLog reads the audit log, one JSON record a line; no log is no
+// runs. A last line without its newline is a write that a crash cut short:
+// it is skipped with a warning. Any other bad line is an error naming it.
+func readAuditLog(path string) ([]state.HookRun, []string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("hook audit log: %w", err)
+	}
+	defer f.Close()
+	var runs []state.HookRun
+	var warns []string
+	rd := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		line, err := rd.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("hook audit log %s: %w", path, err)
+		}
+		complete := err == nil
+		if len(bytes.TrimSpace(line)) > 0 {
+			var r state.HookRun
+			if jerr := json.Unmarshal(line, &r); jerr != nil {
+				if !complete {
+					warns = append(warns, fmt.Sprintf("%s:%d: skipped an unfinished last record (a run that was cut short while writing it)", path, n))
+					break
+				}
+				return nil, nil, fmt.Errorf("%s:%d: not a hook run record: %v", path, n, jerr)
+			}
+			runs = append(runs, r)
+		}
+		if !complete {
+			break
+		}
+	}
+	return runs, warns, nil
+}

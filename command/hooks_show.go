@@ -1,0 +1,187 @@
+package command
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/state"
+)
+
+// HooksShowCommand is `eggo hooks show ID`: one hook run in full.
+type HooksShowCommand struct{ *meta }
+
+func (c *HooksShowCommand) Synopsis() string { return "Show one recorded hook run in full" }
+
+func (c *HooksShowCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] hooks show [-state=PATH] [-json] ID
+
+  Shows one hook run (an ID from 'eggo hooks'): the hook, event, node and
+  step, when it started and finished, every attempt (exit code, signal,
+  whether it timed out, the script that failed, its error and times), a
+  check's measurements (value, phase, message), the end of the output
+  exactly as the hook printed it, the error and the decision taken.
+
+  It looks in the state first, then in the audit log beside it
+  (PATH.hooks.log), which keeps runs the state no longer holds.
+
+Options:
+  -state=PATH   State file (default eggo.state).
+  -json         The record as one JSON object.
+
+Exit codes: 0 success, 1 error (no run with that ID).
+`
+}
+
+func (c *HooksShowCommand) Run(args []string) int {
+	flags := flag.NewFlagSet("hooks show", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	path := flags.String("state", "eggo.state", "")
+	js := flags.Bool("json", false, "")
+	if err := flags.Parse(args); err != nil || flags.NArg() != 1 {
+		c.errorf("usage: eggo hooks show [-state=PATH] [-json] ID (IDs are listed by eggo hooks)")
+		return 1
+	}
+	id := flags.Arg(0)
+	r, err := findHookRun(*path, id)
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	if *js {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(c.streams.Out, string(b))
+		return 0
+	}
+	var b strings.Builder
+	renderHookRun(&b, r, c.col())
+	io.WriteString(c.streams.Out, b.String())
+	return 0
+}
+
+// findHookRun looks for id in the state, then in the audit log, where the
+// newest run with that ID wins (a new lineage numbers its runs from 1 again).
+func findHookRun(path, id string) (state.HookRun, error) {
+	runs, err := stateHookRuns(path)
+	if err != nil {
+		return state.HookRun{}, err
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	logPath := engine.AuditLogPath(path)
+	logged, _, err := readAuditLog(logPath)
+	if err != nil {
+		return state.HookRun{}, err
+	}
+	for i := len(logged) - 1; i >= 0; i-- {
+		if logged[i].ID == id {
+			return logged[i], nil
+		}
+	}
+	return state.HookRun{}, fmt.Errorf("no hook run with ID %q: the state %s records %s%s and the audit log %s %s (see eggo hooks, or eggo hooks -log)",
+		id, path, pluralWord(len(runs), "run"), idRange(runs), logPath, pluralWord(len(logged), "run"))
+}
+
+// idRange is " (IDs 3 to 9)" for a non-empty list.
+func idRange(runs []state.HookRun) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (IDs %s to %s)", runs[0].ID, runs[len(runs)-1].ID)
+}
+
+// renderHookRun writes every field of one run. The output tail is written
+// exactly as the hook printed it, unindented, so it can be copied.
+func renderHookRun(b *strings.Builder, r state.HookRun, col colorizer) {
+	fmt.Fprintf(b, "%s %s\n", col.c(bold, "Hook run "+r.ID+":"), r.Address)
+	field := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(b, "  %-10s %s\n", name+":", value)
+		}
+	}
+	field("hook", fmt.Sprintf("%s (%s)", r.Hook, dash(r.Type)))
+	field("event", fmt.Sprintf("%s (operator %s)", r.Event, dash(r.Operator)))
+	field("node", dash(r.Node))
+	field("started", formatTime(r.Start))
+	field("finished", fmt.Sprintf("%s (took %s)", formatTime(r.Finish), took(r.Start, r.Finish)))
+	field("result", hookResult(r))
+	if r.Phase != "" {
+		field("phase", r.Phase)
+	}
+	field("decision", col.c(decisionColour(r.Decision), dash(r.Decision)))
+	if r.Error != "" {
+		fmt.Fprintf(b, "  %-10s %s\n", "error:", indentRest(r.Error, "             "))
+	}
+	if len(r.Attempts) > 0 {
+		fmt.Fprintf(b, "\n%s\n", col.c(bold, "Attempts:"))
+		for _, a := range r.Attempts {
+			renderAttempt(b, a)
+		}
+	}
+	if len(r.Measurements) > 0 {
+		fmt.Fprintf(b, "\n%s\n", col.c(bold, "Measurements:"))
+		for i, m := range r.Measurements {
+			fmt.Fprintf(b, "  %d. %s  value %s  at %s (took %s)\n", i+1, dash(m.Phase), valueOrNone(m.Value), formatTime(m.Start), took(m.Start, m.Finish))
+			if m.Message != "" {
+				fmt.Fprintf(b, "     %s\n", indentRest(m.Message, "     "))
+			}
+		}
+	}
+	if r.Output != "" {
+		fmt.Fprintf(b, "\n%s\n", col.c(bold, "Output (end of the last attempt, verbatim):"))
+		b.WriteString(r.Output)
+		if !strings.HasSuffix(r.Output, "\n") {
+			b.WriteString("\n")
+		}
+	}
+}
+
+func renderAttempt(b *strings.Builder, a state.HookAttempt) {
+	fmt.Fprintf(b, "  #%d  %s", a.N, attemptResult(a))
+	if a.ExitCode >= 0 && a.Signal != "" {
+		fmt.Fprintf(b, " (exit %d)", a.ExitCode)
+	}
+	fmt.Fprintf(b, "  %s to %s (took %s)\n", formatTime(a.Start), formatTime(a.Finish), took(a.Start, a.Finish))
+	var details []string
+	if a.Script != "" {
+		details = append(details, "script "+a.Script)
+	}
+	if a.Signal != "" {
+		details = append(details, "signal "+a.Signal)
+	}
+	if a.TimedOut {
+		details = append(details, "timed out")
+	}
+	if len(details) > 0 {
+		fmt.Fprintf(b, "      %s\n", strings.Join(details, ", "))
+	}
+	if a.Error != "" {
+		fmt.Fprintf(b, "      error: %s\n", indentRest(a.Error, "             "))
+	}
+}
+
+func took(start, finish time.Time) string {
+	if start.IsZero() || finish.IsZero() {
+		return "-"
+	}
+	return finish.Sub(start).Round(time.Millisecond).String()
+}
+
+func valueOrNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
+}
+
+// indentRest indents every line after the first of a multi-line message.
+func indentRest(s, indent string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
+}
