@@ -69,7 +69,7 @@ type HookClusterInfo struct {
 
 // HookClusterOf is the hook view of c.
 func HookClusterOf(c *Cluster) HookClusterInfo {
-	return HookClusterInfo{Name: c.Name, APIEndpoint: c.APIEndpoint, ConfigDir: c.ConfigDir, Labels: c.Labels, Annotations: c.Annotations}
+	return HookClusterInfo{Name: c.Name, APIEndpoint: c.Endpoint(), ConfigDir: c.ConfigDir, Labels: c.Labels, Annotations: c.Annotations}
 }
 
 // ClusterHookArgs are a cluster-scope hook's arguments: labels then
