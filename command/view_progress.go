@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -45,10 +46,11 @@ func (v *progressView) heartbeat(interval time.Duration, stop <-chan struct{}) {
 }
 
 var stillVerbs = map[resources.Action]string{
-	resources.Create:  "Still creating...",
-	resources.Update:  "Still modifying...",
-	resources.Delete:  "Still destroying...",
-	resources.Replace: "Still replacing...",
+	resources.Create:     "Still creating...",
+	resources.Update:     "Still modifying...",
+	resources.Delete:     "Still destroying...",
+	resources.Replace:    "Still replacing...",
+	engine.HookRunAction: "Still running...",
 }
 
 func (v *progressView) beat() {
@@ -69,6 +71,9 @@ var verbs = map[resources.Action][2]string{
 	resources.Update:  {"Modifying...", "Modifications complete"},
 	resources.Delete:  {"Destroying...", "Destruction complete"},
 	resources.Replace: {"Replacing...", "Replacement complete"},
+	// A hook step: "hook.drain[\"pre-join/w1\"]: Running..." then
+	// "Run complete" (or, under continue, the warning Progress printed).
+	engine.HookRunAction: {"Running...", "Run complete"},
 }
 
 func (v *progressView) Refreshing(addr string) {

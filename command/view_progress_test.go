@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -29,5 +30,21 @@ func TestProgressHeartbeat(t *testing.T) {
 	v.beat()
 	if out.Len() != 0 {
 		t.Fatalf("finished change still reported: %q", out.String())
+	}
+}
+
+// TestProgressNamesHookSteps: a hook step reads "Running..." and "Run
+// complete", like a resource's own verbs, never an empty verb.
+func TestProgressNamesHookSteps(t *testing.T) {
+	var out bytes.Buffer
+	v := newProgressView(&out, colorizer(false))
+	c := &resources.Change{Addr: `hook.drain["pre-join/w1"]`, Action: engine.HookRunAction}
+	v.PreApply(c)
+	v.beat()
+	v.PostApply(c, nil, 2*time.Second)
+	for _, want := range []string{`hook.drain["pre-join/w1"]: Running...`, `hook.drain["pre-join/w1"]: Still running... [`, `hook.drain["pre-join/w1"]: Run complete after 2s`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
 	}
 }
