@@ -211,21 +211,26 @@ func (pl *placer) add(h *resources.Hook, e resources.HookEvent, node string, cov
 			Covers: covers, Def: *h},
 	}
 	if e.Timing == resources.HookPre {
-		// The pre step waits for what the operation itself waits for, so it
-		// runs just before the operation and not at the start of the run:
-		// in a rolling upgrade the second node's pre-upgrade hook runs when
-		// the first node is done, not while it is down. A prerequisite
-		// that itself depends on the operation is left out (it would make
-		// a cycle); the operation still waits for it.
+		// The pre step waits for what the operation's first steps wait
+		// for, so it runs just before the operation starts and not at the
+		// start of the run: in a rolling upgrade the second node's
+		// pre-upgrade hook runs when the first node is done, not while it
+		// is down. Only the first steps: a worker's kubelet waits for the
+		// masters, but its pre-deploy hook need not hold back the upload
+		// of its bundle until then. A prerequisite that itself depends on
+		// the operation is left out (it would make a cycle); the operation
+		// still waits for it.
 		inOp := map[string]bool{}
 		for _, w := range wrapped {
 			inOp[w.Addr] = true
 		}
 		after := pl.dependents(inOp)
 		for _, w := range wrapped {
-			for _, d := range w.WaitsFor {
-				if !inOp[d] && !after[d] && !contains(s.WaitsFor, d) {
-					s.WaitsFor = append(s.WaitsFor, d)
+			if pl.entry(w, inOp) {
+				for _, d := range w.WaitsFor {
+					if !inOp[d] && !after[d] && !contains(s.WaitsFor, d) {
+						s.WaitsFor = append(s.WaitsFor, d)
+					}
 				}
 			}
 			w.WaitsFor = append(w.WaitsFor, s.Addr)
@@ -259,6 +264,17 @@ func (pl *placer) add(h *resources.Hook, e resources.HookEvent, node string, cov
 	}
 	sort.Strings(s.WaitsFor)
 	pl.p.Steps = append(pl.p.Steps, s)
+}
+
+// entry says whether w is a first step of its operation: it waits on no
+// other step of the operation.
+func (pl *placer) entry(w *Step, inOp map[string]bool) bool {
+	for _, d := range pl.deps[w.Addr] {
+		if inOp[d] {
+			return false
+		}
+	}
+	return true
 }
 
 // prerequisites is every step one of set waits on, directly or not.

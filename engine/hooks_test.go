@@ -489,3 +489,33 @@ func TestPostUpgradeHookGatesTheRoll(t *testing.T) {
 		t.Fatalf("w1's upgrade itself should be applied: %v", res.Applied)
 	}
 }
+
+// A pre hook waits only for what the operation's first steps wait for: a
+// worker's pre-deploy hook does not wait for the master, although a later
+// step of the worker's deploy does.
+func TestPreHookWaitsOnlyForTheFirstSteps(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-deploy"))
+	w1 := node("w1", nil)
+	w1[1].DependsOn = append(w1[1].DependsOn, "test.m1")
+	p := h.plan(o, c, append(node("m1", nil), w1...)...)
+	pre := p.Step(`hook.prep["pre-deploy/w1"]`)
+	if pre == nil || contains(pre.WaitsFor, "test.m1") {
+		t.Fatalf("w1's pre-deploy hook waits for the master: %+v", pre)
+	}
+	for _, a := range []string{"host.w1", "test.w1"} {
+		if !contains(p.Step(a).WaitsFor, pre.Addr) {
+			t.Errorf("%s does not wait for the pre hook", a)
+		}
+	}
+	if !contains(p.Step("test.w1").WaitsFor, "test.m1") {
+		t.Error("test.w1 lost its own edge to the master")
+	}
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	if h.seq.index(t, "hook prehook prep deploy w1") > h.seq.index(t, "create host.w1") {
+		t.Fatalf("host.w1 created before its pre-deploy hook: %v", h.seq.ops)
+	}
+}
