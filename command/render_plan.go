@@ -250,7 +250,17 @@ func renderHooks(b *strings.Builder, p *engine.Plan, col colorizer) {
 			first = false
 		}
 		h := s.Hook
-		fmt.Fprintf(b, "  %s %s on %s (%s hook, %s of %s, on failure %s)\n", col.c(bold, ">"), s.Addr, s.Node,
-			h.Def.Type, h.Event, strings.Join(h.Covers, ", "), h.Def.PolicyFor(h.Event.Operation))
+		// A check hook measures from this machine; its node only fills
+		// {{ node.ip }} and the like.
+		where := "on " + s.Node
+		if h.Def.Type != resources.HookShell {
+			where = "for " + s.Node + " from this machine"
+		}
+		policy := string(h.Def.PolicyFor(h.Event.Operation))
+		if policy == "retry" {
+			policy = fmt.Sprintf("retry %d times, then %s", max(h.Def.Attempts, 1), h.Def.Fallback)
+		}
+		fmt.Fprintf(b, "  %s %s %s (%s hook, %s of %s, on failure %s)\n", col.c(bold, ">"), s.Addr, where,
+			h.Def.Type, h.Event, strings.Join(h.Covers, ", "), policy)
 	}
 }
