@@ -17,6 +17,9 @@ func TestPlanShowsWhichHooksRunWhere(t *testing.T) {
 		{Change: resources.Change{Addr: `hook.ready["pre-join/w1"]`, Kind: "hook", Node: "w1", Action: engine.HookRunAction},
 			Hook: &engine.HookStep{Name: "ready", Event: ev, Covers: []string{"w1"}, Def: resources.Hook{Name: "ready", Type: resources.HookWeb,
 				Policy: "retry", Attempts: 4, Fallback: "continue"}}},
+		{Change: resources.Change{Addr: `hook.tell["pre-join"]`, Kind: "hook", Action: engine.HookRunAction},
+			Hook: &engine.HookStep{Name: "tell", Event: ev, Covers: []string{"w1"}, Local: true, Node: resources.HookNode{Name: "m0"},
+				Def: resources.Hook{Name: "tell", Type: resources.HookShell, Scope: resources.HookClusterScope, OnOperator: true}}},
 	}}
 	var b strings.Builder
 	renderPlan(&b, p, colorizer(false))
@@ -26,6 +29,9 @@ func TestPlanShowsWhichHooksRunWhere(t *testing.T) {
 	}
 	if !strings.Contains(out, `> hook.ready["pre-join/w1"] for w1 from this machine (web hook, pre-join of w1, on failure retry 4 times, then continue)`) {
 		t.Fatalf("plan does not say where a check runs or how it retries:\n%s", out)
+	}
+	if !strings.Contains(out, `> hook.tell["pre-join"] on this machine (for m0) (shell hook, pre-join of w1, on failure abort)`) {
+		t.Fatalf("plan does not say an operator hook runs here:\n%s", out)
 	}
 	if !strings.Contains(out, "Plan: 1 to add, 0 to change, 0 to destroy.") {
 		t.Fatalf("a hook counted as a resource:\n%s", out)

@@ -253,7 +253,10 @@ func renderHooks(b *strings.Builder, p *engine.Plan, col colorizer) {
 		// A check hook measures from this machine; its node only fills
 		// {{ node.ip }} and the like.
 		where := "on " + s.Node
-		if h.Def.Type != resources.HookShell {
+		switch {
+		case h.Local:
+			where = "on this machine (for " + h.Node.Name + ")"
+		case h.Def.Type != resources.HookShell:
 			where = "for " + s.Node + " from this machine"
 		}
 		policy := string(h.Def.PolicyFor(h.Event.Operation))

@@ -127,7 +127,12 @@ func (a *hookApplier) shell(ctx context.Context, h *HookStep, rec *state.HookRun
 	if h.Scope == resources.HookClusterScope {
 		spec.Args = resources.ClusterHookArgs(h.Cluster)
 	}
-	out := a.runner.Shell(ctx, a.rc, h.Node, spec)
+	where := h.Node
+	if h.Local {
+		where = resources.OperatorNode
+		rec.Node = where.Name
+	}
+	out := a.runner.Shell(ctx, a.rc, where, spec)
 	for _, at := range out.Attempts {
 		ha := state.HookAttempt{N: at.N, Start: at.Start, Finish: at.Finish, ExitCode: at.ExitCode, Signal: at.Signal,
 			TimedOut: at.TimedOut, Script: at.Script}

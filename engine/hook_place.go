@@ -32,6 +32,9 @@ type HookStep struct {
 	// node-scope hook, every node of the operation for a cluster-scope one.
 	Covers []string       `json:"covers"`
 	Def    resources.Hook `json:"definition"`
+	// Local runs the hook on this machine (run_on = "operator"); Node
+	// still fills its EGGO_NODE_* variables.
+	Local bool `json:"local,omitempty"`
 }
 
 // nodeOperation derives the hook operation of one node's steps. The host
@@ -204,11 +207,15 @@ func (pl *placer) add(h *resources.Hook, e resources.HookEvent, node string, cov
 	for _, n := range covers {
 		wrapped = append(wrapped, pl.byNode[n]...)
 	}
+	local := h.OnOperator && h.Scope == resources.HookClusterScope && h.Type == resources.HookShell
 	s := &Step{
 		Change: resources.Change{Addr: hookAddr(h, e, node), Kind: hookKind, Node: node, Action: HookRunAction,
 			Reasons: []resources.Reason{{Code: "hook", Detail: fmt.Sprintf("%s of %s", e, joinNames(covers))}}},
 		Hook: &HookStep{Name: h.Name, Event: e, Scope: h.Scope, Node: pl.hookNode(node), Cluster: resources.HookClusterOf(pl.c),
-			Covers: covers, Def: *h},
+			Covers: covers, Def: *h, Local: local},
+	}
+	if local {
+		s.Node = "" // reaching no host: an unreachable first master does not stop it
 	}
 	if e.Timing == resources.HookPre {
 		// The pre step waits for what the operation's first steps wait

@@ -60,6 +60,8 @@ func hooksTestbedDir(t *testing.T, tb *testbed.Testbed) string {
 			"trap 'date +%s.%N > " + hookOut + "/stubborn.term; echo got TERM' TERM\n" +
 			"while :; do sleep 0.05; done\n",
 	}
+	// Runs on this machine (run_on = "operator"), writing beside the config.
+	files["hooks/local.sh"] = "env | grep '^EGGO_' | LC_ALL=C sort > " + filepath.Join(dir, "local-$EGGO_HOOK_TYPE-$EGGO_OPERATOR.env") + "\nhostname >> " + filepath.Join(dir, "local-$EGGO_HOOK_TYPE-$EGGO_OPERATOR.env") + "\n"
 	for rel, content := range files {
 		p := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -217,6 +219,12 @@ hook "ordered" {
   source = "hooks/ordered"
   files  = [{ src = "files/payload.txt", dst = "`+hookOut+`/deep/er/payload.txt" }]
 }
+hook "local" {
+  on     = "post-deploy"
+  scope  = "cluster"
+  run_on = "operator"
+  source = "hooks/local.sh"
+}
 `)
 	c := loadCluster()
 	p, res := runApply(t, dir, hostOnly)
@@ -231,6 +239,13 @@ hook "ordered" {
 	for _, typ := range []string{"prehook", "posthook"} {
 		wantEnv(t, tb, c, "envcluster", typ, "deploy", "h0", clusterArgs)
 	}
+	// The operator hook ran here, for the first master.
+	local, err := os.ReadFile(filepath.Join(dir, "local-posthook-deploy.env"))
+	me, _ := os.Hostname()
+	if err != nil || !strings.Contains(string(local), "EGGO_NODE_NAME=h0\n") || !strings.Contains(string(local), "EGGO_OPERATOR=deploy\n") ||
+		!strings.HasSuffix(string(local), "\n"+me+"\n") {
+		t.Errorf("run_on = operator: %q, %v", local, err)
+	}
 	if got := hostFile(t, tb, "h1", hookOut+"/order"); got != "10-a\n20-b\n30-c\n" {
 		t.Errorf("directory hook ran %q: want its three top-level scripts in lexical order only", got)
 	}
@@ -241,8 +256,11 @@ hook "ordered" {
 		t.Errorf("files: copied %q", got)
 	}
 	st := readState()
-	if n := len(st.HookRuns); n != 4+2+1 {
-		t.Errorf("deploy recorded %d hook runs, want 7 (2 node hooks × 2 nodes, 2 cluster, 1 ordered)", n)
+	if n := len(st.HookRuns); n != 4+2+1+1 {
+		t.Errorf("deploy recorded %d hook runs, want 8 (2 node hooks × 2 nodes, 2 cluster, 1 ordered, 1 local)", n)
+	}
+	if r := hookRunsOf(st, `hook.local["post-deploy"]`); len(r) != 1 || r[0].Node != "operator" {
+		t.Errorf("local run recorded %+v", r)
 	}
 	for _, r := range st.HookRuns {
 		if r.Decision != "ok" || r.Operator != "deploy" || len(r.Attempts) != 1 || r.Attempts[0].ExitCode != 0 {

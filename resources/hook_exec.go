@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/eggo-project/eggo/providers"
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
@@ -21,7 +22,12 @@ type HookNode struct {
 	// Connection is the node's connection attribute (ConnectionAttrs): no
 	// password, only the name of the variable that holds it.
 	Connection map[string]any `json:"connection"`
+	// Local is the machine running eggo (run_on = "operator").
+	Local bool `json:"local,omitempty"`
 }
+
+// OperatorNode is where a run_on = "operator" hook runs.
+var OperatorNode = HookNode{Name: "operator", Local: true}
 
 // HookNodeOf describes a configured node.
 func HookNodeOf(n Node) HookNode {
@@ -98,6 +104,9 @@ func HookArgValues(c HookClusterInfo, n HookNode) map[string]string {
 // one connection per host per run, shared with the resources).
 func RunShellHook(ctx context.Context, rc *RunContext, n HookNode, spec hookrun.Spec) hookrun.Outcome {
 	t, err := TargetFromAttrs(n.Name, Attrs{hostAddress: n.IP, hostConnection: n.Connection})
+	if n.Local {
+		t, err = providers.Target{Name: n.Name, Type: "local"}, nil
+	}
 	if err != nil {
 		return hookrun.Outcome{Decision: hookrun.DecisionAbort, Err: fmt.Errorf("hook %q: %w", spec.Hook, err)}
 	}

@@ -92,6 +92,10 @@ type Hook struct {
 	// node. Always empty for a cluster-scope hook.
 	Roles []string
 	Nodes []string // node names (Node.Name)
+	// OnOperator runs a cluster-scope shell hook on the machine running
+	// eggo (run_on = "operator") instead of the first master; its
+	// EGGO_NODE_* variables still describe the first master.
+	OnOperator bool
 
 	// Timeout is, for a shell hook, the limit of each script (then
 	// SIGTERM; default hookrun.DefaultTimeout) and, for a check hook, the

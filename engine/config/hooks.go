@@ -116,6 +116,7 @@ func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (resources.Hook, 
 	checkHookAttributes(dec, hb, h.Type)
 	h.Scope = decodeHookScope(dec, attrs)
 	decodeHookTargets(dec, hb, &h, c)
+	h.OnOperator = decodeHookRunOn(dec, attrs, h.Scope)
 	decodeHookPolicy(dec, attrs, &h)
 	switch h.Type {
 	case resources.HookShell:

@@ -159,7 +159,7 @@ var providerExample = map[resources.HookType]string{
 
 // Attributes that only one kind of hook takes.
 var (
-	shellOnlyAttrs = []string{"source", "files", "grace"}
+	shellOnlyAttrs = []string{"source", "files", "grace", "run_on"}
 	checkOnlyAttrs = []string{"args", "count", "interval", "initial_delay", "success_condition", "failure_condition",
 		"failure_limit", "inconclusive_limit", "consecutive_error_limit"}
 )
@@ -201,6 +201,28 @@ func decodeHookScope(dec *decoder, attrs hcl.Attributes) resources.HookScope {
 		return resources.HookNodeScope
 	}
 	return s
+}
+
+// decodeHookRunOn reads `run_on` of a cluster-scope shell hook:
+// "first_master" (the default) or "operator", this machine.
+func decodeHookRunOn(dec *decoder, attrs hcl.Attributes, scope resources.HookScope) bool {
+	a := attrs["run_on"]
+	if a == nil {
+		return false
+	}
+	v := dec.str(attrs, "run_on", "first_master")
+	switch {
+	case scope != resources.HookClusterScope:
+		dec.errorf(a.NameRange, "run_on on a node hook",
+			"A node hook runs on each node it selects; run_on chooses where a cluster hook (scope = \"cluster\") runs. Remove run_on, or set scope = \"cluster\".")
+	case v == "operator":
+		return true
+	case v != "first_master":
+		dec.errorf(a.Expr.Range(), "Invalid run_on",
+			"run_on must be \"first_master\" (the default: on the cluster's first master, over SSH) or \"operator\" (on the machine running eggo); got %s.",
+			dec.show(a, v))
+	}
+	return false
 }
 
 // decodeHookTargets reads roles and nodes: every role a known one, every

@@ -134,6 +134,7 @@ var hookSchema = &hcl.BodySchema{
 		{Name: "on", Required: true},
 		{Name: "type"},
 		{Name: "scope"},
+		{Name: "run_on"},
 		{Name: "roles"},
 		{Name: "nodes"},
 		{Name: "source"},
