@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/hookcheck"
@@ -69,6 +70,9 @@ type fakeHooks struct {
 	fail  map[string]bool
 	mu    sync.Mutex
 	specs []hookrun.Spec
+	// phases are the check runs' phases, in order (then Successful).
+	phases []hookcheck.Phase
+	checks int
 }
 
 func (f *fakeHooks) Shell(_ context.Context, _ *resources.RunContext, n resources.HookNode, spec hookrun.Spec) hookrun.Outcome {
@@ -88,8 +92,17 @@ func (f *fakeHooks) Shell(_ context.Context, _ *resources.RunContext, n resource
 	return hookrun.Outcome{Attempts: []hookrun.Attempt{a}, Decision: hookrun.DecisionOK}
 }
 
-func (f *fakeHooks) Check(context.Context, hookcheck.Spec) hookcheck.Result {
-	return hookcheck.Result{Phase: hookcheck.PhaseSuccessful}
+func (f *fakeHooks) Check(_ context.Context, spec hookcheck.Spec) hookcheck.Result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checks++
+	if len(f.phases) > 0 {
+		ph := f.phases[0]
+		f.phases = f.phases[1:]
+		return hookcheck.Result{Phase: ph, Message: "measured " + string(ph) + " at " + spec.Web.URL,
+			Measurements: []hookcheck.Measurement{{Phase: ph, Value: "7"}}}
+	}
+	return hookcheck.Result{Phase: hookcheck.PhaseSuccessful, Measurements: []hookcheck.Measurement{{Phase: hookcheck.PhaseSuccessful, Value: "1"}}}
 }
 
 // hookRig is a rig with a host kind, a node kind and a fake hook runner.
@@ -517,5 +530,46 @@ func TestPreHookWaitsOnlyForTheFirstSteps(t *testing.T) {
 	}
 	if h.seq.index(t, "hook prehook prep deploy w1") > h.seq.index(t, "create host.w1") {
 		t.Fatalf("host.w1 created before its pre-deploy hook: %v", h.seq.ops)
+	}
+}
+
+func checkHook(name string, policy hookrun.Policy, events ...string) resources.Hook {
+	h := shellHook(name, resources.HookNodeScope, policy, events...)
+	h.Type, h.Shell = resources.HookWeb, nil
+	h.Check = &hookcheck.Spec{Name: name, Web: &hookcheck.Web{URL: "http://127.0.0.1:1/{{ args.ip }}", JSONPath: "{$.x}"}, Args: map[string]string{"ip": "{{ node.ip }}"}}
+	h.Attempts, h.Backoff, h.Fallback = 3, time.Millisecond, hookrun.Continue
+	return h
+}
+
+// A check hook's phase feeds the policy: retry re-runs the measurement
+// run until it is Successful, within its attempts; then the fallback.
+func TestCheckHookPhaseFeedsThePolicy(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(checkHook("ready", hookrun.Retry, "post-join"))
+	h.apply(o, h.plan(o, c, node("m1", nil)...))
+
+	h.fake.phases = []hookcheck.Phase{hookcheck.PhaseFailed, hookcheck.PhaseError}
+	p := h.plan(o, c, append(node("m1", nil), node("w1", nil)...)...)
+	if res := h.apply(o, p); !res.OK() || len(res.HookWarnings) != 0 {
+		t.Fatalf("a check successful at its third attempt: %s %v", FailureSummary(p, res), res.HookWarnings)
+	}
+	st, _ := ReadState(h.state)
+	r := st.HookRuns[len(st.HookRuns)-1]
+	if r.Phase != "Successful" || len(r.Attempts) != 3 || r.Attempts[0].Error == "" || r.Attempts[2].Error != "" || r.Decision != "ok" || h.fake.checks != 3 {
+		t.Fatalf("record %+v after %d checks", r, h.fake.checks)
+	}
+
+	h.fake.phases = []hookcheck.Phase{hookcheck.PhaseInconclusive, hookcheck.PhaseInconclusive, hookcheck.PhaseInconclusive}
+	h.fake.checks = 0
+	p = h.plan(o, c, append(append(node("m1", nil), node("w1", nil)...), node("w2", nil)...)...)
+	res := h.apply(o, p)
+	if !res.OK() || len(res.HookWarnings) != 1 || !strings.Contains(res.HookWarnings[0], "Inconclusive") || !strings.Contains(res.HookWarnings[0], "http://127.0.0.1:1/10.0.0.3") {
+		t.Fatalf("spent retries fall back to continue with the phase and the rendered URL: %s %q", FailureSummary(p, res), res.HookWarnings)
+	}
+	st, _ = ReadState(h.state)
+	r = st.HookRuns[len(st.HookRuns)-1]
+	if r.Phase != "Inconclusive" || len(r.Attempts) != 3 || r.Decision != "continue" || len(r.Measurements) != 1 || r.Measurements[0].Value != "7" || h.fake.checks != 3 {
+		t.Fatalf("record %+v after %d checks", r, h.fake.checks)
 	}
 }
