@@ -16,16 +16,9 @@ var actionColors = map[resources.Action]string{
 // DOT renders the plan's graph in Graphviz DOT, each resource coloured by
 // its planned action.
 func DOT(p *Plan) (string, error) {
-	g := graph.New()
-	for _, s := range p.Steps {
-		g.Add(s.Addr)
-	}
-	for _, s := range p.Steps {
-		for _, d := range s.WaitsFor {
-			if err := g.Connect(s.Addr, d); err != nil {
-				return "", err
-			}
-		}
+	g, err := stepGraph(p)
+	if err != nil {
+		return "", err
 	}
 	return g.DOT(func(name string) map[string]string {
 		s := p.Step(name)
@@ -35,4 +28,20 @@ func DOT(p *Plan) (string, error) {
 			"fontcolor": actionColors[s.Action],
 		}
 	}), nil
+}
+
+// stepGraph is the plan's steps and their WaitsFor edges as a graph.
+func stepGraph(p *Plan) (*graph.Graph, error) {
+	g := graph.New()
+	for _, s := range p.Steps {
+		g.Add(s.Addr)
+	}
+	for _, s := range p.Steps {
+		for _, d := range s.WaitsFor {
+			if err := g.Connect(s.Addr, d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return g, nil
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/eggo-project/eggo/graph"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -323,16 +322,9 @@ func joinNames(ns []string) string {
 
 // checkAcyclic proves the plan with its hook steps is still a DAG.
 func checkAcyclic(p *Plan) error {
-	g := graph.New()
-	for _, s := range p.Steps {
-		g.Add(s.Addr)
-	}
-	for _, s := range p.Steps {
-		for _, d := range s.WaitsFor {
-			if err := g.Connect(s.Addr, d); err != nil {
-				return err
-			}
-		}
+	g, err := stepGraph(p)
+	if err != nil {
+		return err
 	}
 	if err := g.Validate(); err != nil {
 		return fmt.Errorf("placing hooks: %w", err)

@@ -441,17 +441,8 @@ func TestPreUpgradeHookWaitsForThePreviousBatch(t *testing.T) {
 	o := h.opts()
 	c := cluster(shellHook("drain", resources.HookNodeScope, "", "pre-upgrade"))
 	c.Nodes = c.Nodes[1:]
-	rolling := func(v float64, up bool) []resources.Desired {
-		var ds []resources.Desired
-		for _, n := range []string{"w1", "w2"} {
-			nd := node(n, resources.Attrs{"v": v, "upgrade": up})
-			nd[1].Roll = &resources.Roll{Group: "workers", Unit: n, Batch: 1}
-			ds = append(ds, nd...)
-		}
-		return ds
-	}
-	h.apply(o, h.plan(o, c, rolling(0, false)...))
-	p := h.plan(o, c, rolling(1, true)...)
+	h.apply(o, h.plan(o, c, rollingWorkers(0, false)...))
+	p := h.plan(o, c, rollingWorkers(1, true)...)
 	pre2 := p.Step(`hook.drain["pre-upgrade/w2"]`)
 	if pre2 == nil || !contains(pre2.WaitsFor, "test.w1") {
 		t.Fatalf("w2's pre-upgrade hook must wait for w1's batch: %+v", pre2)
@@ -470,18 +461,9 @@ func TestPostUpgradeHookGatesTheRoll(t *testing.T) {
 	c := cluster(shellHook("health", resources.HookNodeScope, "", "post-upgrade"),
 		shellHook("drain", resources.HookNodeScope, "", "pre-upgrade"))
 	c.Nodes = c.Nodes[1:]
-	rolling := func(v float64, up bool) []resources.Desired {
-		var ds []resources.Desired
-		for _, n := range []string{"w1", "w2"} {
-			nd := node(n, resources.Attrs{"v": v, "upgrade": up})
-			nd[1].Roll = &resources.Roll{Group: "workers", Unit: n, Batch: 1}
-			ds = append(ds, nd...)
-		}
-		return ds
-	}
-	h.apply(o, h.plan(o, c, rolling(0, false)...))
+	h.apply(o, h.plan(o, c, rollingWorkers(0, false)...))
 	h.fake.fail["health/w1"] = true
-	p := h.plan(o, c, rolling(1, true)...)
+	p := h.plan(o, c, rollingWorkers(1, true)...)
 	post1 := `hook.health["post-upgrade/w1"]`
 	if s := p.Step("test.w2"); !contains(s.WaitsFor, post1) {
 		t.Fatalf("w2's upgrade does not wait for w1's post-upgrade hook: %v", s.WaitsFor)
@@ -572,4 +554,16 @@ func TestCheckHookPhaseFeedsThePolicy(t *testing.T) {
 	if r.Phase != "Inconclusive" || len(r.Attempts) != 3 || r.Decision != "continue" || len(r.Measurements) != 1 || r.Measurements[0].Value != "7" || h.fake.checks != 3 {
 		t.Fatalf("record %+v after %d checks", r, h.fake.checks)
 	}
+}
+
+// rollingWorkers are w1 and w2 rolled one at a time at version v (up: the
+// change is an upgrade).
+func rollingWorkers(v float64, up bool) []resources.Desired {
+	var ds []resources.Desired
+	for _, n := range []string{"w1", "w2"} {
+		nd := node(n, resources.Attrs{"v": v, "upgrade": up})
+		nd[1].Roll = &resources.Roll{Group: "workers", Unit: n, Batch: 1}
+		ds = append(ds, nd...)
+	}
+	return ds
 }
