@@ -101,6 +101,11 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 		}
 	}
 	res := &Result{Failed: map[string]error{}, Skipped: map[string]string{}}
+	if p.Deploying && !rec.snapshot().DeployPending {
+		if err := rec.update(func(st *state.State) { st.DeployPending = true }); err != nil {
+			return nil, err
+		}
+	}
 	ha := &hookApplier{rc: rc, runner: o.hookRunner, rec: rec, log: &auditLog{path: AuditLogPath(o.StatePath)}, hooks: o.Hooks}
 	wr := g.Walk(ctx, graph.WalkOptions{Parallelism: o.Parallelism, Stop: stop}, func(ctx context.Context, addr string) error {
 		s := p.Step(addr)
@@ -126,6 +131,11 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	}
 	res.NotStarted = wr.NotStarted
 	res.HookWarnings = ha.warnings
+	if res.OK() && p.Deploying {
+		if err := rec.update(func(st *state.State) { st.DeployPending = false }); err != nil {
+			return res, err
+		}
+	}
 	if res.OK() {
 		outs := outputMap(p.Outputs)
 		if p.Destroy {

@@ -135,7 +135,8 @@ func (h *hookRig) plan(o Options, c *resources.Cluster, ds ...resources.Desired)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if err := placeHooks(p, c, prior == nil || len(prior.Resources) == 0); err != nil {
+	p.Deploying = deploying(o, prior) && p.HasChanges()
+	if err := placeHooks(p, c, p.Deploying); err != nil {
 		h.t.Fatalf("placing hooks: %v", err)
 	}
 	return p
@@ -566,4 +567,37 @@ func rollingWorkers(v float64, up bool) []resources.Desired {
 		ds = append(ds, nd...)
 	}
 	return ds
+}
+
+// A deploy that failed is still a deploy when it is run again: its nodes
+// get deploy hooks, not join hooks, until it finishes without failures.
+func TestResumedDeployIsStillADeploy(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-deploy", "pre-join"))
+	all := append(node("m1", nil), node("w1", nil)...)
+	h.fake.fail["prep/w1"] = true
+	p := h.plan(o, c, all...)
+	if res := h.apply(o, p); res.OK() {
+		t.Fatal("w1's pre-deploy hook should have failed")
+	}
+	st, _ := ReadState(h.state)
+	if !st.DeployPending || len(st.Resources) == 0 {
+		t.Fatalf("after a failed deploy: pending %v, %d resources", st.DeployPending, len(st.Resources))
+	}
+	delete(h.fake.fail, "prep/w1")
+	p = h.plan(o, c, all...)
+	if got := hookSteps(p); !slices.Equal(got, []string{`hook.prep["pre-deploy/w1"]`}) {
+		t.Fatalf("the resumed deploy places %v", got)
+	}
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	if st, _ := ReadState(h.state); st.DeployPending {
+		t.Fatal("a finished deploy is still pending")
+	}
+	p = h.plan(o, c, append(all, node("w2", nil)...)...)
+	if got := hookSteps(p); !slices.Equal(got, []string{`hook.prep["pre-join/w2"]`}) {
+		t.Fatalf("a node added after the deploy places %v", got)
+	}
 }

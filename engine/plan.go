@@ -40,6 +40,11 @@ type Plan struct {
 	// saved plan loads the configuration the same way.
 	VarArgs  []string `json:"var_args,omitempty"`
 	VarFiles []string `json:"var_files,omitempty"`
+	// Deploying is true while the cluster's first deploy is under way
+	// (an empty state, or one whose deploy has not yet finished without
+	// failures): nodes it creates are deployed, not joined, and applying
+	// it keeps state.DeployPending until it succeeds.
+	Deploying bool `json:"deploying,omitempty"`
 
 	index     map[string]*Step
 	indexOnce sync.Once
@@ -175,7 +180,8 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	if err != nil {
 		return nil, loaded, diags, err
 	}
-	if err := placeHooks(p, loaded.Config.Cluster, prior == nil || len(prior.Resources) == 0); err != nil {
+	p.Deploying = deploying(o, prior) && p.HasChanges()
+	if err := placeHooks(p, loaded.Config.Cluster, p.Deploying); err != nil {
 		return nil, loaded, diags, err
 	}
 	p.ConfigHash = loaded.Config.Hash
@@ -499,4 +505,15 @@ func unknownComputed(schema resources.Schema, attrs resources.Attrs) resources.A
 		}
 	}
 	return out
+}
+
+// deploying says whether a plan against prior continues the cluster's
+// first deploy: nothing recorded yet, or a deploy that has not finished
+// without failures (state.DeployPending), so a re-run after a failed
+// deploy runs deploy hooks, not join hooks.
+func deploying(o Options, prior *state.State) bool {
+	if o.Destroy {
+		return false
+	}
+	return prior == nil || len(prior.Resources) == 0 || prior.DeployPending
 }

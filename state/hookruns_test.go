@@ -2,6 +2,7 @@ package state
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,5 +37,21 @@ func TestHookRunsBoundedAndRoundTrip(t *testing.T) {
 	}
 	if got, ok := back.HookRunByID(r.ID); !ok || got.Error != "exit status 3" {
 		t.Fatalf("HookRunByID(%s) = %+v, %v", r.ID, got, ok)
+	}
+}
+
+func TestDeployPendingRoundTrips(t *testing.T) {
+	s := New()
+	if back, err := Decode(Encode(s), "eggo.state"); err != nil || back.DeployPending {
+		t.Fatalf("a new state is not deploying: %v %v", back, err)
+	}
+	s.DeployPending = true
+	back, err := Decode(Encode(s), "eggo.state")
+	if err != nil || !back.DeployPending {
+		t.Fatalf("deploy_pending lost: %v", err)
+	}
+	if _, err := Decode([]byte(`{"format_version": 1, "serial": 1, "lineage": "x", "eggo_version": "0", "resources": [], "deploy_pending": "yes"}`), "eggo.state"); err == nil ||
+		!strings.Contains(err.Error(), "deploy_pending") {
+		t.Fatalf("a non-boolean deploy_pending must be refused by name: %v", err)
 	}
 }

@@ -203,6 +203,15 @@ func (p *jsonReader) state() (*State, error) {
 			})
 		case "outputs":
 			s.Outputs, err = p.object()
+		case "deploy_pending":
+			var v any
+			if v, err = p.value(); err == nil {
+				b, ok := v.(bool)
+				if !ok {
+					return p.fail("deploy_pending: want true or false, got %v", v)
+				}
+				s.DeployPending = b
+			}
 		case "hook_runs":
 			var v any
 			if v, err = p.value(); err == nil {

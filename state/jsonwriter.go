@@ -69,6 +69,10 @@ func (w *jsonWriter) state(s *State) {
 		w.key(false, 1, "hook_runs")
 		w.other(s.HookRuns, 1)
 	}
+	if s.DeployPending {
+		w.key(false, 1, "deploy_pending")
+		w.buf = append(w.buf, "true"...)
+	}
 	w.buf = append(w.buf, "\n}\n"...)
 }
 

@@ -18,6 +18,10 @@ type State struct {
 	Outputs map[string]any `json:"outputs,omitempty"`
 	// HookRuns are the latest runs of hooks, oldest first (MaxHookRuns).
 	HookRuns []HookRun `json:"hook_runs,omitempty"`
+	// DeployPending is set while the cluster's first deploy has not
+	// finished without failures: a node created when the apply is run
+	// again is still deployed with its cluster, not joined to it.
+	DeployPending bool `json:"deploy_pending,omitempty"`
 }
 
 // Resource is one recorded resource.
