@@ -188,7 +188,27 @@ func AddCommandLineHooks(c *Config, flags []HookFlag, destroy bool) hcl.Diagnost
 		return diags
 	}
 	c.Cluster.Hooks = append(c.Cluster.Hooks, hooks...)
-	return nil
+	for _, h := range hooks {
+		if !selectsAny(&h, c.Cluster.Nodes) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Hook selects no node",
+				Detail: fmt.Sprintf("%s: no node of the cluster has the role %s, so this hook never runs.", h.Source, strings.Join(h.Roles, ", "))})
+		}
+	}
+	return diags
+}
+
+// selectsAny says whether a node hook runs on any of nodes (a cluster
+// hook always runs).
+func selectsAny(h *resources.Hook, nodes []resources.Node) bool {
+	if h.Scope == resources.HookClusterScope {
+		return true
+	}
+	for i := range nodes {
+		if h.Selects(&nodes[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func flattenErrors(err error) []error {

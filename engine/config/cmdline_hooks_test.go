@@ -195,3 +195,21 @@ hook "cli_prehook_1" {
 		t.Fatalf("want a clash naming the block, got %s", render(cfg, diags))
 	}
 }
+
+func TestCommandLineHookOnAnAbsentRoleWarns(t *testing.T) {
+	cfgDir := writeDir(t, map[string]string{"main.hcl": minimal + `
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd", "worker"]
+}
+`})
+	cmdlineDir(t)
+	cfg := mustLoad(t, cfgDir, VarInput{})
+	diags := AddCommandLineHooks(cfg, []HookFlag{{FlagPrehook, "x.sh,loadbalance"}, {FlagPosthook, "x.sh,worker"}}, false)
+	if diags.HasErrors() || len(diags) != 1 || diags[0].Summary != "Hook selects no node" || !strings.Contains(diags[0].Detail, "--prehook=x.sh,loadbalance") {
+		t.Fatalf("want one warning naming the flag, got %s", render(cfg, diags))
+	}
+	if len(cfg.Cluster.Hooks) != 2 {
+		t.Fatalf("hooks %d: a warning adds the hook all the same", len(cfg.Cluster.Hooks))
+	}
+}
