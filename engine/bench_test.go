@@ -15,7 +15,7 @@ import (
 
 const benchNodes = 1000
 
-// writeBenchConfig writes a 1000-node definition (one for_each over a
+// writeBenchConfig writes a 1000-worker definition and its master (one for_each over a
 // 1000-entry map, connection over ssh) with a five-file bundle, and
 // returns its directory. Nothing is contacted: plans run with NoRefresh.
 func writeBenchConfig(b *testing.B) string {
@@ -37,6 +37,7 @@ func writeBenchConfig(b *testing.B) string {
 			b.Fatal(err)
 		}
 	}
+	writeStandInBundle(b, filepath.Join(dir, "packages"))
 	var nodes strings.Builder
 	for i := 0; i < benchNodes; i++ {
 		fmt.Fprintf(&nodes, "    n%04d = \"10.%d.%d.%d\"\n", i, 1+i/65536, (i/256)%256, i%256)
@@ -44,6 +45,9 @@ func writeBenchConfig(b *testing.B) string {
 	hcl := `cluster "bench" {
   kubernetes_version = "1.31.4"
   packages           = "./packages"
+  network {
+    pod_cidr = "172.16.0.0/14" # 1024 node subnets
+  }
 }
 
 connection {
@@ -58,6 +62,11 @@ locals {
 ` + nodes.String() + `  }
 }
 
+node "master" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
+
 node "worker" {
   for_each = local.nodes
   address  = each.value
@@ -69,6 +78,15 @@ node "worker" {
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// benchOptions plan dir's hosts only, without refreshing: the benchmarks
+// measure the engine and the language over 1001 nodes, not the
+// Kubernetes kinds' expansion.
+func benchOptions(b *testing.B, dir string) Options {
+	o := Options{Dir: dir, StatePath: filepath.Join(b.TempDir(), "eggo.state"), NoRefresh: true}
+	hostOnly(&o)
+	return o
 }
 
 func benchPlan(b *testing.B, o Options) *Plan {
@@ -120,9 +138,9 @@ func reportMemory(b *testing.B, before runtime.MemStats) {
 
 func BenchmarkPlan1000Empty(b *testing.B) {
 	dir := writeBenchConfig(b)
-	o := Options{Dir: dir, StatePath: filepath.Join(b.TempDir(), "eggo.state"), NoRefresh: true}
-	if p := benchPlan(b, o); p.Counts() != (Counts{Add: benchNodes}) {
-		b.Fatalf("counts = %+v, want %d to add", p.Counts(), benchNodes)
+	o := benchOptions(b, dir)
+	if p := benchPlan(b, o); p.Counts() != (Counts{Add: benchNodes + 1}) {
+		b.Fatalf("counts = %+v, want %d to add", p.Counts(), benchNodes+1)
 	}
 	b.ReportAllocs()
 	var before runtime.MemStats
@@ -138,7 +156,7 @@ func BenchmarkPlan1000Empty(b *testing.B) {
 
 func BenchmarkPlan1000NoOp(b *testing.B) {
 	dir := writeBenchConfig(b)
-	o := Options{Dir: dir, StatePath: filepath.Join(b.TempDir(), "eggo.state"), NoRefresh: true}
+	o := benchOptions(b, dir)
 	if err := state.NewStore(o.StatePath).Write(stateFromPlan(benchPlan(b, o))); err != nil {
 		b.Fatal(err)
 	}
@@ -148,6 +166,44 @@ func BenchmarkPlan1000NoOp(b *testing.B) {
 				b.Fatalf("%s: %s (%v)", s.Addr, s.Action, s.Reasons)
 			}
 		}
+	}
+	b.ReportAllocs()
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		benchPlan(b, o)
+	}
+	b.StopTimer()
+	reportMemory(b, before)
+}
+
+// BenchmarkPlan1000WithHooks is the empty-state plan of 1001 nodes with a
+// node hook before and after each node's deploy and a cluster hook after
+// it: 2003 hook steps placed on the graph's edges.
+func BenchmarkPlan1000WithHooks(b *testing.B) {
+	dir := writeBenchConfig(b)
+	if err := os.WriteFile(filepath.Join(dir, "prep.sh"), []byte("true\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	hooks := `
+hook "prep" {
+  on     = ["pre-deploy", "post-deploy"]
+  source = "prep.sh"
+}
+hook "announce" {
+  on     = "post-deploy"
+  scope  = "cluster"
+  source = "prep.sh"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "hooks.hcl"), []byte(hooks), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	o := benchOptions(b, dir)
+	if n := len(hookSteps(benchPlan(b, o))); n != 2*(benchNodes+1)+1 {
+		b.Fatalf("%d hook steps, want %d", n, 2*(benchNodes+1)+1)
 	}
 	b.ReportAllocs()
 	var before runtime.MemStats

@@ -22,8 +22,14 @@ var exampleVars = map[string][]string{
 
 // standInBundle is a bundle with a placeholder for every file eggo needs:
 // the examples are planned, never applied, and the real bundle is 600 MB.
-func standInBundle(t *testing.T) string {
+func standInBundle(t testing.TB) string {
 	dir := t.TempDir()
+	writeStandInBundle(t, dir)
+	return dir
+}
+
+// writeStandInBundle writes every file a plan requires under dir/amd64.
+func writeStandInBundle(t testing.TB, dir string) {
 	for _, rel := range resources.RequiredBundleFiles() {
 		p := filepath.Join(dir, "amd64", filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -33,7 +39,6 @@ func standInBundle(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // TestExamplesPlan loads and plans every example directory, without
