@@ -313,8 +313,10 @@ ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || tru
 		t.Errorf("w1 not as before after its delete:\n%s", firstDiff(before["w1"], got))
 	}
 
-	// Rolling upgrade, with the API polled through the load balancer.
+	// Rolling upgrade, with the API polled through the load balancer, and
+	// upgrade hooks on every node and once for the cluster.
 	k8sConfig(t, dir, tb, k8sTo, "w0")
+	upgradeHooks(t, dir)
 	var polls, failures atomic.Int64
 	var firstFailure atomic.Value
 	stop := make(chan struct{})
@@ -364,6 +366,29 @@ ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || tru
 	waits(`service.kube-apiserver["m1"]`, `service.kube-apiserver["m0"]`)
 	waits(`service.kube-apiserver["m1"]`, `service.kube-scheduler["m0"]`)
 	waits(`service.kubelet["w0"]`, `service.kube-apiserver["m1"]`)
+	// Each node's upgrade is wrapped by its hooks: m1's apiserver restarts
+	// only after m0's post-upgrade hook passed, w0's kubelet only after
+	// m1's. (m1's etcd member upgrades before m0's apiserver, so the
+	// masters' operations interleave and m1's pre hook cannot wait for
+	// m0's post hook; w0's pre hook runs before its containerd, its first
+	// step, which does not wait for the masters.)
+	waits(`service.kube-apiserver["m1"]`, `hook.up["post-upgrade/m0"]`)
+	waits(`service.kubelet["w0"]`, `hook.up["post-upgrade/m1"]`)
+	waits(`service.containerd["w0"]`, `hook.up["pre-upgrade/w0"]`)
+	for _, n := range []string{"m0", "m1", "w0"} {
+		for _, typ := range []string{"prehook", "posthook"} {
+			env := mustExec(t, tb, n, "cat "+hookOut+"/up-"+typ+"-upgrade-"+n+".env") + "\n"
+			for _, want := range []string{"EGGO_OPERATOR=upgrade", "EGGO_HOOK_TYPE=" + typ, "EGGO_NODE_NAME=" + n, "EGGO_NODE_IP=" + addr[n], "EGGO_CLUSTER_ID=e2e",
+				"EGGO_CLUSTER_API_ENDPOINT=" + addr["lb"] + ":6443"} {
+				if !strings.Contains(env, want+"\n") {
+					t.Errorf("%s's %s upgrade hook: no %s in\n%s", n, typ, want, env)
+				}
+			}
+		}
+	}
+	if env := mustExec(t, tb, "m0", "cat "+hookOut+"/upcluster-prehook-upgrade-m0.env"); !strings.Contains(env, "EGGO_OPERATOR=upgrade") || !strings.Contains(env, "EGGO_HOOK_NAME=upcluster") {
+		t.Errorf("cluster upgrade hook on m0:\n%s", env)
+	}
 	t.Logf("roll: %s", strings.Join(rollOrder(p), ", "))
 	if failures.Load() > 0 {
 		t.Errorf("the API was unreachable through the load balancer during the upgrade: %v", firstFailure.Load())
@@ -457,5 +482,31 @@ func (c *cutHook) PreApply(ch *resources.Change) {
 func (c *cutHook) Progress(addr, msg string) {
 	if c.match(addr, msg) {
 		c.once.Do(c.cut)
+	}
+}
+
+// upgradeHooks adds node and cluster hooks around every upgrade: each
+// writes its environment on the node it runs on (envScript).
+func upgradeHooks(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hooks", "env.sh"), []byte(envScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hcl := `
+hook "up" {
+  on     = ["pre-upgrade", "post-upgrade"]
+  source = "hooks/env.sh"
+}
+hook "upcluster" {
+  on     = ["pre-upgrade", "post-upgrade"]
+  scope  = "cluster"
+  source = "hooks/env.sh"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "hooks.hcl"), []byte(hcl), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
