@@ -31,6 +31,9 @@ func stamps(t *testing.T, file string) map[string]time.Time {
 	return got
 }
 
+// within fails unless lo <= d <= hi. The lower bound is the semantics (not
+// stopped before the limit); upper bounds leave seconds of slack for a
+// loaded machine while still failing a hook that is never stopped.
 func within(t *testing.T, what string, d, lo, hi time.Duration) {
 	t.Helper()
 	if d < lo || d > hi {
@@ -52,7 +55,7 @@ func TestTimeLimitSendsTERMToTheGroup(t *testing.T) {
 		if o.Decision != DecisionAbort || a.Signal != "TERM" || !a.TimedOut || a.ExitCode != -1 {
 			t.Fatalf("attempt %+v", a)
 		}
-		within(t, "script start to its end", a.Finish.Sub(stamps(t, times)["start"]), time.Second, 1700*time.Millisecond)
+		within(t, "script start to its end", a.Finish.Sub(stamps(t, times)["start"]), time.Second, 4*time.Second)
 		if !strings.Contains(o.Err.Error(), "timed out after 1s") || !strings.Contains(o.Err.Error(), "SIGTERM") || a.Output != "started" {
 			t.Errorf("error %v, output %q", o.Err, a.Output)
 		}
@@ -74,8 +77,8 @@ func TestTrappedTERMGetsKILLAfterTheGrace(t *testing.T) {
 			t.Fatalf("attempt %+v", a)
 		}
 		st := stamps(t, times)
-		within(t, "start to TERM", st["term"].Sub(st["start"]), time.Second, 1400*time.Millisecond)
-		within(t, "TERM to the end (KILL)", a.Finish.Sub(st["term"]), time.Second, 1700*time.Millisecond)
+		within(t, "start to TERM", st["term"].Sub(st["start"]), time.Second, 3*time.Second)
+		within(t, "TERM to the end (KILL)", a.Finish.Sub(st["term"]), time.Second, 4*time.Second)
 		if !strings.Contains(a.Output, "got TERM") {
 			t.Errorf("the script never saw TERM: output %q", a.Output)
 		}
@@ -120,7 +123,7 @@ func TestLeftoversEndWithTheScript(t *testing.T) {
 		if o.Decision != DecisionOK || o.Attempts[0].Output != "done" {
 			t.Fatalf("outcome %+v", o)
 		}
-		within(t, "a script leaving a child behind", time.Since(start), 0, 2*time.Second)
+		within(t, "a script leaving a child behind", time.Since(start), 0, 10*time.Second) // the child sleeps 30 s
 		noProcessesLeft(t, m)
 	})
 }
