@@ -142,16 +142,7 @@ func BenchmarkPlan1000Empty(b *testing.B) {
 	if p := benchPlan(b, o); p.Counts() != (Counts{Add: benchNodes + 1}) {
 		b.Fatalf("counts = %+v, want %d to add", p.Counts(), benchNodes+1)
 	}
-	b.ReportAllocs()
-	var before runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		benchPlan(b, o)
-	}
-	b.StopTimer()
-	reportMemory(b, before)
+	planLoop(b, o)
 }
 
 func BenchmarkPlan1000NoOp(b *testing.B) {
@@ -167,16 +158,7 @@ func BenchmarkPlan1000NoOp(b *testing.B) {
 			}
 		}
 	}
-	b.ReportAllocs()
-	var before runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		benchPlan(b, o)
-	}
-	b.StopTimer()
-	reportMemory(b, before)
+	planLoop(b, o)
 }
 
 // BenchmarkPlan1000WithHooks is the empty-state plan of 1001 nodes with a
@@ -205,6 +187,11 @@ hook "announce" {
 	if n := len(hookSteps(benchPlan(b, o))); n != 2*(benchNodes+1)+1 {
 		b.Fatalf("%d hook steps, want %d", n, 2*(benchNodes+1)+1)
 	}
+	planLoop(b, o)
+}
+
+// planLoop times b.N plans of o, with their allocations and memory.
+func planLoop(b *testing.B, o Options) {
 	b.ReportAllocs()
 	var before runtime.MemStats
 	runtime.GC()
