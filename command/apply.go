@@ -223,7 +223,7 @@ func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
 func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
 	if jv != nil {
 		for _, w := range r.HookWarnings {
-			jv.diagnostic("warning", "hook failed (on_failure = continue)", w)
+			jv.diagnostic("warning", "hook failed; its policy continued", w)
 		}
 		jv.summary(r, c.name())
 		for _, f := range r.Failures(p) {

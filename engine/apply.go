@@ -25,7 +25,8 @@ type Result struct {
 	Connections int64 // SSH/local connections opened
 	Writes      int64 // remote writes (uploads and mutating commands)
 	Bytes       int64 // bytes uploaded
-	// HookWarnings are the hooks that failed under on_failure = continue.
+	// HookWarnings are the hooks that failed and whose policy continued
+	// (continue, or retry falling back to continue).
 	HookWarnings []string
 }
 
@@ -131,7 +132,9 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	}
 	res.NotStarted = wr.NotStarted
 	res.HookWarnings = ha.warnings
-	if res.OK() && p.Deploying {
+	// A deploy that finished, or a destroy of a cluster whose deploy never
+	// did, ends the pending deploy.
+	if res.OK() && (p.Deploying || p.Destroy) && rec.snapshot().DeployPending {
 		if err := rec.update(func(st *state.State) { st.DeployPending = false }); err != nil {
 			return res, err
 		}

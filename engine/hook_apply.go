@@ -111,7 +111,8 @@ func (a *hookApplier) run(ctx context.Context, s *Step) (err error) {
 	case hookrun.DecisionOK:
 		return recErr
 	case hookrun.DecisionContinue:
-		w := fmt.Sprintf("%s failed on %s; the %s goes on (on_failure = continue): %v", s.Addr, h.Node.Name, h.Event.Operation, failure)
+		// rec.Node is where it ran: the node, or "operator" for run_on = "operator".
+		w := fmt.Sprintf("%s failed on %s; the %s goes on (its policy is to continue): %v", s.Addr, rec.Node, h.Event.Operation, failure)
 		a.mu.Lock()
 		a.warnings = append(a.warnings, w)
 		a.mu.Unlock()

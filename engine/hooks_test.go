@@ -601,3 +601,55 @@ func TestResumedDeployIsStillADeploy(t *testing.T) {
 		t.Fatalf("a node added after the deploy places %v", got)
 	}
 }
+
+// A run_on = "operator" cluster hook runs here: the step names no host,
+// the runner is given the operator, its record and warning say so, and
+// its EGGO_NODE_* variables still describe the first master.
+func TestOperatorHookRunsHere(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	tell := shellHook("tell", resources.HookClusterScope, hookrun.Continue, "post-deploy")
+	tell.OnOperator = true
+	c := cluster(tell)
+	h.fake.fail["tell/operator"] = true
+	p := h.plan(o, c, append(node("m1", nil), node("w1", nil)...)...)
+	s := p.Step(`hook.tell["post-deploy"]`)
+	if s == nil || s.Node != "" || !s.Hook.Local {
+		t.Fatalf("operator hook step %+v", s)
+	}
+	res := h.apply(o, p)
+	if !res.OK() || len(res.HookWarnings) != 1 || !strings.Contains(res.HookWarnings[0], "failed on operator") {
+		t.Fatalf("%s; warnings %q", FailureSummary(p, res), res.HookWarnings)
+	}
+	if env := h.fake.specs[0].Env; env["EGGO_NODE_NAME"] != "m1" || env["EGGO_NODE_IP"] != "10.0.0.1" {
+		t.Fatalf("env %v: want the first master's", env)
+	}
+	st, _ := ReadState(h.state)
+	if r := st.HookRuns[len(st.HookRuns)-1]; r.Node != "operator" || r.Decision != "continue" {
+		t.Fatalf("record %+v", r)
+	}
+}
+
+// A destroy of a cluster whose deploy never finished ends the pending
+// deploy: the state says nothing of a deploy that no longer exists.
+func TestDestroyEndsAPendingDeploy(t *testing.T) {
+	h := newHookRig(t)
+	o := h.opts()
+	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-deploy"))
+	h.fake.fail["prep/w1"] = true
+	all := append(node("m1", nil), node("w1", nil)...)
+	if res := h.apply(o, h.plan(o, c, all...)); res.OK() {
+		t.Fatal("w1's pre-deploy hook should have failed")
+	}
+	if st, _ := ReadState(h.state); !st.DeployPending {
+		t.Fatal("a failed deploy is not pending")
+	}
+	o.Destroy = true
+	p := h.plan(o, c)
+	if res := h.apply(o, p); !res.OK() {
+		t.Fatal(FailureSummary(p, res))
+	}
+	if st, _ := ReadState(h.state); st.DeployPending || len(st.Resources) != 0 {
+		t.Fatalf("after destroy: pending %v, %d resources", st.DeployPending, len(st.Resources))
+	}
+}
