@@ -19,11 +19,12 @@ build: ## Build bin/eggo
 
 deps: ## Install what tests and the demo need (Debian packages), if missing
 	@need=""; \
-	for p in openssh-server openssh-client debootstrap systemd-container iproute2 sudo prometheus; do \
+	for p in openssh-server openssh-client debootstrap systemd-container iproute2 sudo prometheus etcd-server etcd-client; do \
 	  dpkg -s $$p >/dev/null 2>&1 || need="$$need $$p"; done; \
 	if [ -n "$$need" ]; then \
 	  echo "installing:$$need"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null; fi
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null && \
+	  { systemctl disable --now etcd 2>/dev/null || true; }; fi
 	@mkdir -p /run/sshd
 
 check: ## gofmt, go vet and the import boundaries
