@@ -16,7 +16,11 @@ import (
 // an error for which errors.Is(err, fs.ErrNotExist) holds; start from New()
 // then. A file written by a newer eggo is refused with *NewerFormatError, a
 // damaged one with *CorruptError that points at the backup.
-func Read(path string) (*State, error) {
+func Read(path string) (*State, error) { return ReadWith(path, nil) }
+
+// ReadWith is Read opening the sealed values with k's identities; those it
+// cannot open stay sealed (see State.Unreadable).
+func ReadWith(path string, k *Keyring) (*State, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no state yet: %s does not exist: %w", path, fs.ErrNotExist)
@@ -24,7 +28,7 @@ func Read(path string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading state: %w", err)
 	}
-	s, err := Decode(data, path)
+	s, err := DecodeWith(data, path, k)
 	var corrupt *CorruptError
 	if errors.As(err, &corrupt) {
 		corrupt.Backup = backupPath(path)
@@ -38,7 +42,10 @@ func Read(path string) (*State, error) {
 // is the file (or other source) it came from, for messages. The result is
 // normalized: Resources sorted by Address, Dependencies and Sensitive
 // sorted, Attributes never nil.
-func Decode(data []byte, name string) (*State, error) {
+func Decode(data []byte, name string) (*State, error) { return DecodeWith(data, name, nil) }
+
+// DecodeWith is Decode opening the sealed values with k's identities.
+func DecodeWith(data []byte, name string, k *Keyring) (*State, error) {
 	version, err := peekVersion(data, name)
 	if err != nil {
 		return nil, err
@@ -54,7 +61,11 @@ func Decode(data []byte, name string) (*State, error) {
 		if err != nil {
 			// Only the first step reads the file's own bytes, so only
 			// its offsets mean anything to the user.
-			if v == version {
+			var syntax *syntaxError
+			switch {
+			case v == version && errors.As(err, &syntax):
+				return nil, corruptAt(name, data, int64(syntax.offset), syntax.msg, err)
+			case v == version:
 				return nil, jsonProblem(name, data, fmt.Sprintf("reading format %d", v), err)
 			}
 			return nil, corruptAt(name, data, -1, fmt.Sprintf("upgrading from format %d: %v", v, err), err)
@@ -69,10 +80,8 @@ func Decode(data []byte, name string) (*State, error) {
 	if problem := validate(s); problem != "" {
 		return nil, corruptAt(name, data, -1, problem, nil)
 	}
-	for i := range s.Resources {
-		if err := openSensitive(&s.Resources[i]); err != nil {
-			return nil, corruptAt(name, data, -1, fmt.Sprintf("resource %s: %v", s.Resources[i].Address, err), err)
-		}
+	if k != nil {
+		openState(s, k)
 	}
 	return s, nil
 }
@@ -158,9 +167,20 @@ func normalize(s *State) {
 		r := &s.Resources[i]
 		slices.Sort(r.Dependencies)
 		slices.Sort(r.Sensitive)
+		if len(r.Sealed) == 0 {
+			r.Sealed = nil
+		}
 		if r.Attributes == nil {
 			r.Attributes = map[string]any{}
 		}
 	}
 	slices.SortStableFunc(s.Resources, compareAddress)
+	slices.Sort(s.Recipients)
+	slices.Sort(s.SensitiveOutputs)
+	if len(s.SealedOutputs) == 0 {
+		s.SealedOutputs = nil
+	}
+	if len(s.HostKeys) == 0 {
+		s.HostKeys = nil
+	}
 }

@@ -68,6 +68,22 @@ func TestUpgradeChainCoversEveryOlderFormat(t *testing.T) {
 	}
 }
 
+// A format-1 file (before encryption and pinned host keys) reads as the
+// same state: the golden v1 file upgrades to exactly the current golden.
+func TestUpgradeFromV1(t *testing.T) {
+	s, err := Read(filepath.Join("testdata", "v1-cluster.state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join("testdata", "cluster.state"))
+	if got := Encode(s); string(got) != string(want) {
+		t.Errorf("v1-cluster.state upgraded:\n%s\nwant testdata/cluster.state", got)
+	}
+	if n := s.PlainSecrets(); n != 1 {
+		t.Errorf("PlainSecrets = %d, want the 1 plain key the v1 file holds (to be sealed on the next write)", n)
+	}
+}
+
 func TestNewerFormatRefused(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "eggo.state", `{"format_version": 7, "lineage": "x", "resources": {"some": "new shape"}}`)
@@ -76,7 +92,7 @@ func TestNewerFormatRefused(t *testing.T) {
 	if !errors.As(err, &newer) || newer.Format != 7 {
 		t.Fatalf("got %v, want a NewerFormatError for format 7", err)
 	}
-	want := path + " was written by a newer eggo (format 7, this eggo reads up to 1): upgrade eggo"
+	want := path + " was written by a newer eggo (format 7, this eggo reads up to 2): upgrade eggo"
 	if err.Error() != want {
 		t.Errorf("message:\n got %s\nwant %s", err, want)
 	}
@@ -90,26 +106,26 @@ func TestCorruptFilesRefused(t *testing.T) {
 		wantLine      int // 0: no position expected
 	}{
 		{"empty file", ``, "ends too early", 1},
-		{"bad json", "{\n  \"format_version\": 1,\n  \"serial\": oops\n}", "serial must be a whole number from 0 up, found 'o'", 3},
-		{"truncated", "{\n  \"format_version\": 1,\n  \"resources\": [", "ends too early", 3},
+		{"bad json", "{\n  \"format_version\": 2,\n  \"serial\": oops\n}", "serial must be a whole number from 0 up, found 'o'", 3},
+		{"truncated", "{\n  \"format_version\": 2,\n  \"resources\": [", "ends too early", 3},
 		{"not an object", `[1, 2]`, "not a JSON object", 1},
 		{"no version", `{` + lineage + `, "resources": []}`, "format_version is missing", 0},
 		{"negative version", `{"format_version": -1, ` + lineage + `}`, "format version -1", 0},
-		{"wrong type", "{\"format_version\": 1,\n" + lineage + ",\n\"serial\": \"seven\"}", "serial", 3},
-		{"missing lineage", `{"format_version": 1, "resources": []}`, "lineage is missing", 0},
-		{"unknown field", `{"format_version": 1, ` + lineage + `, "resources": [], "extra": 1}`, `unknown field "extra"`, 1},
-		{"duplicate field", "{\"format_version\": 1,\n" + lineage + ",\n" + lineage + "}", `field "lineage" appears twice`, 3},
-		{"bad escape", "{\"format_version\": 1,\n" + lineage + ",\n\"eggo_version\": \"a\\qb\"}", `invalid escape \q`, 3},
-		{"raw control character", "{\"format_version\": 1,\n" + lineage + ",\n\"eggo_version\": \"a\tb\"}", "control character", 3},
-		{"number out of range", "{\"format_version\": 1,\n" + lineage + ",\n\"outputs\": {\"n\": 1e999}}", "number 1e999 is out of range", 3},
-		{"bad number", "{\"format_version\": 1,\n" + lineage + ",\n\"outputs\": {\"n\": 01}}", "expected ',' or '}'", 3},
-		{"trailing data", `{"format_version": 1, ` + lineage + `} {}`, "unexpected data after the state", 1},
-		{"duplicate address", `{"format_version": 1, ` + lineage + `, "resources": [
+		{"wrong type", "{\"format_version\": 2,\n" + lineage + ",\n\"serial\": \"seven\"}", "serial", 3},
+		{"missing lineage", `{"format_version": 2, "resources": []}`, "lineage is missing", 0},
+		{"unknown field", `{"format_version": 2, ` + lineage + `, "resources": [], "extra": 1}`, `unknown field "extra"`, 1},
+		{"duplicate field", "{\"format_version\": 2,\n" + lineage + ",\n" + lineage + "}", `field "lineage" appears twice`, 3},
+		{"bad escape", "{\"format_version\": 2,\n" + lineage + ",\n\"eggo_version\": \"a\\qb\"}", `invalid escape \q`, 3},
+		{"raw control character", "{\"format_version\": 2,\n" + lineage + ",\n\"eggo_version\": \"a\tb\"}", "control character", 3},
+		{"number out of range", "{\"format_version\": 2,\n" + lineage + ",\n\"outputs\": {\"n\": 1e999}}", "number 1e999 is out of range", 3},
+		{"bad number", "{\"format_version\": 2,\n" + lineage + ",\n\"outputs\": {\"n\": 01}}", "expected ',' or '}'", 3},
+		{"trailing data", `{"format_version": 2, ` + lineage + `} {}`, "unexpected data after the state", 1},
+		{"duplicate address", `{"format_version": 2, ` + lineage + `, "resources": [
 			{"address": "host.a", "kind": "host", "attributes": {}},
 			{"address": "host.a", "kind": "host", "attributes": {}}]}`, "host.a appears more than once", 0},
-		{"no address", `{"format_version": 1, ` + lineage + `, "resources": [{"kind": "host"}]}`, "has no address", 0},
-		{"no kind", `{"format_version": 1, ` + lineage + `, "resources": [{"address": "host.a"}]}`, "host.a has no kind", 0},
-		{"bad status", `{"format_version": 1, ` + lineage + `, "resources": [{"address": "host.a", "kind": "host", "status": "weird"}]}`, `unknown status "weird"`, 0},
+		{"no address", `{"format_version": 2, ` + lineage + `, "resources": [{"kind": "host"}]}`, "has no address", 0},
+		{"no kind", `{"format_version": 2, ` + lineage + `, "resources": [{"address": "host.a"}]}`, "host.a has no kind", 0},
+		{"bad status", `{"format_version": 2, ` + lineage + `, "resources": [{"address": "host.a", "kind": "host", "status": "weird"}]}`, `unknown status "weird"`, 0},
 		{"bad v0", `{"version": 0, ` + lineage + `, "resources": {"host.a": {"kind": "host", "pending": "yes"}}}`, "reading format 0", 1},
 	}
 	for _, withBackup := range []bool{true, false} {

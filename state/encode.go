@@ -26,9 +26,21 @@ func Encode(s *State) []byte {
 
 // Marshal is Encode returning an error, naming the resource and attribute,
 // when a value cannot be encoded.
-func Marshal(s *State) ([]byte, error) {
+func Marshal(s *State) ([]byte, error) { return MarshalWith(s, nil) }
+
+// MarshalWith is Marshal sealing the secrets with k (see Keyring); k nil
+// writes every value as it is in s.
+func MarshalWith(s *State, k *Keyring) ([]byte, error) {
 	c, err := canonical(s)
 	if err != nil {
+		return nil, err
+	}
+	k, err = writeKeyring(k, s)
+	if err != nil {
+		return nil, err
+	}
+	var unreadable []string
+	if err := sealState(c, k, &unreadable); err != nil {
 		return nil, err
 	}
 	// <, > and & stay readable (no HTML escaping): the file is meant for
@@ -57,12 +69,9 @@ func canonical(s *State) (*State, error) {
 		if r.Attributes == nil {
 			r.Attributes = emptyAttributes
 		}
-		sealed, err := sealSensitive(r)
-		if err != nil {
-			return nil, err
-		}
-		c.Resources[i] = sealed
+		c.Resources[i] = r
 	}
+	c.SensitiveOutputs = sortedCopy(s.SensitiveOutputs)
 	// Stable, so that even a state with duplicate addresses (which Write
 	// refuses) encodes the same way every time.
 	slices.SortStableFunc(c.Resources, compareAddress)

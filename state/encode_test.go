@@ -27,7 +27,7 @@ func TestEncodeGolden(t *testing.T) {
 func TestEncodeShape(t *testing.T) {
 	got := string(Encode(sampleState()))
 	for _, want := range []string{
-		"{\n  \"format_version\": 1,\n", // two-space indent, declared field order
+		"{\n  \"format_version\": 2,\n", // two-space indent, declared field order
 		"<b>eggo & co</b>",              // no HTML escaping
 		"\"attributes\": {}",            // nil attributes written as {}
 		"\"resources\": [\n    {\n      \"address\": \"cert.kubelet[\\\"w0\\\"]\"", // sorted by address

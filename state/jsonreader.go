@@ -191,6 +191,14 @@ func (p *jsonReader) state() (*State, error) {
 			s.Lineage, err = p.stringField("lineage")
 		case "eggo_version":
 			s.EggoVersion, err = p.stringField("eggo_version")
+		case "recipients":
+			s.Recipients, err = p.stringList(key)
+		case "host_keys":
+			s.HostKeys, err = p.stringMap(key)
+		case "sensitive_outputs":
+			s.SensitiveOutputs, err = p.stringList(key)
+		case "sealed_outputs":
+			s.SealedOutputs, err = p.stringMap(key)
 		case "resources":
 			if p.null() {
 				return nil
@@ -252,6 +260,8 @@ func (p *jsonReader) resource() (Resource, error) {
 			r.Attributes, err = p.object()
 		case "sensitive":
 			r.Sensitive, err = p.stringList(key)
+		case "sealed":
+			r.Sealed, err = p.stringMap(key)
 		case "dependencies":
 			r.Dependencies, err = p.stringList(key)
 		default:
@@ -291,6 +301,26 @@ func (p *jsonReader) stringList(name string) ([]string, error) {
 		return err
 	})
 	return list, err
+}
+
+// stringMap reads an object whose values are strings (null reads as nil).
+func (p *jsonReader) stringMap(name string) (map[string]string, error) {
+	if p.null() {
+		return nil, nil
+	}
+	if err := p.want('{', name+" must be an object of strings"); err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	err := p.members(true, func(key string, _ int) error {
+		if err := p.want('"', name+"."+key+" must be a string"); err != nil {
+			return err
+		}
+		v, err := p.string()
+		m[key] = v
+		return err
+	})
+	return m, err
 }
 
 // object reads a JSON object of values (null reads as nil).

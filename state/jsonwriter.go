@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -46,6 +48,14 @@ func (w *jsonWriter) state(s *State) {
 	w.buf = appendString(w.buf, s.Lineage)
 	w.key(false, 1, "eggo_version")
 	w.buf = appendString(w.buf, s.EggoVersion)
+	if len(s.Recipients) > 0 {
+		w.key(false, 1, "recipients")
+		w.strings(s.Recipients, 1)
+	}
+	if len(s.HostKeys) > 0 {
+		w.key(false, 1, "host_keys")
+		w.stringMap(s.HostKeys, 1)
+	}
 	w.key(false, 1, "resources")
 	if len(s.Resources) == 0 {
 		w.buf = append(w.buf, "[]"...)
@@ -64,6 +74,14 @@ func (w *jsonWriter) state(s *State) {
 	if len(s.Outputs) > 0 {
 		w.key(false, 1, "outputs")
 		w.object(s.Outputs, 1)
+	}
+	if len(s.SensitiveOutputs) > 0 {
+		w.key(false, 1, "sensitive_outputs")
+		w.strings(s.SensitiveOutputs, 1)
+	}
+	if len(s.SealedOutputs) > 0 {
+		w.key(false, 1, "sealed_outputs")
+		w.stringMap(s.SealedOutputs, 1)
 	}
 	if len(s.HookRuns) > 0 {
 		w.key(false, 1, "hook_runs")
@@ -95,6 +113,10 @@ func (w *jsonWriter) resource(r *Resource) {
 	}
 	w.key(false, depth, "attributes")
 	w.object(r.Attributes, depth)
+	if len(r.Sealed) > 0 {
+		w.key(false, depth, "sealed")
+		w.stringMap(r.Sealed, depth)
+	}
 	if len(r.Sensitive) > 0 {
 		w.key(false, depth, "sensitive")
 		w.strings(r.Sensitive, depth)
@@ -118,6 +140,17 @@ func (w *jsonWriter) strings(ss []string, depth int) {
 	}
 	w.newline(depth)
 	w.buf = append(w.buf, ']')
+}
+
+// stringMap writes m, keys sorted, as a value at depth.
+func (w *jsonWriter) stringMap(m map[string]string, depth int) {
+	w.buf = append(w.buf, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		w.key(i == 0, depth+1, k)
+		w.buf = appendString(w.buf, m[k])
+	}
+	w.newline(depth)
+	w.buf = append(w.buf, '}')
 }
 
 // object writes m, keys sorted, as a value at depth (nil as null, like

@@ -4,7 +4,9 @@
 package state
 
 // FormatVersion is the format this eggo writes.
-const FormatVersion = 1
+// Format 2 added recipients, host_keys, sealed values and
+// sensitive_outputs (website/state-format.md has the history).
+const FormatVersion = 2
 
 // State is the content of eggo.state.
 type State struct {
@@ -12,10 +14,23 @@ type State struct {
 	Serial        uint64 `json:"serial"`
 	Lineage       string `json:"lineage"`
 	EggoVersion   string `json:"eggo_version"`
+	// Recipients are the public keys (age1…, ssh-…) the sealed values are
+	// encrypted to, sorted. Empty when the state holds no sealed value.
+	Recipients []string `json:"recipients,omitempty"`
+	// HostKeys pins each node's SSH host key ("ssh-ed25519 AAAA…") as
+	// first seen; every later connection must present the same key.
+	HostKeys map[string]string `json:"host_keys,omitempty"`
 	// Resources sorted by Address.
 	Resources []Resource `json:"resources"`
 	// Outputs of the last apply, by name.
 	Outputs map[string]any `json:"outputs,omitempty"`
+	// SensitiveOutputs names the outputs that are secret (sorted); sealed
+	// like sensitive attributes.
+	SensitiveOutputs []string `json:"sensitive_outputs,omitempty"`
+	// SealedOutputs are sensitive outputs still encrypted: in the file,
+	// all of them (when recipients are named); in memory, those no
+	// identity could open.
+	SealedOutputs map[string]string `json:"sealed_outputs,omitempty"`
 	// HookRuns are the latest runs of hooks, oldest first (MaxHookRuns).
 	HookRuns []HookRun `json:"hook_runs,omitempty"`
 	// DeployPending is set while the cluster's first deploy has not
@@ -36,6 +51,11 @@ type Resource struct {
 	Attributes map[string]any `json:"attributes"`
 	// Sensitive lists attribute names whose values are secret (sorted).
 	Sensitive []string `json:"sensitive,omitempty"`
+	// Sealed holds sensitive attributes encrypted to the state's
+	// recipients (base64 of an age file), by name. In the file every
+	// sensitive attribute is here and not in Attributes (when recipients
+	// are named); in memory only those no identity could open remain.
+	Sealed map[string]string `json:"sealed,omitempty"`
 	// Dependencies are the direct dependencies' addresses (sorted).
 	Dependencies []string `json:"dependencies,omitempty"`
 }

@@ -17,12 +17,17 @@ const defaultPerm os.FileMode = 0o600
 // Store is the state file at one path, with its backup (PATH.backup) and
 // lock (PATH.lock) beside it. Its methods are safe for concurrent use.
 type Store struct {
-	path string
-	mu   sync.Mutex // serializes writes: backup and replace must not interleave
+	path    string
+	keyring *Keyring   // seals on Write, opens on Read; nil: values as they are
+	mu      sync.Mutex // serializes writes: backup and replace must not interleave
 }
 
 // NewStore returns the store for the state file at path.
 func NewStore(path string) *Store { return &Store{path: path} }
+
+// SetKeyring makes the store seal secrets with k on Write and open them on
+// Read. Call it before the store is used.
+func (st *Store) SetKeyring(k *Keyring) { st.keyring = k }
 
 // Path is the state file's path.
 func (st *Store) Path() string { return st.path }
@@ -37,7 +42,7 @@ func backupPath(path string) string { return path + ".backup" }
 func lockPath(path string) string   { return path + ".lock" }
 
 // Read reads the state file; see Read.
-func (st *Store) Read() (*State, error) { return Read(st.path) }
+func (st *Store) Read() (*State, error) { return ReadWith(st.path, st.keyring) }
 
 // Write replaces the state file with s, atomically, after copying the
 // current file to PATH.backup (atomically too). When the encoding of s is
@@ -49,7 +54,7 @@ func (st *Store) Write(s *State) error {
 	if problem := validate(s); problem != "" {
 		return fmt.Errorf("refusing to write %s: %s", st.path, problem)
 	}
-	data, err := Marshal(s)
+	data, err := MarshalWith(s, st.keyring)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", st.path, err)
 	}

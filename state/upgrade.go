@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 )
 
@@ -11,6 +12,25 @@ import (
 // against the format just before it, and never changes afterwards.
 var upgrades = []func(data []byte) ([]byte, error){
 	0: upgradeV0,
+	1: upgradeV1,
+}
+
+// upgradeV1: format 2 only added fields (recipients, host_keys, sealed,
+// sensitive_outputs, sealed_outputs), so a format-1 file is a format-2
+// file with an older number. Its secrets are still in plain text; the next
+// write with recipients seals them.
+func upgradeV1(data []byte) ([]byte, error) {
+	s, err := (&jsonReader{data: data}).state()
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Recipients) > 0 || len(s.HostKeys) > 0 || len(s.SealedOutputs) > 0 || len(s.SensitiveOutputs) > 0 || hasSealed(s) {
+		return nil, errors.New("a format 1 file cannot hold recipients, host_keys or sealed values (they came with format 2)")
+	}
+	s.FormatVersion = 2
+	w := jsonWriter{}
+	w.state(s)
+	return w.buf, w.err
 }
 
 // stateV0 is format 0, written before format_version existed: the version

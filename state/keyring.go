@@ -1,0 +1,230 @@
+package state
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"filippo.io/age"
+	"filippo.io/age/agessh"
+	"golang.org/x/crypto/ssh"
+)
+
+// Keyring seals the state's secrets to recipients and opens them with the
+// operator's identities. Recipients are public keys (age X25519 or SSH);
+// identities are private keys, held only in memory.
+//
+// A Keyring remembers each ciphertext it made or opened, so a value that
+// did not change is written with the same ciphertext: age encrypts under a
+// fresh random key every time, and re-encrypting on every write would turn
+// each write into a diff of every secret (and cost a key agreement per
+// secret and recipient on every one of an apply's many writes).
+type Keyring struct {
+	recipients []age.Recipient
+	names      []string // recipients as written in the state, sorted
+	identities []age.Identity
+
+	cache *sealCache
+}
+
+// sealCache maps sealKey(...) to the base64 ciphertext made or read for it.
+type sealCache struct {
+	mu sync.Mutex
+	m  map[[32]byte]string
+}
+
+func (c *sealCache) get(key [32]byte) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+func (c *sealCache) put(key [32]byte, v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = v
+}
+
+// NewKeyring returns a keyring sealing to recipients (age1… or ssh-…
+// public keys; none means secrets are written as they are) and opening
+// with identities.
+func NewKeyring(recipients []string, identities []age.Identity) (*Keyring, error) {
+	k := &Keyring{identities: identities, cache: &sealCache{m: map[[32]byte]string{}}}
+	seen := map[string]bool{}
+	for i, s := range recipients {
+		name := normalizeRecipient(s)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		r, err := ParseRecipient(name)
+		if err != nil {
+			return nil, fmt.Errorf("recipient #%d (%s): %w", i+1, shortKey(name), err)
+		}
+		k.recipients = append(k.recipients, r)
+		k.names = append(k.names, name)
+	}
+	slices.Sort(k.names)
+	return k, nil
+}
+
+// ParseRecipient reads one recipient: an age X25519 public key (age1…),
+// a post-quantum one (age1pq1…) or an SSH public key (ssh-ed25519 or
+// ssh-rsa, as in authorized_keys).
+func ParseRecipient(s string) (age.Recipient, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case strings.HasPrefix(s, "age1pq1"):
+		return age.ParseHybridRecipient(s)
+	case strings.HasPrefix(s, "age1"):
+		return age.ParseX25519Recipient(s)
+	case strings.HasPrefix(s, "ssh-"):
+		return agessh.ParseRecipient(s)
+	case strings.Contains(s, "PRIVATE KEY") || strings.HasPrefix(s, "AGE-SECRET-KEY"):
+		// Never echo it: it is a private key given by mistake.
+		return nil, errors.New("this is a private key; a recipient is a public key (age1… or ssh-…)")
+	}
+	return nil, errors.New("not an age (age1…) or SSH (ssh-ed25519 …, ssh-rsa …) public key")
+}
+
+// normalizeRecipient drops an SSH key's comment: the same key with another
+// comment is the same recipient.
+func normalizeRecipient(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "ssh-") {
+		if f := strings.Fields(s); len(f) >= 2 {
+			return f[0] + " " + f[1]
+		}
+	}
+	return s
+}
+
+// shortKey shortens a public key for messages.
+func shortKey(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
+
+// ReadIdentities reads the identities in an age identity file (lines of
+// AGE-SECRET-KEY-1…) or an unencrypted SSH private key (ed25519 or RSA).
+// Errors name the file and never quote its content.
+func ReadIdentities(path string) ([]age.Identity, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("identity %s: %w", path, err)
+	}
+	if bytes.Contains(data, []byte("-----BEGIN")) {
+		id, err := agessh.ParseIdentity(data)
+		if err != nil {
+			var missing *ssh.PassphraseMissingError
+			if errors.As(err, &missing) {
+				return nil, fmt.Errorf("identity %s: the SSH private key is protected by a passphrase; eggo needs an unencrypted key or an age identity file (age-keygen)", path)
+			}
+			return nil, fmt.Errorf("identity %s: not a usable SSH private key (ed25519 or RSA): %v", path, err)
+		}
+		return []age.Identity{id}, nil
+	}
+	ids, err := age.ParseIdentities(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("identity %s: not an age identity file (AGE-SECRET-KEY-1… lines) nor an SSH private key: %v", path, err)
+	}
+	return ids, nil
+}
+
+// Recipients are the keyring's recipients as the state records them.
+func (k *Keyring) Recipients() []string {
+	if k == nil {
+		return nil
+	}
+	return k.names
+}
+
+// CanOpen reports whether the keyring holds any identity.
+func (k *Keyring) CanOpen() bool { return k != nil && len(k.identities) > 0 }
+
+// seals reports whether secrets are encrypted on write.
+func (k *Keyring) seals() bool { return k != nil && len(k.recipients) > 0 }
+
+// sealKey identifies a value sealed for one place to one set of recipients.
+// It includes where the value lives, so two equal secrets in two places
+// get different ciphertexts and the file does not reveal that they match.
+func sealKey(place string, plaintext []byte, recipients []string) [32]byte {
+	h := sha256.New()
+	io.WriteString(h, place)
+	h.Write([]byte{0})
+	h.Write(plaintext)
+	for _, r := range recipients {
+		h.Write([]byte{0})
+		io.WriteString(h, r)
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// seal encrypts v (any JSON value) for place to the keyring's recipients.
+func (k *Keyring) seal(place string, v any) (string, error) {
+	plaintext, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	key := sealKey(place, plaintext, k.names)
+	if cached, ok := k.cache.get(key); ok {
+		return cached, nil
+	}
+	var buf bytes.Buffer
+	w, err := age.Encrypt(&buf, k.recipients...)
+	if err != nil {
+		return "", fmt.Errorf("encrypting: %w", err)
+	}
+	if _, err := w.Write(plaintext); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	out := base64.StdEncoding.EncodeToString(buf.Bytes())
+	k.cache.put(key, out)
+	return out, nil
+}
+
+// errNoIdentity: the keyring holds no identity to try.
+var errNoIdentity = errors.New("no identity given")
+
+// open decrypts a sealed value of place written for recipients (the
+// state's list), and remembers the ciphertext so an unchanged value is
+// written back as it was.
+func (k *Keyring) open(place, sealed string, recipients []string) (any, error) {
+	if !k.CanOpen() {
+		return nil, errNoIdentity
+	}
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil {
+		return nil, fmt.Errorf("not base64: %v", err)
+	}
+	r, err := age.Decrypt(bytes.NewReader(raw), k.identities...)
+	if err != nil {
+		return nil, err
+	}
+	plaintext, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(plaintext, &v); err != nil {
+		return nil, fmt.Errorf("decrypted value is not JSON: %v", err)
+	}
+	k.cache.put(sealKey(place, plaintext, recipients), sealed)
+	return v, nil
+}

@@ -1,0 +1,208 @@
+package state
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Sealing is the one seam through which every secret passes on its way
+// into and out of the file. On write, each sensitive attribute and output
+// is encrypted to the keyring's recipients (field by field, so the rest of
+// the file stays readable and diffable); on read, each is opened with the
+// keyring's identities. A value no identity opens stays sealed in memory
+// and is written back exactly as it was read.
+
+// UnreadableError is a write that would have to re-encrypt values no
+// identity could open (the recipients changed).
+type UnreadableError struct {
+	Values []string // "ADDRESS.ATTR" or "output.NAME"
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("the recipients changed, and %d sealed value(s) cannot be re-encrypted to them because no identity given could decrypt them (%s); give an identity of a current recipient with -identity or EGGO_IDENTITY",
+		len(e.Values), listSome(e.Values, 5))
+}
+
+func listSome(ss []string, n int) string {
+	if len(ss) <= n {
+		return strings.Join(ss, ", ")
+	}
+	return strings.Join(ss[:n], ", ") + fmt.Sprintf(" and %d more", len(ss)-n)
+}
+
+// writeKeyring is the keyring a write of s seals with: k, or — when k names
+// no recipients but s was sealed — k's identities with s's recipients, so
+// a state once encrypted is never written back in plain text because a
+// configuration forgot its secrets block.
+func writeKeyring(k *Keyring, s *State) (*Keyring, error) {
+	if k == nil || k.seals() || len(s.Recipients) == 0 {
+		return k, nil
+	}
+	sticky, err := NewKeyring(s.Recipients, k.identities)
+	if err != nil {
+		return nil, fmt.Errorf("the state's recipients: %w", err)
+	}
+	sticky.cache = k.cache
+	return sticky, nil
+}
+
+// sealState turns c (a shallow canonical copy of the caller's state) into
+// what the file holds. k nil leaves every value as it is (Encode without a
+// keyring: tests, plan hashes).
+func sealState(c *State, k *Keyring, unreadable *[]string) error {
+	if k == nil {
+		return nil
+	}
+	changed := !slices.Equal(c.Recipients, k.Recipients())
+	for i := range c.Resources {
+		r := &c.Resources[i]
+		sealed, err := sealValues(k, "resource/"+r.Address+"/", r.Sensitive, r.Attributes, r.Sealed, changed, r.Address+".", unreadable)
+		if err != nil {
+			return fmt.Errorf("resource %s: %w", r.Address, err)
+		}
+		r.Attributes, r.Sealed = sealed.plain, sealed.sealed
+	}
+	sealed, err := sealValues(k, "output/", c.SensitiveOutputs, c.Outputs, c.SealedOutputs, changed, "output.", unreadable)
+	if err != nil {
+		return err
+	}
+	c.Outputs, c.SealedOutputs = sealed.plain, sealed.sealed
+	if len(*unreadable) > 0 && changed {
+		return &UnreadableError{Values: *unreadable}
+	}
+	if k.seals() {
+		c.Recipients = k.Recipients()
+	} else if !hasSealed(c) {
+		c.Recipients = nil
+	}
+	return nil
+}
+
+type sealedValues struct {
+	plain  map[string]any
+	sealed map[string]string
+}
+
+// sealValues moves the sensitive names of plain into sealed, encrypted
+// (copying the maps: they belong to the caller). Values already sealed
+// (unopened) stay as they are; they are listed in unreadable.
+func sealValues(k *Keyring, place string, sensitive []string, plain map[string]any, sealed map[string]string, recipientsChanged bool, label string, unreadable *[]string) (sealedValues, error) {
+	out := sealedValues{plain: plain, sealed: sealed}
+	for _, name := range slices.Sorted(maps.Keys(sealed)) {
+		*unreadable = append(*unreadable, label+name)
+	}
+	if !k.seals() {
+		return out, nil
+	}
+	var copied bool
+	for _, name := range sensitive {
+		v, ok := plain[name]
+		if !ok {
+			continue
+		}
+		if !copied {
+			out.plain = maps.Clone(plain)
+			out.sealed = maps.Clone(sealed)
+			if out.sealed == nil {
+				out.sealed = map[string]string{}
+			}
+			copied = true
+		}
+		ct, err := k.seal(place+name, v)
+		if err != nil {
+			return out, fmt.Errorf("encrypting %s: %w", name, err)
+		}
+		delete(out.plain, name)
+		out.sealed[name] = ct
+	}
+	return out, nil
+}
+
+func hasSealed(s *State) bool {
+	if len(s.SealedOutputs) > 0 {
+		return true
+	}
+	for _, r := range s.Resources {
+		if len(r.Sealed) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// openState opens every sealed value of s it can, in place, and returns
+// the values that stay sealed.
+func openState(s *State, k *Keyring) []string {
+	var unopened []string
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		for _, name := range slices.Sorted(maps.Keys(r.Sealed)) {
+			v, err := k.open("resource/"+r.Address+"/"+name, r.Sealed[name], s.Recipients)
+			if err != nil {
+				unopened = append(unopened, r.Address+"."+name)
+				continue
+			}
+			if r.Attributes == nil {
+				r.Attributes = map[string]any{}
+			}
+			r.Attributes[name] = v
+			delete(r.Sealed, name)
+		}
+		if len(r.Sealed) == 0 {
+			r.Sealed = nil
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.SealedOutputs)) {
+		v, err := k.open("output/"+name, s.SealedOutputs[name], s.Recipients)
+		if err != nil {
+			unopened = append(unopened, "output."+name)
+			continue
+		}
+		if s.Outputs == nil {
+			s.Outputs = map[string]any{}
+		}
+		s.Outputs[name] = v
+		delete(s.SealedOutputs, name)
+	}
+	if len(s.SealedOutputs) == 0 {
+		s.SealedOutputs = nil
+	}
+	return unopened
+}
+
+// Unreadable lists the values of s still sealed: those no identity given
+// could decrypt ("ADDRESS.ATTR", "output.NAME"), sorted.
+func (s *State) Unreadable() []string {
+	var out []string
+	for _, r := range s.Resources {
+		for _, name := range slices.Sorted(maps.Keys(r.Sealed)) {
+			out = append(out, r.Address+"."+name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.SealedOutputs)) {
+		out = append(out, "output."+name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PlainSecrets counts the sensitive values s holds in plain text (which a
+// write with recipients will encrypt).
+func (s *State) PlainSecrets() int {
+	n := 0
+	for _, r := range s.Resources {
+		for _, name := range r.Sensitive {
+			if _, ok := r.Attributes[name]; ok {
+				n++
+			}
+		}
+	}
+	for _, name := range s.SensitiveOutputs {
+		if _, ok := s.Outputs[name]; ok {
+			n++
+		}
+	}
+	return n
+}
