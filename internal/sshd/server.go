@@ -7,8 +7,6 @@ package sshd
 import (
 	"bufio"
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
@@ -41,6 +39,9 @@ type Options struct {
 	// MaxSessions per connection; default 64. OpenSSH's own default is 10,
 	// which real hosts usually keep: clients must bound their sessions.
 	MaxSessions int
+	// ExtraHostKeys are host key types the server holds besides ed25519
+	// ("rsa", "ecdsa"), as most real hosts hold several.
+	ExtraHostKeys []string
 }
 
 // Server is one running sshd.
@@ -48,16 +49,25 @@ type Server struct {
 	Addr    string // 127.0.0.1:PORT
 	Port    int
 	Dir     string // config, host key and authorized keys live here
+	config  string
+	extra   []string
 	hostKey ssh.PublicKey
+	others  []ssh.PublicKey // the ExtraHostKeys, in their order
 
 	cmd      *exec.Cmd
 	waitExit chan struct{} // closed when sshd has exited and been reaped
 	log      *lockedBuffer
-	stopped  sync.Once
+	stopped  *sync.Once
 }
 
 // HostPublicKey is the server's ed25519 host key.
 func (s *Server) HostPublicKey() ssh.PublicKey { return s.hostKey }
+
+// HostPublicKeys are all the server's host keys: ed25519 first, then the
+// ExtraHostKeys in the order asked for.
+func (s *Server) HostPublicKeys() []ssh.PublicKey {
+	return append([]ssh.PublicKey{s.hostKey}, s.others...)
+}
 
 // KnownHostsLine is the known_hosts line for this server, as ssh-keyscan
 // would print it: "[127.0.0.1]:PORT ssh-ed25519 AAAA…".
@@ -97,7 +107,10 @@ func Start(t testing.TB, opts Options) *Server {
 			t.Fatalf("sshd: chmod %s: %v", d, err)
 		}
 	}
-	hostPub := writeHostKey(t, filepath.Join(dir, "ssh_host_ed25519_key"))
+	if err := checkKeyTypes(opts.ExtraHostKeys); err != nil {
+		t.Fatalf("sshd: %v", err)
+	}
+	hostPub, others := writeHostKeys(t, dir, opts.ExtraHostKeys)
 	var keys bytes.Buffer
 	for _, k := range opts.AuthorizedKeys {
 		keys.Write(ssh.MarshalAuthorizedKey(k))
@@ -114,29 +127,34 @@ func Start(t testing.TB, opts Options) *Server {
 	// bind; then sshd exits at once and we try another port.
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		s, err := launch(config, hostPub, dir)
-		if err == nil {
+		port, err := freePort()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Port: port, Dir: dir, config: config,
+			extra: opts.ExtraHostKeys, hostKey: hostPub, others: others, log: &lockedBuffer{}}
+		if err := s.launch(); err == nil {
 			t.Cleanup(s.Stop)
 			return s
+		} else {
+			lastErr = err
 		}
-		lastErr = err
 	}
 	t.Fatalf("sshd: could not start: %v", lastErr)
 	return nil
 }
 
-func launch(config string, hostPub ssh.PublicKey, dir string) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Port: port, Dir: dir, hostKey: hostPub, log: &lockedBuffer{}}
-	s.cmd = exec.Command(Binary, "-D", "-e", "-f", config, "-p", strconv.Itoa(port))
+// launch starts sshd on s.Port and waits until it answers.
+func (s *Server) launch() error {
+	port := s.Port
+	s.stopped = &sync.Once{}
+	s.cmd = exec.Command(Binary, "-D", "-e", "-f", s.config, "-p", strconv.Itoa(port))
 	s.cmd.Stdout = s.log
 	s.cmd.Stderr = s.log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", Binary, err)
+		return fmt.Errorf("start %s: %w", Binary, err)
 	}
 	exited := make(chan struct{})
 	s.waitExit = exited
@@ -145,16 +163,16 @@ func launch(config string, hostPub ssh.PublicKey, dir string) (*Server, error) {
 	for time.Now().Before(deadline) {
 		select {
 		case <-exited:
-			return nil, fmt.Errorf("sshd on port %d exited: %s", port, s.log.String())
+			return fmt.Errorf("sshd on port %d exited: %s", port, s.log.String())
 		default:
 		}
 		if banner(s.Addr) {
-			return s, nil
+			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.Stop()
-	return nil, fmt.Errorf("sshd on port %d did not accept within 10s: %s", port, s.log.String())
+	return fmt.Errorf("sshd on port %d did not accept within 10s: %s", port, s.log.String())
 }
 
 // banner reports whether an SSH server answers on addr.
@@ -178,20 +196,6 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func writeHostKey(t testing.TB, path string) ssh.PublicKey {
-	t.Helper()
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatalf("sshd: generate host key: %v", err)
-	}
-	writePrivateKey(t, path, priv)
-	sshPub, err := ssh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatalf("sshd: host public key: %v", err)
-	}
-	return sshPub
-}
-
 func configText(dir string, o Options) string {
 	yesNo := func(b bool) string {
 		if b {
@@ -205,7 +209,9 @@ func configText(dir string, o Options) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "ListenAddress 127.0.0.1\n")
-	fmt.Fprintf(&b, "HostKey %s\n", filepath.Join(dir, "ssh_host_ed25519_key"))
+	for _, typ := range append([]string{"ed25519"}, o.ExtraHostKeys...) {
+		fmt.Fprintf(&b, "HostKey %s\n", hostKeyFile(dir, typ))
+	}
 	fmt.Fprintf(&b, "AuthorizedKeysFile %s\n", filepath.Join(dir, "authorized_keys"))
 	fmt.Fprintf(&b, "PidFile none\nUsePAM no\nStrictModes no\nUseDNS no\nPrintMotd no\nLogLevel VERBOSE\n")
 	fmt.Fprintf(&b, "PermitRootLogin yes\nPubkeyAuthentication yes\nKbdInteractiveAuthentication no\n")

@@ -22,26 +22,36 @@ import (
 // Authentication and host key failures are final at once.
 func connect(ctx context.Context, t providers.Target, o Options, bastion *ssh.Client) (*ssh.Client, error) {
 	addr := net.JoinHostPort(t.Address, strconv.Itoa(t.Port))
+	return withRetries(ctx, t, o, addr, func() (*ssh.Client, error) {
+		return connectOnce(ctx, t, o, bastion, addr)
+	})
+}
+
+// withRetries runs once until it succeeds, fails with anything but a
+// networkError, or has been retried t.Retries times, waiting o.Backoff
+// (doubled each time) in between.
+func withRetries[T any](ctx context.Context, t providers.Target, o Options, addr string, once func() (T, error)) (T, error) {
+	var zero T
 	wait := o.Backoff
 	for attempt := 0; ; attempt++ {
-		client, err := connectOnce(ctx, t, o, bastion, addr)
+		v, err := once()
 		if err == nil {
-			return client, nil
+			return v, nil
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: connecting to %s: %w", t.Name, addr, ctx.Err())
+			return zero, fmt.Errorf("%s: connecting to %s: %w", t.Name, addr, ctx.Err())
 		}
 		var netErr *networkError
 		if !errors.As(err, &netErr) || attempt >= t.Retries {
 			if attempt > 0 {
-				return nil, fmt.Errorf("%w (after %d attempts)", err, attempt+1)
+				return zero, fmt.Errorf("%w (after %d attempts)", err, attempt+1)
 			}
-			return nil, err
+			return zero, err
 		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: connecting to %s: %w (last error: %v)", t.Name, addr, ctx.Err(), err)
+			return zero, fmt.Errorf("%s: connecting to %s: %w (last error: %v)", t.Name, addr, ctx.Err(), err)
 		}
 		wait *= 2
 	}
@@ -73,9 +83,27 @@ func connectOnce(ctx context.Context, t providers.Target, o Options, bastion *ss
 		Timeout:           t.ConnectTimeout,
 	}
 
+	conn, via, err := dialHop(ctx, t, bastion, addr)
+	if err != nil {
+		return nil, err
+	}
+	c, chans, reqs, timedOut, err := handshake(ctx, t, conn, addr, config)
+	if err != nil {
+		return nil, classifyHandshake(t, addr, via, a, err, timedOut)
+	}
+	if hk.accepted != nil {
+		hk.accepted()
+	}
+	return ssh.NewClient(c, chans, reqs), nil
+}
+
+// dialHop opens the TCP connection to addr, through bastion when set, and
+// says how it went for messages (" via bastion HOST:PORT" or "").
+func dialHop(ctx context.Context, t providers.Target, bastion *ssh.Client, addr string) (net.Conn, string, error) {
 	dialCtx, cancel := context.WithTimeout(ctx, t.ConnectTimeout)
 	defer cancel()
 	var conn net.Conn
+	var err error
 	via := ""
 	if bastion != nil {
 		via = " via bastion " + bastion.RemoteAddr().String()
@@ -87,13 +115,17 @@ func connectOnce(ctx context.Context, t providers.Target, o Options, bastion *ss
 		err = fmt.Errorf("%s: cannot reach %s%s: %w", t.Name, addr, via, err)
 		var open *ssh.OpenChannelError
 		if errors.As(err, &open) && open.Reason == ssh.Prohibited {
-			return nil, fmt.Errorf("%w (the bastion forbids TCP forwarding: AllowTcpForwarding)", err)
+			return nil, via, fmt.Errorf("%w (the bastion forbids TCP forwarding: AllowTcpForwarding)", err)
 		}
-		return nil, &networkError{err}
+		return nil, via, &networkError{err}
 	}
+	return conn, via, nil
+}
 
-	// The handshake must obey the timeout and ctx too; a connection through
-	// a bastion has no deadlines, so closing it is the one way to stop it.
+// handshake runs the SSH handshake on conn; on failure conn is closed.
+// The handshake must obey the timeout and ctx too; a connection through a
+// bastion has no deadlines, so closing it is the one way to stop it.
+func handshake(ctx context.Context, t providers.Target, conn net.Conn, addr string, config *ssh.ClientConfig) (ssh.Conn, <-chan ssh.NewChannel, <-chan *ssh.Request, bool, error) {
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(t.ConnectTimeout, func() { timedOut.Store(true); _ = conn.Close() })
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
@@ -102,9 +134,9 @@ func connectOnce(ctx context.Context, t providers.Target, o Options, bastion *ss
 	stop()
 	if err != nil {
 		_ = conn.Close()
-		return nil, classifyHandshake(t, addr, via, a, err, timedOut.Load())
+		return nil, nil, nil, timedOut.Load(), err
 	}
-	return ssh.NewClient(c, chans, reqs), nil
+	return c, chans, reqs, false, nil
 }
 
 func classifyHandshake(t providers.Target, addr, via string, a *auth, err error, timedOut bool) error {

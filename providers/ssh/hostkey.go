@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,18 +16,27 @@ import (
 )
 
 // HostKeyError is a host key eggo refuses: unknown to known_hosts, or
-// (Mismatch) different from the key known_hosts holds. It is never retried.
+// (Mismatch) different from the key known_hosts holds, or (Pinned) different
+// from the key pinned in state. It is never retried.
 type HostKeyError struct {
-	Host      string   // node name
-	Address   string   // host:port as dialed
-	File      string   // the known_hosts file consulted
-	Mismatch  bool     // known_hosts holds other keys for this host
-	Expected  []string // SHA256 fingerprints known_hosts holds, with file:line
-	Presented string   // SHA256 fingerprint the server presented
-	KeyType   string
+	Host         string   // node name
+	Address      string   // host:port as dialed
+	File         string   // the known_hosts file consulted; empty when Pinned
+	Mismatch     bool     // the host is known, by other keys
+	Pinned       bool     // the expected key is the one pinned in state
+	Expected     []string // the keys expected, as type and SHA256 fingerprint (with file:line from known_hosts)
+	Presented    string   // SHA256 fingerprint the server presented
+	KeyType      string   // type of the presented key
+	PresentedKey ssh.PublicKey
 }
 
 func (e *HostKeyError) Error() string {
+	if e.Pinned {
+		return fmt.Sprintf("%s: HOST KEY MISMATCH for %s: the key pinned in state is %s but the server presented %s %s. "+
+			"Someone may be intercepting the connection, or the host was reinstalled; eggo will not connect. "+
+			"If the host was reinstalled, accept its new key with: eggo state rekey-host %s",
+			e.Host, e.Address, strings.Join(e.Expected, ", "), e.KeyType, e.Presented, e.Host)
+	}
 	host, port, _ := net.SplitHostPort(e.Address)
 	scan := "ssh-keyscan -t " + strings.TrimPrefix(e.KeyType, "ssh-") + " "
 	if port != "22" {
@@ -50,9 +60,18 @@ func (e *HostKeyError) Error() string {
 type hostKeyCheck struct {
 	callback   ssh.HostKeyCallback
 	algorithms []string
+	// accepted, when set, runs once the handshake has succeeded (it pins
+	// the key seen on first contact).
+	accepted func()
 }
 
+// hostKeyCheckFor picks how the hop t is verified: by the keys pinned in
+// state when o.Pins is set (DialWith clears it for a bastion), else by
+// o.HostKeyCallback, else by known_hosts alone.
 func hostKeyCheckFor(t providers.Target, o Options, addr string) (hostKeyCheck, error) {
+	if o.Pins != nil {
+		return pinCheckFor(t, o.Pins, addr)
+	}
 	if o.HostKeyCallback != nil {
 		cb, err := o.HostKeyCallback(t)
 		if err != nil {
@@ -60,11 +79,7 @@ func hostKeyCheckFor(t providers.Target, o Options, addr string) (hostKeyCheck, 
 		}
 		return hostKeyCheck{callback: cb}, nil
 	}
-	file := t.KnownHostsFile
-	if file == "" {
-		file = "~/.ssh/known_hosts"
-	}
-	file = expandHome(file)
+	file := knownHostsPath(t)
 	if _, err := os.Stat(file); err != nil {
 		return hostKeyCheck{}, fmt.Errorf("%s: known_hosts file %s cannot be read (%v); create it with the host's key: ssh-keyscan -p %d %s >> %s",
 			t.Name, file, err, t.Port, t.Address, file)
@@ -73,20 +88,33 @@ func hostKeyCheckFor(t providers.Target, o Options, addr string) (hostKeyCheck, 
 	if err != nil {
 		return hostKeyCheck{}, fmt.Errorf("%s: known_hosts file %s: %w", t.Name, file, err)
 	}
-	check := func(hostname string, remote net.Addr, key ssh.PublicKey) error {
+	return hostKeyCheck{callback: knownHostsCallback(t, addr, file, cb), algorithms: knownAlgorithms(cb, addr)}, nil
+}
+
+func knownHostsPath(t providers.Target) string {
+	file := t.KnownHostsFile
+	if file == "" {
+		file = "~/.ssh/known_hosts"
+	}
+	return expandHome(file)
+}
+
+// knownHostsCallback turns knownhosts' errors into HostKeyErrors that name
+// the node and say what to do.
+func knownHostsCallback(t providers.Target, addr, file string, cb ssh.HostKeyCallback) ssh.HostKeyCallback {
+	return func(hostname string, remote net.Addr, key ssh.PublicKey) error {
 		err := cb(hostname, remote, key)
 		var ke *knownhosts.KeyError
 		if !errors.As(err, &ke) {
 			return err
 		}
 		e := &HostKeyError{Host: t.Name, Address: addr, File: file, Mismatch: len(ke.Want) > 0,
-			Presented: ssh.FingerprintSHA256(key), KeyType: key.Type()}
+			Presented: ssh.FingerprintSHA256(key), KeyType: key.Type(), PresentedKey: key}
 		for _, w := range ke.Want {
-			e.Expected = append(e.Expected, fmt.Sprintf("%s %s (%s:%d)", w.Key.Type(), ssh.FingerprintSHA256(w.Key), w.Filename, w.Line))
+			e.Expected = append(e.Expected, fmt.Sprintf("%s (%s:%d)", Fingerprint(w.Key), w.Filename, w.Line))
 		}
 		return e
 	}
-	return hostKeyCheck{callback: check, algorithms: knownAlgorithms(cb, addr)}, nil
 }
 
 // knownAlgorithms lists the host key algorithms matching the keys
@@ -102,24 +130,30 @@ func knownAlgorithms(cb ssh.HostKeyCallback, addr string) []string {
 		return nil
 	}
 	var algos []string
-	seen := map[string]bool{}
-	add := func(a ...string) {
-		for _, x := range a {
-			if !seen[x] {
-				seen[x] = true
-				algos = append(algos, x)
-			}
-		}
-	}
 	for _, w := range ke.Want {
-		switch w.Key.Type() {
-		case ssh.KeyAlgoRSA:
-			add(ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256, ssh.KeyAlgoRSA)
-		default:
-			add(w.Key.Type())
-		}
+		algos = appendNew(algos, algorithmsFor(w.Key.Type())...)
 	}
 	return algos
+}
+
+// algorithmsFor lists the host key algorithms that make a server present
+// its key of keyType: an RSA key is signed with SHA-2 by modern servers and
+// SHA-1 only by old ones.
+func algorithmsFor(keyType string) []string {
+	if keyType == ssh.KeyAlgoRSA {
+		return []string{ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256, ssh.KeyAlgoRSA}
+	}
+	return []string{keyType}
+}
+
+// appendNew appends the items of add that list does not hold yet.
+func appendNew(list []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(list, a) {
+			list = append(list, a)
+		}
+	}
+	return list
 }
 
 // probeKey is a public key no host can have.

@@ -1,8 +1,11 @@
 // Package ssh is eggo's SSH transport: one multiplexed client connection per
 // host, authenticated by key file, ssh-agent or password, with host keys
-// verified against known_hosts (never ignored), optional bastion hops,
-// bounded connect retries, commands killed on the host when their context
-// ends, and uploads verified by sha256 on the far side.
+// never ignored — verified against known_hosts, or against the keys pinned
+// in state (Options.Pins: recorded on first contact, a different key later
+// refused until `eggo state rekey-host`) — optional bastion hops, bounded
+// connect retries, commands killed on the host when their context ends, and
+// uploads verified by sha256 on the far side. ScanHostKey reads the key a
+// host presents without logging in, as ssh-keyscan does.
 package ssh
 
 import (
@@ -26,13 +29,21 @@ const (
 	// (with one session kept free for killing cancelled commands) means a
 	// busy run never has a session refused by a stock host.
 	DefaultMaxSessions = 8
+
+	defaultBackoff = 500 * time.Millisecond
 )
 
 // Options are settings a Target cannot express.
 type Options struct {
-	// HostKeyCallback, when set, verifies host keys instead of known_hosts
-	// (the seam for keys pinned in state). It is asked once per hop, so a
-	// bastion and its target can be checked differently.
+	// Pins, when set, verifies the target (never its bastion) by the key
+	// pinned for it in state: a different key is a HostKeyError (Pinned)
+	// and is never retried. An unpinned target is checked against its
+	// known_hosts file if that knows the host, else its key is trusted on
+	// first use; either way Pins.Seen receives the key once connected.
+	Pins HostKeyPins
+	// HostKeyCallback, when set, verifies host keys instead of known_hosts.
+	// It is asked once per hop, so a bastion and its target can be checked
+	// differently; Pins takes precedence for the target.
 	HostKeyCallback func(t providers.Target) (ssh.HostKeyCallback, error)
 	// MaxSessions bounds concurrent sessions; DefaultMaxSessions when zero.
 	MaxSessions int
@@ -52,13 +63,12 @@ func DialWith(ctx context.Context, t providers.Target, o Options) (*Conn, error)
 		o.MaxSessions = DefaultMaxSessions
 	}
 	if o.Backoff <= 0 {
-		o.Backoff = 500 * time.Millisecond
+		o.Backoff = defaultBackoff
 	}
 	var bastion *ssh.Client
 	if t.Bastion != nil {
-		b := withDefaults(*t.Bastion)
 		var err error
-		bastion, err = connect(ctx, b, o, nil)
+		bastion, err = connect(ctx, withDefaults(*t.Bastion), bastionOptions(o), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -72,6 +82,13 @@ func DialWith(ctx context.Context, t providers.Target, o Options) (*Conn, error)
 		return nil, err
 	}
 	return newConn(t, client, bastion, o.MaxSessions), nil
+}
+
+// bastionOptions are o for a bastion hop: pins belong to the nodes, so a
+// bastion is verified as ever (HostKeyCallback or known_hosts).
+func bastionOptions(o Options) Options {
+	o.Pins = nil
+	return o
 }
 
 func withDefaults(t providers.Target) providers.Target {

@@ -1,0 +1,112 @@
+package ssh
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"sync"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// HostKeyPins is where a run's pinned host keys live (the engine backs it
+// with the state file). Implementations must be safe for concurrent use:
+// a run dials many hosts at once.
+type HostKeyPins interface {
+	// Pinned is the key pinned for this node, if any.
+	Pinned(node string) (ssh.PublicKey, bool)
+	// Seen is called on first contact with an unpinned node, once its key
+	// was accepted and the connection established.
+	Seen(node string, key ssh.PublicKey)
+}
+
+// preferredHostKeyAlgorithms are asked for when no key of a host is known
+// yet. Plain keys only: a certificate expires, so pinning one would lock a
+// host out; SHA-1 RSA and DSA are left out as OpenSSH leaves them out.
+var preferredHostKeyAlgorithms = []string{
+	ssh.KeyAlgoED25519,
+	ssh.KeyAlgoECDSA256, ssh.KeyAlgoECDSA384, ssh.KeyAlgoECDSA521,
+	ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256,
+}
+
+// pinCheckFor verifies a target by its pinned key or, on first contact, by
+// known_hosts when that knows the host, else trusting the key on first use.
+func pinCheckFor(t providers.Target, pins HostKeyPins, addr string) (hostKeyCheck, error) {
+	if pin, ok := pins.Pinned(t.Name); ok {
+		return pinnedCheck(t, pin, addr), nil
+	}
+	var (
+		mu   sync.Mutex
+		seen ssh.PublicKey
+	)
+	record := func(key ssh.PublicKey) {
+		mu.Lock()
+		seen = key
+		mu.Unlock()
+	}
+	check := hostKeyCheck{
+		callback: func(_ string, _ net.Addr, key ssh.PublicKey) error {
+			record(key)
+			return nil
+		},
+		algorithms: preferredHostKeyAlgorithms,
+		accepted: func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if seen != nil {
+				pins.Seen(t.Name, seen)
+			}
+		},
+	}
+	file := knownHostsPath(t)
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		return check, nil
+	}
+	cb, err := knownhosts.New(file)
+	if err != nil {
+		return hostKeyCheck{}, fmt.Errorf("%s: known_hosts file %s: %w", t.Name, file, err)
+	}
+	known := knownAlgorithms(cb, addr)
+	if len(known) == 0 {
+		return check, nil // the file does not know this host
+	}
+	verify := knownHostsCallback(t, addr, file, cb)
+	check.callback = func(hostname string, remote net.Addr, key ssh.PublicKey) error {
+		if err := verify(hostname, remote, key); err != nil {
+			return err
+		}
+		record(key)
+		return nil
+	}
+	check.algorithms = known
+	return check, nil
+}
+
+// pinnedCheck accepts exactly the pinned key. The pin's algorithms are
+// asked for first, so that a host holding several keys presents the pinned
+// one; the others follow, so that a host which lost its pinned key type is
+// refused as a mismatch naming both keys rather than failing negotiation.
+func pinnedCheck(t providers.Target, pin ssh.PublicKey, addr string) hostKeyCheck {
+	want := pin.Marshal()
+	return hostKeyCheck{
+		callback: func(_ string, _ net.Addr, key ssh.PublicKey) error {
+			if bytes.Equal(key.Marshal(), want) {
+				return nil
+			}
+			return &HostKeyError{Host: t.Name, Address: addr, Mismatch: true, Pinned: true,
+				Expected: []string{Fingerprint(pin)}, Presented: ssh.FingerprintSHA256(key),
+				KeyType: key.Type(), PresentedKey: key}
+		},
+		algorithms: pinAlgorithms(pin),
+	}
+}
+
+func pinAlgorithms(pin ssh.PublicKey) []string {
+	return appendNew(algorithmsFor(pin.Type()), preferredHostKeyAlgorithms...)
+}
