@@ -33,6 +33,11 @@ type Config struct {
 	// templatefile(), and the resolved variable values. A saved plan keeps it
 	// to refuse being applied to a configuration that changed since.
 	Hash string
+	// Secrets names who the state's secrets are encrypted to; nil when
+	// the configuration has no secrets block.
+	Secrets *Secrets
+	// Backend is where the state lives: nil means the state file.
+	Backend *Backend
 }
 
 // Output is one output block, evaluated.
@@ -51,6 +56,7 @@ func Load(dir string, in VarInput) (*Config, hcl.Diagnostics) {
 	l := newLoader(dir)
 	cfg, diags := l.load(in)
 	diags = append(diags, l.loadHooks(cfg)...)
+	diags = append(diags, l.loadStateBlocks(cfg)...)
 	if diags.HasErrors() {
 		// Keep the sources so callers can print snippets with WriteDiagnostics.
 		return &Config{Dir: dir, Files: l.sources}, diags

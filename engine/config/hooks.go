@@ -1,8 +1,6 @@
 package config
 
 import (
-	"sort"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
@@ -62,22 +60,7 @@ func (l *loader) loadHooks(cfg *Config) hcl.Diagnostics {
 
 // hookBlocks returns the hook blocks of every parsed file, in file name
 // order and then declaration order, as the other blocks are declared.
-func (l *loader) hookBlocks() hcl.Blocks {
-	files := l.parser.Files()
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var out hcl.Blocks
-	for _, name := range names {
-		content, _, _ := files[name].Body.PartialContent(hookOnly)
-		if content != nil {
-			out = append(out, content.Blocks...)
-		}
-	}
-	return out
-}
+func (l *loader) hookBlocks() hcl.Blocks { return l.blocksOf(hookOnly) }
 
 // parseHook checks a hook's body against its schema and finds its
 // provider block.

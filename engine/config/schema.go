@@ -14,6 +14,32 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "locals"},
 		{Type: "output", LabelNames: []string{"name"}},
 		{Type: "hook", LabelNames: []string{"name"}},
+		{Type: "secrets"},
+		{Type: "backend", LabelNames: []string{"type"}},
+	},
+}
+
+var secretsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "recipients", Required: true},
+	},
+}
+
+var etcdBackendSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "endpoints", Required: true},
+		{Name: "prefix"},
+		{Name: "ca_file"},
+		{Name: "cert_file"},
+		{Name: "key_file"},
+		{Name: "lock_ttl"},
+		{Name: "lock_timeout"},
+	},
+}
+
+var fileBackendSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "path"},
 	},
 }
 
