@@ -30,6 +30,11 @@ type HostKeyError struct {
 	PresentedKey ssh.PublicKey
 }
 
+// HostKeyRefused marks the error for packages that must tell a refused host
+// key from an unreachable host without importing this one (a host whose key
+// was refused is not known to be gone: it may be an impostor).
+func (e *HostKeyError) HostKeyRefused() bool { return true }
+
 func (e *HostKeyError) Error() string {
 	if e.Pinned {
 		return fmt.Sprintf("%s: HOST KEY MISMATCH for %s: the key pinned in state is %s but the server presented %s %s. "+

@@ -285,3 +285,13 @@ func TestPinsTakePrecedenceOverHostKeyCallbackForTheTarget(t *testing.T) {
 		t.Fatalf("HostKeyCallback asked for %v", asked)
 	}
 }
+
+// Callers outside this package tell a refused key from an unreachable host
+// through the error chain, without importing it.
+func TestHostKeyErrorIsRecognisableThroughWrapping(t *testing.T) {
+	var err error = &providers.UnreachableError{Host: "node-a", Err: &HostKeyError{Host: "node-a", Pinned: true}}
+	var refused interface{ HostKeyRefused() bool }
+	if !errors.As(err, &refused) || !refused.HostKeyRefused() {
+		t.Fatal("a wrapped HostKeyError does not say HostKeyRefused")
+	}
+}
