@@ -12,7 +12,6 @@ import (
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/state"
 )
 
 // ApplyCommand is `eggo apply` and, with destroy set, `eggo destroy`.
@@ -84,15 +83,26 @@ func (c *ApplyCommand) Run(args []string) int {
 		c.fail(jv, err.Error())
 		return 1
 	}
-	lock, err := state.AcquireLock(op.StatePath, c.name())
+	o := op.engineOptions(c.streams.Env)
+	o.Log = c.logger()
+	var saved *engine.Plan
+	if op.PlanFile != "" {
+		if saved, err = engine.LoadPlan(op.PlanFile); err != nil {
+			c.fail(jv, err.Error())
+			return 1
+		}
+		o.Vars.Vars, o.Vars.VarFiles = saved.VarArgs, saved.VarFiles
+	}
+	if !c.prepare(&o, jv) {
+		return 1
+	}
+	lock, err := o.Backend.Lock(c.name())
 	if err != nil {
 		c.fail(jv, err.Error())
 		return 1
 	}
 	defer lock.Unlock()
 
-	o := op.engineOptions(c.streams.Env)
-	o.Log = c.logger()
 	var hooks engine.Hooks
 	if jv != nil {
 		hooks = jv
@@ -110,11 +120,7 @@ func (c *ApplyCommand) Run(args []string) int {
 
 	var p *engine.Plan
 	if op.PlanFile != "" {
-		if p, err = engine.LoadPlan(op.PlanFile); err != nil {
-			c.fail(jv, err.Error())
-			return 1
-		}
-		o.Vars.Vars, o.Vars.VarFiles = p.VarArgs, p.VarFiles
+		p = saved
 		loaded, diags := engine.LoadConfig(o)
 		c.diagnostics(diags, loaded, jv)
 		if diags.HasErrors() {
@@ -153,7 +159,7 @@ func (c *ApplyCommand) Run(args []string) int {
 			}
 		}
 	}
-	prior, err := engine.ReadState(o.StatePath)
+	prior, err := engine.ReadStateOf(o)
 	if err != nil {
 		c.fail(jv, err.Error())
 		return 1

@@ -46,6 +46,11 @@ type Operation struct {
 	PlanFile         string // apply FILE
 	Destroy          bool   // plan -destroy
 	Force            bool   // -force: drop unreachable hosts' resources being deleted
+	// Identities are -identity files (with EGGO_IDENTITY's) that open the
+	// state's sealed secrets.
+	Identities multiFlag
+	// StateSet: -state was given.
+	StateSet bool
 	// Hooks are --prehook, --posthook, --cluster-prehook and
 	// --cluster-posthook in the order given (plan, apply, destroy).
 	Hooks []config.HookFlag
@@ -68,6 +73,7 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 		fs.BoolVar(&op.Refresh, "refresh", true, "")
 		fs.IntVar(&op.Parallelism, "parallelism", engine.DefaultParallelism, "")
 		fs.BoolVar(&op.Force, "force", false, "")
+		fs.Var(&op.Identities, "identity", "")
 	}
 	switch cmd {
 	case "plan", "graph":
@@ -106,6 +112,7 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 		}
 		return op, fmt.Errorf("%s: unexpected argument %q (see eggo %s -help)", cmd, extra, cmd)
 	}
+	fs.Visit(func(f *flag.Flag) { op.StateSet = op.StateSet || f.Name == "state" })
 	if op.Parallelism < 1 {
 		return op, fmt.Errorf("%s: -parallelism must be at least 1, got %d", cmd, op.Parallelism)
 	}
@@ -144,6 +151,8 @@ func (op *Operation) engineOptions(env []string) engine.Options {
 		Dir:          ".",
 		Vars:         config.VarInput{Vars: op.Vars, VarFiles: op.VarFiles, Env: env},
 		StatePath:    op.StatePath,
+		StatePathSet: op.StateSet,
+		Identities:   identityFiles(op.Identities, env),
 		Parallelism:  op.Parallelism,
 		Targets:      op.Targets,
 		Replace:      op.Replace,
@@ -153,6 +162,22 @@ func (op *Operation) engineOptions(env []string) engine.Options {
 		CommandHooks: op.Hooks,
 		Kinds:        testKinds,
 	}
+}
+
+// identityFiles are the -identity flags, then the files EGGO_IDENTITY
+// lists (separated by ':').
+func identityFiles(flags []string, env []string) []string {
+	out := append([]string(nil), flags...)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "EGGO_IDENTITY="); ok {
+			for _, f := range strings.Split(v, ":") {
+				if f != "" {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // testKinds, when set by a test, limits the resource kinds every command
@@ -171,6 +196,8 @@ const operationFlagsHelp = `  -state=PATH          State file (default eggo.stat
   -parallelism=N       At most N resource operations at once (default 10).
   -force               A host that cannot be reached: remove its resources that are being
                        deleted from the cluster and the state without touching it.
+  -identity=FILE       An age identity file or SSH private key that decrypts the
+                       state's secrets; repeatable. EGGO_IDENTITY=FILE[:FILE] too.
   -json                Machine-readable output (JSON lines).`
 
 // hookFlagsHelp documents the hook flags of plan, apply and destroy.

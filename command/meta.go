@@ -129,3 +129,20 @@ func (m *meta) ask(prompt string) (string, error) {
 
 // testSignals, when set by a test, replaces the process's interrupts.
 var testSignals chan os.Signal
+
+// prepare loads the configuration for where the state lives and how its
+// secrets are sealed, and sets o.Backend and o.Keyring. Only errors are
+// printed: the plan that follows loads the configuration again and shows
+// its warnings.
+func (m *meta) prepare(o *engine.Options, jv *jsonView) bool {
+	loaded, diags := engine.LoadConfig(*o)
+	if diags.HasErrors() {
+		m.diagnostics(diags, loaded, jv)
+		return false
+	}
+	if err := engine.OpenBackend(o, loaded.Config); err != nil {
+		m.fail(jv, err.Error())
+		return false
+	}
+	return true
+}

@@ -48,6 +48,9 @@ func (c *PlanCommand) Run(args []string) int {
 	if jv != nil {
 		o.Hooks = jv
 	}
+	if !c.prepare(&o, jv) {
+		return 1
+	}
 	p, loaded, diags, err := engine.MakePlan(context.Background(), o)
 	c.diagnostics(diags, loaded, jv)
 	if diags.HasErrors() {

@@ -50,6 +50,7 @@ func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(b, "%s %s\n\n", col.c(yellow, "Warning:"), w)
 	}
+	renderUnreadable(b, p, col)
 	if !p.HasChanges() {
 		b.WriteString(col.c(green, "No changes.") + " The cluster matches the configuration.\n")
 		return
@@ -65,6 +66,7 @@ func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
 		renderStep(b, s, col)
 	}
 	renderHooks(b, p, col)
+	renderStateChanges(b, p, col)
 	if p.OutputsChanged {
 		b.WriteString("\nChanges to Outputs:\n")
 		for _, o := range p.Outputs {
@@ -75,7 +77,7 @@ func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
 			fmt.Fprintf(b, "  %s %s = %s\n", col.c(yellow, "~"), o.Name, v)
 		}
 	}
-	fmt.Fprintf(b, "\n%s %d to add, %d to change, %d to destroy.\n", col.c(bold, "Plan:"), c.Add, c.Change, c.Destroy)
+	fmt.Fprintf(b, "\n%s %d to add, %d to change, %d to destroy.%s\n", col.c(bold, "Plan:"), c.Add, c.Change, c.Destroy, stateChangesSummary(p))
 }
 
 func symbolColor(a resources.Action) string {

@@ -66,6 +66,7 @@ func (v *jsonView) plan(p *engine.Plan) {
 			"before": redacted(s.Before, s.Sensitive), "after": redacted(s.After, s.Sensitive),
 		})
 	}
+	v.stateChanges(p)
 	c := p.Counts()
 	v.emit(map[string]any{"type": "change_summary", "add": c.Add, "change": c.Change, "destroy": c.Destroy, "changes": p.HasChanges()})
 }

@@ -67,10 +67,13 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 		return nil, errorf("the state changed since this plan was made (plan: lineage %s serial %d; state: lineage %s serial %d): make a new plan",
 			short(p.Lineage), p.Serial, short(prior.Lineage), prior.Serial)
 	}
+	if err := refuseUnreadable(prior, o.backend().Describe()); err != nil {
+		return nil, err
+	}
 	st := prior.Copy()
 	st.EggoVersion = Version
 	st.FormatVersion = state.FormatVersion
-	rec := newRecorder(o.StatePath, st)
+	rec := newRecorder(o.backend(), st)
 	kinds := kindIndex(o.Kinds)
 	rc, done := o.runContext()
 	defer done()
@@ -145,8 +148,14 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 			outs = nil
 		}
 		// Only a real change is written: a no-op apply leaves the file alone.
-		if !resources.Equal(map[string]any(rec.snapshot().Outputs), map[string]any(outs)) {
-			if err := rec.update(func(st *state.State) { st.Outputs = outs }); err != nil {
+		if !resources.Equal(map[string]any(rec.snapshot().Outputs), map[string]any(outs)) || p.Secrets != nil {
+			sensitive := sensitiveOutputs(p.Outputs)
+			if p.Destroy {
+				sensitive = nil
+			}
+			// A write seals to the current recipients: a recipients
+			// change alone is applied by this write.
+			if err := rec.update(func(st *state.State) { st.Outputs, st.SensitiveOutputs = outs, sensitive }); err != nil {
 				return res, err
 			}
 		}
@@ -155,6 +164,16 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	res.Connections, res.Writes, res.Bytes = stats.Connections, stats.Writes, stats.BytesUploaded
 	res.Took = time.Since(start)
 	return res, rec.writeErr
+}
+
+func sensitiveOutputs(outs []Output) []string {
+	var names []string
+	for _, o := range outs {
+		if o.Sensitive {
+			names = append(names, o.Name)
+		}
+	}
+	return names
 }
 
 func outputMap(outs []Output) map[string]any {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/eggo-project/eggo/engine/config"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/state"
 )
 
 // Version is eggo's version, stamped into state and saved plans.
@@ -23,14 +24,25 @@ const DefaultParallelism = 10
 
 // Options are the inputs shared by plan, apply and destroy.
 type Options struct {
-	Dir         string          // configuration directory
-	Vars        config.VarInput // -var, -var-file, environment
-	StatePath   string          // default DIR/eggo.state
-	Parallelism int             // default DefaultParallelism
-	Targets     []string        // -target: only these and what they depend on
-	Replace     []string        // -replace: force replacement
-	NoRefresh   bool            // -refresh=false
-	Destroy     bool            // plan the deletion of everything in state
+	Dir       string          // configuration directory
+	Vars      config.VarInput // -var, -var-file, environment
+	StatePath string          // default DIR/eggo.state
+	// StatePathSet: StatePath was given explicitly (-state), so it wins
+	// over a backend "file" block's path.
+	StatePathSet bool
+	// Identities are files holding the operator's private keys (age
+	// identities or SSH keys) that open the state's sealed secrets.
+	Identities []string
+	// Keyring seals and opens the state's secrets; Backend is where the
+	// state lives. OpenBackend sets both from the configuration; when
+	// Backend is nil the state file at StatePath is used with Keyring.
+	Keyring     *state.Keyring
+	Backend     state.Backend
+	Parallelism int      // default DefaultParallelism
+	Targets     []string // -target: only these and what they depend on
+	Replace     []string // -replace: force replacement
+	NoRefresh   bool     // -refresh=false
+	Destroy     bool     // plan the deletion of everything in state
 	// Force drops the resources of hosts that cannot be reached from the
 	// state when they are being deleted, without touching the hosts.
 	Force bool

@@ -45,6 +45,14 @@ type Plan struct {
 	// failures): nodes it creates are deployed, not joined, and applying
 	// it keeps state.DeployPending until it succeeds.
 	Deploying bool `json:"deploying,omitempty"`
+	// Unreadable lists the state's sealed values no identity given could
+	// decrypt: the plan shows what it can; apply refuses.
+	Unreadable []string `json:"unreadable,omitempty"`
+	// Secrets is how applying changes the encryption of the state's
+	// secrets (nil: none).
+	Secrets *SecretsChange `json:"secrets,omitempty"`
+	// HostKeys are host keys applying pins into the state or forgets.
+	HostKeys []HostKeyChange `json:"host_keys,omitempty"`
 
 	index     map[string]*Step
 	indexOnce sync.Once
@@ -102,7 +110,7 @@ func (c *Counts) tally(a resources.Action) {
 
 // HasChanges reports whether applying would do anything.
 func (p *Plan) HasChanges() bool {
-	if p.OutputsChanged {
+	if p.OutputsChanged || p.Secrets != nil || len(p.HostKeys) > 0 {
 		return true
 	}
 	for _, s := range p.Steps {
@@ -162,7 +170,7 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	if diags.HasErrors() {
 		return nil, loaded, diags, nil
 	}
-	prior, err := ReadState(o.StatePath)
+	prior, err := o.readState()
 	if err != nil {
 		return nil, loaded, diags, err
 	}
@@ -196,6 +204,12 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 		want = nil
 	}
 	p.OutputsChanged = !resources.Equal(map[string]any(priorOutputs), map[string]any(want))
+	if prior != nil {
+		p.Unreadable = prior.Unreadable()
+	}
+	if !o.Destroy {
+		p.Secrets = secretsChange(prior, o.Keyring)
+	}
 	return p, loaded, diags, nil
 }
 

@@ -14,7 +14,7 @@ import (
 // that includes the change reached the disk. Writes are group-committed, so
 // resources finishing together share one write instead of queueing.
 type recorder struct {
-	store *state.Store
+	store state.Backend
 
 	mu       sync.Mutex
 	st       *state.State
@@ -25,8 +25,8 @@ type recorder struct {
 	writeErr error
 }
 
-func newRecorder(path string, st *state.State) *recorder {
-	r := &recorder{store: state.NewStore(path), st: st}
+func newRecorder(store state.Backend, st *state.State) *recorder {
+	r := &recorder{store: store, st: st}
 	r.cond = sync.NewCond(&r.mu)
 	return r
 }

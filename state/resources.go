@@ -146,10 +146,15 @@ func (s *State) Copy() *State {
 			r.Attributes = copyMap(r.Attributes)
 			r.Sensitive = slices.Clone(r.Sensitive)
 			r.Dependencies = slices.Clone(r.Dependencies)
+			r.Sealed = maps.Clone(r.Sealed)
 			c.Resources[i] = r
 		}
 	}
 	c.Outputs = copyMap(s.Outputs)
+	c.Recipients = slices.Clone(s.Recipients)
+	c.HostKeys = maps.Clone(s.HostKeys)
+	c.SensitiveOutputs = slices.Clone(s.SensitiveOutputs)
+	c.SealedOutputs = maps.Clone(s.SealedOutputs)
 	c.HookRuns = slices.Clone(s.HookRuns) // runs are never edited in place
 	return &c
 }

@@ -1,0 +1,94 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/eggo-project/eggo/engine"
+)
+
+// renderUnreadable warns that the state holds secrets no identity given
+// opens: the plan is partial, and apply will refuse.
+func renderUnreadable(b *strings.Builder, p *engine.Plan, col colorizer) {
+	if len(p.Unreadable) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s %d secret value(s) in the state could not be decrypted: no identity given opens them.\n", col.c(yellow, "Warning:"), len(p.Unreadable))
+	for _, u := range p.Unreadable {
+		fmt.Fprintf(b, "  - %s\n", u)
+	}
+	b.WriteString("  This plan shows what it can read; changes that depend on these values may be\n" +
+		"  missing. eggo apply refuses without them: give the identity of a recipient with\n" +
+		"  -identity=FILE or EGGO_IDENTITY=FILE.\n\n")
+}
+
+// renderStateChanges shows what applying changes in the state itself: the
+// encryption of its secrets and the host keys it pins.
+func renderStateChanges(b *strings.Builder, p *engine.Plan, col colorizer) {
+	if s := p.Secrets; s != nil {
+		b.WriteString("\nState secrets:\n")
+		if s.Encrypt > 0 {
+			fmt.Fprintf(b, "  %s %s in plain text will be encrypted to %s\n", col.c(yellow, "~"), pluralWord(s.Encrypt, "secret value"), pluralWord(len(s.Recipients), "recipient"))
+		}
+		if len(s.Added)+len(s.Removed) > 0 {
+			fmt.Fprintf(b, "  %s every secret will be re-encrypted to the new recipients:\n", col.c(yellow, "~"))
+			for _, r := range s.Added {
+				fmt.Fprintf(b, "      %s %s\n", col.c(green, "+"), r)
+			}
+			for _, r := range s.Removed {
+				fmt.Fprintf(b, "      %s %s\n", col.c(red, "-"), r)
+			}
+		}
+	}
+	if len(p.HostKeys) > 0 {
+		b.WriteString("\nHost keys:\n")
+		for _, h := range p.HostKeys {
+			switch h.Action {
+			case "pin":
+				fmt.Fprintf(b, "  %s %s %s (first contact: pinned in the state, verified on every connection after)\n", col.c(green, "+"), h.Node, h.Fingerprint)
+			default:
+				fmt.Fprintf(b, "  %s %s %s (the node leaves the cluster: its pin is forgotten)\n", col.c(red, "-"), h.Node, h.Fingerprint)
+			}
+		}
+	}
+}
+
+// stateChangesSummary extends the plan's summary line.
+func stateChangesSummary(p *engine.Plan) string {
+	var parts []string
+	if p.Secrets != nil {
+		parts = append(parts, "secrets re-encrypted")
+	}
+	pins, forgets := 0, 0
+	for _, h := range p.HostKeys {
+		if h.Action == "pin" {
+			pins++
+		} else {
+			forgets++
+		}
+	}
+	if pins > 0 {
+		parts = append(parts, pluralWord(pins, "host key")+" to pin")
+	}
+	if forgets > 0 {
+		parts = append(parts, pluralWord(forgets, "host key")+" to forget")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " State: " + strings.Join(parts, ", ") + "."
+}
+
+// jsonStateChanges emits the same as JSON lines.
+func (v *jsonView) stateChanges(p *engine.Plan) {
+	if len(p.Unreadable) > 0 {
+		v.emit(map[string]any{"type": "unreadable_secrets", "values": p.Unreadable})
+	}
+	if p.Secrets != nil {
+		v.emit(map[string]any{"type": "secrets_change", "recipients": p.Secrets.Recipients, "added": p.Secrets.Added,
+			"removed": p.Secrets.Removed, "encrypt": p.Secrets.Encrypt})
+	}
+	for _, h := range p.HostKeys {
+		v.emit(map[string]any{"type": "host_key_change", "node": h.Node, "action": h.Action, "fingerprint": h.Fingerprint})
+	}
+}
