@@ -36,7 +36,7 @@ func (r *rig) opts() Options {
 func (r *rig) plan(o Options, ds ...resources.Desired) *Plan {
 	r.t.Helper()
 	o.defaults()
-	prior, err := ReadState(r.state)
+	prior, err := ReadStateOf(o)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func (r *rig) plan(o Options, ds ...resources.Desired) *Plan {
 
 func (r *rig) apply(o Options, p *Plan) *Result {
 	r.t.Helper()
-	prior, err := ReadState(r.state)
+	prior, err := ReadStateOf(o)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -204,12 +204,6 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 		want = nil
 	}
 	p.OutputsChanged = !resources.Equal(map[string]any(priorOutputs), map[string]any(want))
-	if prior != nil {
-		p.Unreadable = prior.Unreadable()
-	}
-	if !o.Destroy {
-		p.Secrets = secretsChange(prior, o.Keyring)
-	}
 	return p, loaded, diags, nil
 }
 
@@ -256,6 +250,10 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 	p := &Plan{Destroy: o.Destroy, Force: o.Force}
 	if prior != nil {
 		p.Lineage, p.Serial = prior.Lineage, prior.Serial
+		p.Unreadable = prior.Unreadable()
+	}
+	if !o.Destroy {
+		p.Secrets = secretsChange(prior, o.Keyring)
 	}
 	if o.Destroy {
 		desired = nil

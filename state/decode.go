@@ -80,6 +80,7 @@ func DecodeWith(data []byte, name string, k *Keyring) (*State, error) {
 	if problem := validate(s); problem != "" {
 		return nil, corruptAt(name, data, -1, problem, nil)
 	}
+	s.plainOnRead = countPlain(s)
 	if k != nil {
 		openState(s, k)
 	}

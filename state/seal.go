@@ -188,9 +188,12 @@ func (s *State) Unreadable() []string {
 	return out
 }
 
-// PlainSecrets counts the sensitive values s holds in plain text (which a
-// write with recipients will encrypt).
-func (s *State) PlainSecrets() int {
+// PlainSecrets counts the sensitive values the file held in plain text
+// when s was read (which a write with recipients will encrypt).
+func (s *State) PlainSecrets() int { return s.plainOnRead }
+
+// countPlain counts the sensitive values s holds in plain text.
+func countPlain(s *State) int {
 	n := 0
 	for _, r := range s.Resources {
 		for _, name := range r.Sensitive {

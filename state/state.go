@@ -37,6 +37,9 @@ type State struct {
 	// finished without failures: a node created when the apply is run
 	// again is still deployed with its cluster, not joined to it.
 	DeployPending bool `json:"deploy_pending,omitempty"`
+
+	// plainOnRead counts the sensitive values the file held in plain text.
+	plainOnRead int
 }
 
 // Resource is one recorded resource.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/eggo-project/eggo/internal/etcdtest"
 	"github.com/eggo-project/eggo/state"
 )
@@ -71,3 +73,5 @@ func open(t *testing.T, c Config) *Store {
 }
 
 func bg() context.Context { return context.Background() }
+
+func withPrefix() []clientv3.OpOption { return []clientv3.OpOption{clientv3.WithPrefix()} }

@@ -1,0 +1,235 @@
+package etcdstate
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/etcdtest"
+	"github.com/eggo-project/eggo/state"
+)
+
+func TestSecondLockIsRefusedNamingTheHolder(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := open(t, config(srv, "demo"))
+	b := open(t, config(srv, "demo"))
+	held, err := a.Lock(bg(), state.LockInfo{Owner: "alice@ops1", Operation: "apply"}, 0)
+	if err != nil {
+		t.Fatalf("first Lock: %v", err)
+	}
+	if held.Info.ID == "" || held.Info.PID != os.Getpid() || held.Info.Created.IsZero() {
+		t.Fatalf("Lock did not complete its info: %+v", held.Info)
+	}
+
+	_, err = b.Lock(bg(), state.LockInfo{Operation: "destroy"}, 0)
+	var locked *LockedError
+	if !errors.As(err, &locked) {
+		t.Fatalf("second Lock: %v, want *LockedError", err)
+	}
+	if locked.Holder != held.Info {
+		t.Fatalf("refusal names %+v, want the holder %+v", locked.Holder, held.Info)
+	}
+	for _, want := range []string{"etcd key /eggo/demo", "alice@ops1", fmt.Sprintf("pid %d", os.Getpid()), "apply",
+		held.Info.ID, "frees by itself 3s after", "force-unlock"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q lacks %q", err, want)
+		}
+	}
+
+	// Another cluster's lock is independent.
+	other := open(t, config(srv, "demo-other"))
+	ol, err := other.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	if err != nil {
+		t.Fatalf("lock of another cluster: %v", err)
+	}
+	ol.Unlock()
+
+	if err := held.Unlock(); err != nil {
+		t.Fatalf("Unlock: %v", err)
+	}
+	// Unlock leaves no key behind: mutex, lock info and lease are gone.
+	resp, err := a.client.Get(bg(), "/eggo/demo", withPrefix()...)
+	if err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("keys left under /eggo/demo after Unlock: %v %v", resp.Kvs, err)
+	}
+	select {
+	case <-held.Lost():
+		t.Fatal("Lost() closed by a normal Unlock")
+	default:
+	}
+	again, err := b.Lock(bg(), state.LockInfo{Operation: "destroy"}, 0)
+	if err != nil {
+		t.Fatalf("Lock after Unlock: %v", err)
+	}
+	again.Unlock()
+}
+
+func TestLockWithWaitAcquiresAfterTheHolderUnlocks(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := open(t, config(srv, "demo"))
+	b := open(t, config(srv, "demo"))
+	held, err := a.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockedAt := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		unlockedAt <- time.Now()
+		held.Unlock()
+	}()
+	l, err := b.Lock(bg(), state.LockInfo{Operation: "destroy"}, 10*time.Second)
+	acquired := time.Now()
+	if err != nil {
+		t.Fatalf("Lock with wait: %v", err)
+	}
+	defer l.Unlock()
+	if before := <-unlockedAt; acquired.Before(before) {
+		t.Fatalf("acquired at %s, before the holder unlocked at %s", acquired, before)
+	}
+	// The waiter now names itself to the next one.
+	_, err = a.Lock(bg(), state.LockInfo{}, 0)
+	var locked *LockedError
+	if !errors.As(err, &locked) || locked.Holder.Operation != "destroy" {
+		t.Fatalf("after the hand-over: %v, want the destroy run named", err)
+	}
+}
+
+func TestLockWithWaitGivesUpNamingTheHolder(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := open(t, config(srv, "demo"))
+	b := open(t, config(srv, "demo"))
+	held, err := a.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	start := time.Now()
+	_, err = b.Lock(bg(), state.LockInfo{Operation: "destroy"}, 800*time.Millisecond)
+	took := time.Since(start)
+	var locked *LockedError
+	if !errors.As(err, &locked) || locked.Holder.ID != held.Info.ID || locked.Waited != 800*time.Millisecond {
+		t.Fatalf("Lock with a wait on a held lock: %v, want *LockedError naming %s after waiting", err, held.Info.ID)
+	}
+	if took < 800*time.Millisecond || took > 5*time.Second {
+		t.Fatalf("gave up after %s, want about 800ms", took)
+	}
+	if !strings.Contains(err.Error(), "waited 800ms") {
+		t.Errorf("refusal %q does not say how long it waited", err)
+	}
+	// The waiter cleaned up: only the holder's keys remain.
+	resp, err := a.client.Get(bg(), a.lockPrefix()+"/", withPrefix()...)
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("mutex keys after a waiter gave up: %d (%v), want only the holder's", len(resp.Kvs), err)
+	}
+}
+
+func TestForceUnlockNeedsTheHoldersIDAndEndsItsLock(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := open(t, config(srv, "demo"))
+	b := open(t, config(srv, "demo"))
+	if err := b.ForceUnlock(bg(), "nothing"); err == nil || !strings.Contains(err.Error(), "not locked") {
+		t.Fatalf("ForceUnlock of an unlocked state: %v", err)
+	}
+	held, err := a.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.ForceUnlock(bg(), "0123-not-the-id")
+	if err == nil || !strings.Contains(err.Error(), held.Info.ID) {
+		t.Fatalf("ForceUnlock with a wrong ID: %v, want a refusal naming the real ID", err)
+	}
+	if _, err := b.Lock(bg(), state.LockInfo{}, 0); err == nil {
+		t.Fatal("a refused ForceUnlock freed the lock")
+	}
+
+	if err := b.ForceUnlock(bg(), held.Info.ID); err != nil {
+		t.Fatalf("ForceUnlock: %v", err)
+	}
+	l, err := b.Lock(bg(), state.LockInfo{Operation: "destroy"}, 0)
+	if err != nil {
+		t.Fatalf("Lock after ForceUnlock: %v", err)
+	}
+	defer l.Unlock()
+	// The old holder learns it lost the lock (its keepalive sees the
+	// revoked lease within a third of the TTL), and its Unlock says so
+	// without touching the new holder's lock.
+	select {
+	case <-held.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost() not closed 5s after the holder's lease was revoked")
+	}
+	if err := held.Unlock(); err == nil || !strings.Contains(err.Error(), "no longer held the lock") {
+		t.Fatalf("Unlock of a force-unlocked lock: %v", err)
+	}
+	if _, err := a.Lock(bg(), state.LockInfo{}, 0); err == nil {
+		t.Fatal("the old holder's Unlock released the new holder's lock")
+	}
+}
+
+// A holder killed with SIGKILL cannot unlock: the lock stays held until
+// its lease expires, then frees by itself.
+func TestLockOfAKilledHolderFreesAfterItsTTL(t *testing.T) {
+	srv := etcdtest.Start(t)
+	c := config(srv, "demo")
+	cfgJSON, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), holderEnv+"="+string(cfgJSON))
+	child.Stderr = os.Stderr
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "locked ") {
+		t.Fatalf("holder said %q (%v), want \"locked ID\"", line, err)
+	}
+	holderID := strings.TrimSpace(strings.TrimPrefix(line, "locked "))
+
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	killed := time.Now()
+
+	s := open(t, c)
+	_, err = s.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	var locked *LockedError
+	if !errors.As(err, &locked) || locked.Holder.ID != holderID || locked.Holder.PID != child.Process.Pid {
+		t.Fatalf("Lock just after the holder was killed: %v, want *LockedError naming pid %d", err, child.Process.Pid)
+	}
+
+	for {
+		l, err := s.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+		if err == nil {
+			freed := time.Since(killed)
+			l.Unlock()
+			if freed < time.Second {
+				t.Fatalf("the lock freed %s after the kill, before its 3s lease could expire", freed)
+			}
+			t.Logf("the lock freed %s after the holder was killed (TTL 3s)", freed)
+			return
+		}
+		if !errors.As(err, &locked) {
+			t.Fatalf("Lock while waiting for the lease to expire: %v", err)
+		}
+		if time.Since(killed) > 3*time.Second+5*time.Second {
+			t.Fatalf("still locked %s after the holder was killed, with a 3s TTL: %v", time.Since(killed), err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
