@@ -3,7 +3,9 @@
 // read at (so no run can overwrite a state it did not see), and a lock held
 // through a lease, so it frees by itself when its holder dies.
 //
-// It stores bytes; package state owns their encoding.
+// It stores bytes; package state owns their encoding. Every method's ctx
+// bounds its requests to etcd: give it a deadline, or a dead cluster makes
+// the call wait for as long as ctx lives.
 package etcdstate
 
 import (

@@ -1,6 +1,7 @@
 package etcdstate
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -28,7 +29,10 @@ func (s *Store) explainConnectError(err error) error {
 			return fmt.Errorf("etcd backend: %s: %w", ep, why)
 		}
 	}
-	return fmt.Errorf("etcd backend: %s does not answer: %w", strings.Join(s.cfg.Endpoints, ", "), err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("etcd backend: %s does not answer within %s: %w", strings.Join(s.cfg.Endpoints, ", "), s.cfg.DialTimeout, err)
+	}
+	return fmt.Errorf("etcd backend: reading %s: %w", s.Describe(), err)
 }
 
 // diagnose connects to one endpoint as the client would and returns what

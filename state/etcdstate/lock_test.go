@@ -233,3 +233,23 @@ func TestLockOfAKilledHolderFreesAfterItsTTL(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+func TestCloseReleasesALockItsHolderForgot(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, err := Open(bg(), config(srv, "demo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Lock(bg(), state.LockInfo{Operation: "apply"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	b := open(t, config(srv, "demo"))
+	l, err := b.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	if err != nil {
+		t.Fatalf("Lock right after the holder's store closed: %v", err)
+	}
+	l.Unlock()
+}
