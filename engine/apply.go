@@ -78,6 +78,16 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	rc, done := o.runContext()
 	defer done()
 	rc.Progress = o.Hooks.Progress
+	pins := newHostPins(prior, p.HostKeys)
+	pins.onSeen = func(node, key string) {
+		_ = rec.update(func(st *state.State) { setHostKey(st, node, key) })
+	}
+	rc.PinHostKeys(pins)
+	if hasPins(p.HostKeys) {
+		if err := rec.update(func(st *state.State) { pinPlanned(st, p.HostKeys) }); err != nil {
+			return nil, err
+		}
+	}
 	rc.Destroy, rc.Force, rc.WorkDir = p.Destroy, o.Force || p.Force, filepath.Dir(o.StatePath)
 	rc.Recorded = func(kind string) []resources.Object { return rec.recorded(kind) }
 	rc.Checkpoint = func(addr string, attrs resources.Attrs) error {
@@ -159,6 +169,9 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 				return res, err
 			}
 		}
+	}
+	if err := forgetHostKeys(rec, p.HostKeys); err != nil {
+		return res, err
 	}
 	stats := rc.Pool.Stats()
 	res.Connections, res.Writes, res.Bytes = stats.Connections, stats.Writes, stats.BytesUploaded

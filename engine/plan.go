@@ -184,7 +184,12 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	}
 	rc, done := o.runContext()
 	defer done()
+	pins := newHostPins(prior, nil)
+	rc.PinHostKeys(pins)
 	p, err := plan(ctx, o, rc, desired, prior)
+	if err == nil {
+		p.HostKeys = planHostKeys(ctx, o, rc, pins, loaded.Config.Cluster, prior)
+	}
 	if err != nil {
 		return nil, loaded, diags, err
 	}

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,6 +19,9 @@ type Pool struct {
 	log   hclog.Logger
 	mu    sync.Mutex
 	conns map[string]*poolEntry
+	// own overrides the registered dialers for this pool (a run's pinned
+	// host keys travel in its SSH dialer).
+	own map[string]Dialer
 
 	dials   atomic.Int64
 	writes  atomic.Int64
@@ -63,7 +67,12 @@ func (p *Pool) Get(ctx context.Context, t Target) (Conn, error) {
 	}
 	p.mu.Unlock()
 	if !ok {
-		d := dialers[t.Type]
+		p.mu.Lock()
+		d := p.own[t.Type]
+		p.mu.Unlock()
+		if d == nil {
+			d = dialers[t.Type]
+		}
 		if d == nil {
 			e.err = fmt.Errorf("%s: unknown connection type %q", t.Name, t.Type)
 		} else {
@@ -73,6 +82,10 @@ func (p *Pool) Get(ctx context.Context, t Target) (Conn, error) {
 			switch {
 			case err == nil:
 				e.conn = &countingConn{Conn: c, pool: p}
+			case ctx.Err() == nil && refusedHostKey(err):
+				// Not unreachable: a host presenting another key may be
+				// an impostor, and -force must not take it for gone.
+				e.err = err
 			case ctx.Err() == nil:
 				// c is dropped: a dialer's typed nil would make a non-nil
 				// Conn that Close dereferences.
@@ -89,6 +102,23 @@ func (p *Pool) Get(ctx context.Context, t Target) (Conn, error) {
 		return nil, ctx.Err()
 	}
 	return e.conn, e.err
+}
+
+// SetDialer makes the pool dial targets of type typ with d instead of the
+// registered dialer. Call it before the first Get of that type.
+func (p *Pool) SetDialer(typ string, d Dialer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.own == nil {
+		p.own = map[string]Dialer{}
+	}
+	p.own[typ] = d
+}
+
+// refusedHostKey reports whether err is a host key the transport refused.
+func refusedHostKey(err error) bool {
+	var hk interface{ HostKeyRefused() bool }
+	return errors.As(err, &hk) && hk.HostKeyRefused()
 }
 
 // Stats returns the figures so far.

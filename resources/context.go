@@ -41,6 +41,8 @@ type RunContext struct {
 
 	memoMu sync.Mutex
 	memos  map[string]*memoEntry
+	// pins are the run's pinned host keys (see PinHostKeys).
+	pins HostKeyPins
 }
 
 // memoEntry is one key's value, ready once done is closed.
