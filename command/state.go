@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/cli"
 
-	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -41,19 +40,6 @@ func stateFlags(name string, args []string) (string, []string, bool, error) {
 	return *path, fs.Args(), *js, nil
 }
 
-func (m *meta) readState(path string) (*state.State, bool) {
-	st, err := engine.ReadState(path)
-	if err != nil {
-		m.errorf("%v", err)
-		return nil, false
-	}
-	if st == nil {
-		m.errorf("no state at %s: nothing has been applied yet", path)
-		return nil, false
-	}
-	return st, true
-}
-
 // StateListCommand is `eggo state list`.
 type StateListCommand struct{ *meta }
 
@@ -68,17 +54,16 @@ Exit codes: 0 success, 1 error.
 `
 }
 func (c *StateListCommand) Run(args []string) int {
-	path, rest, _, err := stateFlags("state list", args)
-	if err != nil {
-		c.errorf("%v", err)
+	a, ok := c.parseStateArgs("state list", args, nil)
+	if !ok {
 		return 1
 	}
-	st, ok := c.readState(path)
+	st, ok := c.readState(a)
 	if !ok {
 		return 1
 	}
 	for _, r := range st.Resources {
-		if matchesAny(r.Address, rest) {
+		if matchesAny(r.Address, a.rest) {
 			fmt.Fprintln(c.streams.Out, r.Address)
 		}
 	}
@@ -110,21 +95,24 @@ Exit codes: 0 success, 1 error (no such resource).
 `
 }
 func (c *StateShowCommand) Run(args []string) int {
-	path, rest, js, err := stateFlags("state show", args)
-	if err != nil || len(rest) != 1 {
-		c.errorf("usage: eggo state show [-state=PATH] ADDR")
-		return 1
-	}
-	st, ok := c.readState(path)
+	a, ok := c.parseStateArgs("state show", args, nil)
 	if !ok {
 		return 1
 	}
-	r, found := st.Lookup(rest[0])
-	if !found {
-		c.errorf("%s is not in the state %s (see eggo state list)", rest[0], path)
+	if len(a.rest) != 1 {
+		c.errorf("usage: eggo state show [-state=PATH] ADDR")
 		return 1
 	}
-	c.showResource(r, js)
+	st, ok := c.readState(a)
+	if !ok {
+		return 1
+	}
+	r, found := st.Lookup(a.rest[0])
+	if !found {
+		c.errorf("%s is not in the state %s (see eggo state list)", a.rest[0], a.o.Backend.Describe())
+		return 1
+	}
+	c.showResource(r, a.js)
 	return 0
 }
 
@@ -172,32 +160,35 @@ Exit codes: 0 success, 1 error (an address not in the state changes nothing).
 `
 }
 func (c *StateRmCommand) Run(args []string) int {
-	path, rest, _, err := stateFlags("state rm", args)
-	if err != nil || len(rest) == 0 {
-		c.errorf("usage: eggo state rm [-state=PATH] ADDR...")
-		return 1
-	}
-	lock, err := state.AcquireLock(path, "state rm")
-	if err != nil {
-		c.errorf("%v", err)
-		return 1
-	}
-	defer lock.Unlock()
-	st, ok := c.readState(path)
+	a, ok := c.parseStateArgs("state rm", args, nil)
 	if !ok {
 		return 1
 	}
-	for _, a := range rest {
-		if _, found := st.Lookup(a); !found {
-			c.errorf("%s is not in the state %s; nothing was removed", a, path)
+	rest := a.rest
+	if len(rest) == 0 {
+		c.errorf("usage: eggo state rm [-state=PATH] ADDR...")
+		return 1
+	}
+	lock := c.lockState(a, "state rm")
+	if lock == nil {
+		return 1
+	}
+	defer lock.Unlock()
+	st, ok := c.readState(a)
+	if !ok {
+		return 1
+	}
+	for _, addr := range rest {
+		if _, found := st.Lookup(addr); !found {
+			c.errorf("%s is not in the state %s; nothing was removed", addr, a.o.Backend.Describe())
 			return 1
 		}
 	}
-	for _, a := range rest {
-		st.Remove(a)
+	for _, addr := range rest {
+		st.Remove(addr)
 	}
 	st.Serial++
-	if err := state.NewStore(path).Write(st); err != nil {
+	if err := a.o.Backend.Write(st); err != nil {
 		c.errorf("%v", err)
 		return 1
 	}

@@ -55,7 +55,10 @@ func NewKeyring(cfg *config.Config, identityFiles []string) (*state.Keyring, err
 
 // openBackend returns the configured backend.
 func openBackend(o *Options, cfg *config.Config) (state.Backend, error) {
-	be := cfg.Backend
+	var be *config.Backend
+	if cfg != nil {
+		be = cfg.Backend
+	}
 	switch {
 	case be == nil:
 		return state.FileBackend(o.StatePath), nil
