@@ -48,20 +48,24 @@ func Run(args []string, s Streams) int {
 func commands(m *meta) map[string]cli.CommandFactory {
 	f := func(c cli.Command) cli.CommandFactory { return func() (cli.Command, error) { return c, nil } }
 	return map[string]cli.CommandFactory{
-		"validate":     f(&ValidateCommand{m}),
-		"plan":         f(&PlanCommand{m}),
-		"apply":        f(&ApplyCommand{meta: m}),
-		"destroy":      f(&ApplyCommand{meta: m, destroy: true}),
-		"graph":        f(&GraphCommand{m}),
-		"show":         f(&ShowCommand{m}),
-		"state":        f(&StateCommand{}),
-		"state list":   f(&StateListCommand{m}),
-		"state show":   f(&StateShowCommand{m}),
-		"state rm":     f(&StateRmCommand{m}),
-		"hooks":        f(&HooksCommand{m}),
-		"hooks show":   f(&HooksShowCommand{m}),
-		"force-unlock": f(&ForceUnlockCommand{m}),
-		"version":      f(&VersionCommand{m}),
+		"validate":         f(&ValidateCommand{m}),
+		"plan":             f(&PlanCommand{m}),
+		"apply":            f(&ApplyCommand{meta: m}),
+		"destroy":          f(&ApplyCommand{meta: m, destroy: true}),
+		"graph":            f(&GraphCommand{m}),
+		"show":             f(&ShowCommand{m}),
+		"state":            f(&StateCommand{}),
+		"state list":       f(&StateListCommand{m}),
+		"state show":       f(&StateShowCommand{m}),
+		"state rm":         f(&StateRmCommand{m}),
+		"state pull":       f(&StatePullCommand{m}),
+		"state push":       f(&StatePushCommand{m}),
+		"state migrate":    f(&StateMigrateCommand{m}),
+		"state rekey-host": f(&StateRekeyHostCommand{m}),
+		"hooks":            f(&HooksCommand{m}),
+		"hooks show":       f(&HooksShowCommand{m}),
+		"force-unlock":     f(&ForceUnlockCommand{m}),
+		"version":          f(&VersionCommand{m}),
 	}
 }
 
@@ -106,6 +110,10 @@ Other commands:
   state list     List the resources in the state
   state show     Show one resource in the state
   state rm       Forget a resource without touching its host
+  state pull     Print the state as its backend (file or etcd) holds it
+  state push     Replace the backend's state with a file (stale pushes refused)
+  state migrate  Move the state between the file and etcd
+  state rekey-host  Accept a reinstalled host's new SSH host key
   hooks          List the recorded hook runs (hooks show ID: one in full)
   force-unlock   Remove a stale state lock
   version        Print eggo's version

@@ -100,12 +100,22 @@ Exit codes: 0 unlocked, 1 error (no lock, or another ID).
 `
 }
 func (c *ForceUnlockCommand) Run(args []string) int {
-	path, rest, _, err := stateFlags("force-unlock", args)
-	if err != nil || len(rest) != 1 {
+	a, ok := c.parseStateArgs("force-unlock", args, nil)
+	if !ok {
+		return 1
+	}
+	rest := a.rest
+	if len(rest) != 1 {
 		c.errorf("usage: eggo force-unlock [-state=PATH] LOCK_ID")
 		return 1
 	}
-	if err := forceUnlock(path, rest[0]); err != nil {
+	var err error
+	if shared, ok := a.o.Backend.(interface{ ForceUnlock(string) error }); ok {
+		err = shared.ForceUnlock(rest[0]) // etcd: revokes the holder's lease
+	} else {
+		err = forceUnlock(a.o.StatePath, rest[0])
+	}
+	if err != nil {
 		c.errorf("%v", err)
 		return 1
 	}

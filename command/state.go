@@ -2,9 +2,7 @@ package command
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/hashicorp/cli"
@@ -23,22 +21,15 @@ Subcommands:
   list        List the resources in the state
   show ADDR   Show one resource's attributes (secrets hidden)
   rm ADDR...  Forget resources without touching their hosts
+  pull        Print the state as its backend holds it (secrets stay encrypted)
+  push FILE   Replace the backend's state with FILE (stale pushes refused)
+  migrate     Move the state between the file and an etcd backend
+  rekey-host NODE  Accept a reinstalled host's new SSH host key
 
 Exit codes: 0 success, 1 error.
 `
 }
 func (c *StateCommand) Run([]string) int { return cli.RunResultHelp }
-
-func stateFlags(name string, args []string) (string, []string, bool, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	path := fs.String("state", "eggo.state", "")
-	js := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err != nil {
-		return "", nil, false, fmt.Errorf("%s: %v", name, err)
-	}
-	return *path, fs.Args(), *js, nil
-}
 
 // StateListCommand is `eggo state list`.
 type StateListCommand struct{ *meta }

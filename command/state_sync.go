@@ -1,0 +1,255 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/state"
+)
+
+// StatePullCommand is `eggo state pull`.
+type StatePullCommand struct{ *meta }
+
+func (c *StatePullCommand) Synopsis() string { return "Print the state as its backend holds it" }
+func (c *StatePullCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state pull [-state=PATH]
+
+  Prints the state from its backend (etcd, or the file) to stdout exactly as
+  stored: secrets stay encrypted. Save it with 'eggo state pull > FILE'.
+
+Exit codes: 0 success, 1 error.
+`
+}
+func (c *StatePullCommand) Run(args []string) int {
+	a, ok := c.parseStateArgs("state pull", args, nil)
+	if !ok {
+		return 1
+	}
+	a.o.Backend.SetKeyring(nil) // as stored: nothing opened, nothing sealed anew
+	st, ok := c.readState(a)
+	if !ok {
+		return 1
+	}
+	data, err := state.Marshal(st)
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	c.streams.Out.Write(data)
+	return 0
+}
+
+// StatePushCommand is `eggo state push FILE`.
+type StatePushCommand struct{ *meta }
+
+func (c *StatePushCommand) Synopsis() string { return "Replace the backend's state with a file" }
+func (c *StatePushCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state push [-force] FILE
+
+  Writes the state in FILE (as 'eggo state pull' printed it) to the backend,
+  under its lock. Refused when the backend holds a state of another lineage
+  (another cluster), or a newer serial than FILE (FILE is stale: someone
+  applied since it was pulled), or the same serial with other content. A
+  write that races another is refused by etcd's revision check.
+
+Options:
+  -force    Push even so (the backend's state is overwritten).
+
+Exit codes: 0 pushed, 1 error (nothing written).
+`
+}
+func (c *StatePushCommand) Run(args []string) int {
+	var force bool
+	a, ok := c.parseStateArgs("state push", args, func(fs *flag.FlagSet) { fs.BoolVar(&force, "force", false, "") })
+	if !ok {
+		return 1
+	}
+	if len(a.rest) != 1 {
+		c.errorf("usage: eggo state push [-force] FILE")
+		return 1
+	}
+	pushed, err := state.Read(a.rest[0])
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	lock := c.lockState(a, "state push")
+	if lock == nil {
+		return 1
+	}
+	defer lock.Unlock()
+	a.o.Backend.SetKeyring(nil) // written as the file holds it
+	if err := pushInto(a.o.Backend, pushed, a.rest[0], force); err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	fmt.Fprintf(c.streams.Out, "Pushed %s (serial %d) to %s.\n", a.rest[0], pushed.Serial, a.o.Backend.Describe())
+	return 0
+}
+
+// pushInto writes st to be after the checks that keep a push from losing
+// someone's work. be's own write check (etcd's revision) covers a write
+// that lands between this read and the write.
+func pushInto(be state.Backend, st *state.State, from string, force bool) error {
+	cur, err := be.Read()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if cur != nil && !force {
+		switch {
+		case cur.Lineage != st.Lineage:
+			return fmt.Errorf("refusing to push %s: %s holds another cluster's state (lineage %s, %s has %s); -force overwrites it",
+				from, be.Describe(), cur.Lineage, from, st.Lineage)
+		case cur.Serial > st.Serial:
+			return fmt.Errorf("refusing to push %s: it is stale — %s is at serial %d, %s at %d (someone applied since it was pulled); pull, merge, and push again, or -force",
+				from, be.Describe(), cur.Serial, from, st.Serial)
+		case cur.Serial == st.Serial:
+			a, _ := state.Marshal(cur)
+			b, _ := state.Marshal(st)
+			if !bytes.Equal(a, b) {
+				return fmt.Errorf("refusing to push %s: %s has the same serial %d with other content; -force overwrites it", from, be.Describe(), st.Serial)
+			}
+		}
+	}
+	return be.Write(st)
+}
+
+// StateMigrateCommand is `eggo state migrate`.
+type StateMigrateCommand struct{ *meta }
+
+func (c *StateMigrateCommand) Synopsis() string { return "Move the state between the file and etcd" }
+func (c *StateMigrateCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state migrate -to=etcd|file [-state=PATH]
+
+  -to=etcd   Copies the state file (eggo.state) into the etcd backend the
+             configuration's backend "etcd" block names, then renames the
+             file to eggo.state.migrated so no run uses it by mistake.
+  -to=file   Copies the state from that etcd backend into the state file,
+             then deletes it from etcd; remove the backend block afterwards.
+
+  Both sides are locked; secrets move as they are (still encrypted). The
+  destination must not hold a state yet.
+
+Exit codes: 0 migrated, 1 error (nothing moved).
+`
+}
+func (c *StateMigrateCommand) Run(args []string) int {
+	var to string
+	a, ok := c.parseStateArgs("state migrate", args, func(fs *flag.FlagSet) { fs.StringVar(&to, "to", "", "") })
+	if !ok {
+		return 1
+	}
+	if a.cfg == nil || a.cfg.Backend == nil || a.cfg.Backend.Type != "etcd" {
+		c.errorf("state migrate moves the state between the file and an etcd backend: the configuration needs a backend \"etcd\" { ... } block")
+		return 1
+	}
+	file := state.FileBackend(a.o.StatePath)
+	etcd := a.o.Backend
+	var from, dst state.Backend
+	switch to {
+	case "etcd":
+		from, dst = file, etcd
+	case "file":
+		from, dst = etcd, file
+	default:
+		c.errorf("state migrate: -to must be etcd or file")
+		return 1
+	}
+	for _, be := range []state.Backend{from, dst} {
+		be.SetKeyring(nil)
+		l, err := be.Lock("state migrate")
+		if err != nil {
+			c.errorf("%v", err)
+			return 1
+		}
+		defer l.Unlock()
+	}
+	st, err := from.Read()
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	if existing, err := dst.Read(); err == nil {
+		c.errorf("%s already holds a state (serial %d, lineage %s): nothing was moved. Use 'eggo state push -force' to overwrite it deliberately", dst.Describe(), existing.Serial, existing.Lineage)
+		return 1
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		c.errorf("%v", err)
+		return 1
+	}
+	if err := dst.Write(st); err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	switch to {
+	case "etcd":
+		moved := a.o.StatePath + ".migrated"
+		if err := os.Rename(a.o.StatePath, moved); err != nil {
+			c.errorf("the state is in etcd now, but renaming %s failed: %v; remove it so no run uses it", a.o.StatePath, err)
+			return 1
+		}
+		fmt.Fprintf(c.streams.Out, "Moved the state (serial %d) to %s. The file is kept as %s.\n", st.Serial, dst.Describe(), moved)
+	case "file":
+		if d, ok := from.(interface{ Delete() error }); ok {
+			if err := d.Delete(); err != nil {
+				c.errorf("the state is in %s now, but deleting it from etcd failed: %v", a.o.StatePath, err)
+				return 1
+			}
+		}
+		fmt.Fprintf(c.streams.Out, "Moved the state (serial %d) to %s and deleted it from etcd. Remove the backend \"etcd\" block now.\n", st.Serial, a.o.StatePath)
+	}
+	return 0
+}
+
+// StateRekeyHostCommand is `eggo state rekey-host NODE`.
+type StateRekeyHostCommand struct{ *meta }
+
+func (c *StateRekeyHostCommand) Synopsis() string { return "Accept a reinstalled host's new SSH host key" }
+func (c *StateRekeyHostCommand) Help() string {
+	return `Usage: eggo [-chdir=DIR] state rekey-host [-fingerprint=SHA256:...] NODE
+
+  eggo pins each node's SSH host key in the state on first contact and
+  refuses a different key afterwards. When a host was reinstalled on
+  purpose, this fetches the key it presents now (without logging in),
+  prints the old and the new fingerprint, and pins the new one.
+
+Options:
+  -fingerprint=SHA256:...   Pin only if the host presents this key (compare
+                            with 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub'
+                            run on the host's console).
+
+Exit codes: 0 pinned, 1 error (nothing changed).
+`
+}
+func (c *StateRekeyHostCommand) Run(args []string) int {
+	var fp string
+	a, ok := c.parseStateArgs("state rekey-host", args, func(fs *flag.FlagSet) { fs.StringVar(&fp, "fingerprint", "", "") })
+	if !ok {
+		return 1
+	}
+	if len(a.rest) != 1 || a.cfg == nil {
+		c.errorf("usage: eggo state rekey-host [-fingerprint=SHA256:...] NODE (in the configuration's directory)")
+		return 1
+	}
+	lock := c.lockState(a, "state rekey-host")
+	if lock == nil {
+		return 1
+	}
+	defer lock.Unlock()
+	r, err := engine.RekeyHost(context.Background(), a.o, a.cfg, a.rest[0], fp)
+	if err != nil {
+		c.errorf("%v", err)
+		return 1
+	}
+	old := r.Old
+	if old == "" {
+		old = "(none pinned)"
+	}
+	fmt.Fprintf(c.streams.Out, "%s: host key %s → %s. Pinned in %s.\n", r.Node, old, r.New, a.o.Backend.Describe())
+	return 0
+}
