@@ -73,4 +73,3 @@ func nodeNames(c *resources.Cluster) string {
 	}
 	return strings.Join(names, ", ")
 }
-

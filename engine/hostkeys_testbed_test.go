@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+)
+
+// regenerateHostKeys makes a node look reinstalled: new host keys of every
+// type, sshd restarted on them. It returns the new ed25519 key, read in the
+// same session (the testbed's own known_hosts still holds the old key, so
+// its helper cannot reach the node afterwards).
+const regenerateHostKeys = `rm -f /etc/ssh/ssh_host_* && ssh-keygen -A >/dev/null && systemctl restart ssh.service && cat /etc/ssh/ssh_host_ed25519_key.pub`
+
+// hostKeyOn reads the ed25519 host key a node's sshd serves, from the node.
+func hostKeyOn(t *testing.T, tb *testbed.Testbed, node, command string) gossh.PublicKey {
+	t.Helper()
+	out, err := tb.Exec(context.Background(), node, command)
+	if err != nil {
+		t.Fatalf("%s: %v", node, err)
+	}
+	k, _, _, _, err := gossh.ParseAuthorizedKey([]byte(out))
+	if err != nil {
+		t.Fatalf("%s: host key %q: %v", node, out, err)
+	}
+	return k
+}
+
+// knownHostsKey is the key the testbed's known_hosts file holds for node.
+func knownHostsKey(t *testing.T, file, node string) gossh.PublicKey {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rest := data; len(rest) > 0; {
+		_, hosts, k, _, next, err := gossh.ParseKnownHosts(rest)
+		if err != nil {
+			break
+		}
+		for _, h := range hosts {
+			if h == node {
+				return k
+			}
+		}
+		rest = next
+	}
+	t.Fatalf("known_hosts %s holds no key for %s:\n%s", file, node, data)
+	return nil
+}
+
+func readFileOrEmpty(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestHostKeysOnTestbed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("testbed test; -short")
+	}
+	tb := testbed.UpForTestWith(t, testbed.Options{Names: []string{"h0", "h1"}})
+	dir := testbedConfig(t, tb, 0)
+	statePath := filepath.Join(dir, "eggo.state")
+	ctx := context.Background()
+
+	onHost := map[string]gossh.PublicKey{}
+	for _, h := range tb.Hosts {
+		onHost[h.Name] = hostKeyOn(t, tb, h.Name, "cat /etc/ssh/ssh_host_ed25519_key.pub")
+		if kh := knownHostsKey(t, h.KnownHostsFile, h.Name); !bytes.Equal(kh.Marshal(), onHost[h.Name].Marshal()) {
+			t.Fatalf("%s: the testbed's known_hosts and the host disagree before the test", h.Name)
+		}
+	}
+	oldH1 := onHost["h1"]
+
+	// 1. The first plan scans every node and shows its real key as a pin.
+	_, sess, p, err := planIn(dir, hostOnly)
+	sess.Close()
+	if err != nil {
+		t.Fatalf("first plan: %v", err)
+	}
+	if len(p.HostKeys) != len(tb.Hosts) {
+		t.Fatalf("first plan host keys: %+v, want a pin for each of %d nodes", p.HostKeys, len(tb.Hosts))
+	}
+	for _, c := range p.HostKeys {
+		k, ok := onHost[c.Node]
+		if !ok || c.Action != "pin" {
+			t.Fatalf("first plan: unexpected host key change %+v", c)
+		}
+		if c.Fingerprint != "ssh-ed25519 "+gossh.FingerprintSHA256(k) {
+			t.Errorf("%s: plan shows %s, the host's key is %s", c.Node, c.Fingerprint, gossh.FingerprintSHA256(k))
+		}
+		if c.Key != strings.TrimSpace(string(gossh.MarshalAuthorizedKey(k))) {
+			t.Errorf("%s: plan pins %q, not the host's key", c.Node, c.Key)
+		}
+	}
+	_, res := runApply(t, dir, hostOnly)
+	if !res.OK() {
+		t.Fatalf("first apply: %v", res.Failed)
+	}
+	st, err := ReadState(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.HostKeys) != len(tb.Hosts) {
+		t.Fatalf("state pins %v, want exactly the %d nodes", st.HostKeys, len(tb.Hosts))
+	}
+	for n, k := range onHost {
+		if want := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(k))); st.HostKeys[n] != want {
+			t.Errorf("state pins %s as %q, want %q", n, st.HostKeys[n], want)
+		}
+	}
+	p, _ = runApply(t, dir, hostOnly)
+	if len(p.HostKeys) != 0 || p.HasChanges() {
+		t.Fatalf("second plan: host keys %+v, changes %v; want none", p.HostKeys, p.HasChanges())
+	}
+
+	// 2. h1 is "reinstalled": the next plan refuses it and the state stays.
+	newH1 := hostKeyOn(t, tb, "h1", regenerateHostKeys)
+	if bytes.Equal(newH1.Marshal(), oldH1.Marshal()) {
+		t.Fatal("h1 kept its host key after regeneration")
+	}
+	before := readFileOrEmpty(t, statePath)
+	_, sess, _, err = planIn(dir, hostOnly)
+	sess.Close()
+	if err == nil {
+		t.Fatal("plan after h1's host key changed succeeded")
+	}
+	msg := err.Error()
+	for _, want := range []string{"h1", gossh.FingerprintSHA256(oldH1), gossh.FingerprintSHA256(newH1), "rekey-host h1"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("plan error does not name %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "h0") {
+		t.Errorf("plan error blames h0 too:\n%s", msg)
+	}
+	if after := readFileOrEmpty(t, statePath); !bytes.Equal(before, after) {
+		t.Fatal("a refused plan changed the state file")
+	}
+
+	// 3. rekey-host: a wrong fingerprint is refused; none pins the new key.
+	loaded, diags := LoadConfig(Options{Dir: dir})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	o := Options{Dir: dir, StatePath: statePath}
+	wrong := gossh.FingerprintSHA256(oldH1)
+	if r, err := RekeyHost(ctx, o, loaded.Config, "h1", wrong); err == nil {
+		t.Fatalf("rekey with the old fingerprint accepted: %+v", r)
+	} else if !strings.Contains(err.Error(), "h1") || !strings.Contains(err.Error(), gossh.FingerprintSHA256(newH1)) {
+		t.Errorf("refused rekey does not name h1 and the key it presents: %v", err)
+	}
+	if after := readFileOrEmpty(t, statePath); !bytes.Equal(before, after) {
+		t.Fatal("a refused rekey changed the state file")
+	}
+	r, err := RekeyHost(ctx, o, loaded.Config, "h1", "")
+	if err != nil {
+		t.Fatalf("rekey: %v", err)
+	}
+	if r.Node != "h1" || r.Old != "ssh-ed25519 "+gossh.FingerprintSHA256(oldH1) || r.New != "ssh-ed25519 "+gossh.FingerprintSHA256(newH1) {
+		t.Fatalf("rekey returned %+v; want old %s, new %s", r, gossh.FingerprintSHA256(oldH1), gossh.FingerprintSHA256(newH1))
+	}
+	st, err = ReadState(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(newH1))); st.HostKeys["h1"] != want {
+		t.Fatalf("state pins h1 as %q after rekey, want the new key %q", st.HostKeys["h1"], want)
+	}
+	if want := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(onHost["h0"]))); st.HostKeys["h0"] != want {
+		t.Fatalf("rekey of h1 changed h0's pin to %q", st.HostKeys["h0"])
+	}
+
+	// 4. The configuration's known_hosts_file (the testbed's) still holds
+	// h1's OLD key: a pinned node is verified by its pin alone, so the
+	// plan goes through on the new key.
+	if kh := knownHostsKey(t, tb.Hosts[1].KnownHostsFile, "h1"); !bytes.Equal(kh.Marshal(), oldH1.Marshal()) {
+		t.Fatal("the testbed's known_hosts no longer holds h1's old key; the check below would prove nothing")
+	}
+	p, res = runApply(t, dir, hostOnly)
+	if !res.OK() {
+		t.Fatalf("apply after rekey: %v", res.Failed)
+	}
+	if len(p.HostKeys) != 0 || p.HasChanges() {
+		t.Fatalf("plan after rekey: host keys %+v, changes %v; want none", p.HostKeys, p.HasChanges())
+	}
+}
