@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/eggo-project/eggo/internal/testbed"
 	"github.com/eggo-project/eggo/resources"
@@ -75,8 +78,23 @@ func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
 // is the language's diagnostics or the plan's.
 func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error) {
 	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}
+	if _, err := os.Stat(filepath.Join(dir, testIdentityFile)); err == nil {
+		o.Identities = []string{filepath.Join(dir, testIdentityFile)}
+	}
+	if testLog != nil {
+		o.Log = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: testLog})
+	}
 	if mutate != nil {
 		mutate(&o)
+	}
+	// As the commands do: the configuration says where the state lives
+	// and who its secrets are sealed to.
+	loaded, diags := LoadConfig(o)
+	if diags.HasErrors() {
+		return o, nil, nil, diags
+	}
+	if err := OpenBackend(&o, loaded.Config); err != nil {
+		return o, nil, nil, err
 	}
 	sess := NewSession(o)
 	o.Session = sess
@@ -87,15 +105,24 @@ func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error)
 	return o, sess, p, err
 }
 
+// testIdentityFile, when a test writes it into the configuration
+// directory, is the identity its runs open the state's secrets with.
+const testIdentityFile = "test.identity"
+
+// testLog, when set, receives every run's debug log.
+var testLog io.Writer
+
 // run plans and applies dir with one session, as `eggo apply` does.
 func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) {
 	t.Helper()
 	o, sess, p, err := planIn(dir, mutate)
-	defer sess.Close()
+	if sess != nil {
+		defer sess.Close()
+	}
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
-	prior, err := ReadState(o.StatePath)
+	prior, err := ReadStateOf(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,9 @@ func faultConfig(t *testing.T, dir string, tb *testbed.Testbed, packages string,
 // planError is what planning dir says, or nil.
 func planError(dir string, mutate func(*Options)) error {
 	_, sess, _, err := planIn(dir, mutate)
-	sess.Close()
+	if sess != nil {
+		sess.Close()
+	}
 	return err
 }
 

@@ -158,13 +158,19 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	}
 	dir := t.TempDir()
 
-	// Deploy.
+	// Deploy, with the state's secrets sealed to two operators and every
+	// run's debug log kept for the leak scan.
 	k8sConfig(t, dir, tb, k8sFrom, "w0")
+	sealed := sealStateTo(t, dir, tb)
+	logs := &lockedBuffer{}
+	testLog = logs
+	defer func() { testLog = nil }()
 	start := time.Now()
 	_, res := runApply(t, dir, nil)
 	if !res.OK() {
 		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
 	}
+	checkNoSecretLeaks(t, dir, sealed, logs)
 	t.Logf("deploy of 5 hosts: %s, %d connections, %s uploaded", time.Since(start).Round(100*time.Millisecond), res.Connections, resources.HumanBytes(res.Bytes))
 	if res.Connections != 5 {
 		t.Errorf("deploy opened %d connections, want one per host (5)", res.Connections)
