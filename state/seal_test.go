@@ -292,3 +292,17 @@ func TestBadKeysNamedNotQuoted(t *testing.T) {
 		t.Errorf("missing identity file: %v", err)
 	}
 }
+
+func TestPassphraseProtectedSSHKeyRefusedClearly(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	block, err := ssh.MarshalPrivateKeyWithPassphrase(priv, "", []byte("secret passphrase"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "id_ed25519")
+	os.WriteFile(path, pem.EncodeToMemory(block), 0o600)
+	_, err = ReadIdentities(path)
+	if err == nil || !strings.Contains(err.Error(), "passphrase") || !strings.Contains(err.Error(), path) {
+		t.Errorf("encrypted SSH key: %v", err)
+	}
+}
