@@ -48,13 +48,7 @@ const lockAttempts = 3
 // by a dead process is reported as stale but never taken over silently:
 // only ForceUnlock removes someone else's lock.
 func AcquireLock(statePath, operation string) (*Lock, error) {
-	l := &Lock{path: lockPath(statePath), Info: LockInfo{
-		ID:        newLockID(),
-		Owner:     currentOwner(),
-		PID:       os.Getpid(),
-		Operation: operation,
-		Created:   time.Now().UTC().Truncate(time.Second),
-	}}
+	l := &Lock{path: lockPath(statePath), Info: NewLockInfo(operation)}
 	data, err := json.MarshalIndent(l.Info, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", statePath, err)
@@ -223,6 +217,13 @@ func newLockID() string {
 }
 
 func currentOwner() string { return currentUser() + "@" + hostname() }
+
+// NewLockInfo describes this process holding a lock for operation: a fresh
+// ID, user@host, pid and the time. Every backend's lock says the same.
+func NewLockInfo(operation string) LockInfo {
+	return LockInfo{ID: newLockID(), Owner: currentOwner(), PID: os.Getpid(), Operation: operation,
+		Created: time.Now().UTC().Truncate(time.Second)}
+}
 
 func currentUser() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
