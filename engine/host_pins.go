@@ -123,8 +123,9 @@ func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins
 }
 
 // scanNew fetches the host key of every node not pinned and not yet met,
-// in parallel. A node that cannot be reached is left for the apply, which
-// pins its key on first contact.
+// in parallel. A node that cannot be reached, or whose key its known_hosts
+// file contradicts, is left for the apply: its first dial pins the key, or
+// refuses it.
 func scanNew(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, nodes []resources.Node) {
 	sem := make(chan struct{}, o.Parallelism)
 	var wg sync.WaitGroup
@@ -142,9 +143,17 @@ func scanNew(ctx context.Context, o Options, rc *resources.RunContext, pins *hos
 				o.Log.Debug("host key scan failed", "node", n.Name, "error", err)
 				return
 			}
-			if k != nil {
-				pins.Seen(n.Name, k)
+			if k == nil {
+				return
 			}
+			// The scan does not verify; known_hosts, where it knows the
+			// node, must agree before the key is offered as a pin (the
+			// apply's first dial then refuses the node, naming the file).
+			if err := resources.CheckKnownHost(n, k); err != nil {
+				o.Log.Warn("host key not offered for pinning", "node", n.Name, "error", err)
+				return
+			}
+			pins.Seen(n.Name, k)
 		}(n)
 	}
 	wg.Wait()

@@ -195,4 +195,82 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if len(p.HostKeys) != 0 || p.HasChanges() {
 		t.Fatalf("plan after rekey: host keys %+v, changes %v; want none", p.HostKeys, p.HasChanges())
 	}
+
+	// 5. A new state (first contact again) while known_hosts holds h1's
+	// OLD key: first contact is verified by known_hosts when it knows the
+	// host, so the plan's scan must not offer the key known_hosts
+	// contradicts as a pin, and the apply's first dial refuses it.
+	fresh := testbedConfig(t, tb, 0)
+	_, sess, p, err = planIn(fresh, hostOnly)
+	sess.Close()
+	if err != nil {
+		t.Fatalf("plan of a new state: %v", err)
+	}
+	for _, c := range p.HostKeys {
+		if c.Node == "h1" {
+			t.Fatalf("the plan offers to pin h1's %s although known_hosts holds %s for it", c.Fingerprint, gossh.FingerprintSHA256(oldH1))
+		}
+	}
+	if len(p.HostKeys) != 1 || p.HostKeys[0].Node != "h0" {
+		t.Fatalf("plan of a new state: host keys %+v, want a pin of h0 only", p.HostKeys)
+	}
+	o, sess, p, err = planIn(fresh, hostOnly)
+	if err != nil {
+		sess.Close()
+		t.Fatal(err)
+	}
+	res, err = Apply(ctx, o, p, nil, nil)
+	sess.Close()
+	if err != nil {
+		t.Fatalf("apply of a new state: %v", err)
+	}
+	if res.Failed["host.h0"] != nil {
+		t.Fatalf("h0 failed: %v", res.Failed["host.h0"])
+	}
+	if res.Failed["host.h1"] == nil {
+		t.Fatal("apply reached h1 although its key contradicts known_hosts")
+	}
+	msg = res.Failed["host.h1"].Error()
+	for _, want := range []string{"h1", "known_hosts", tb.Hosts[1].KnownHostsFile, gossh.FingerprintSHA256(oldH1), gossh.FingerprintSHA256(newH1)} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("h1's refusal does not name %q:\n%s", want, msg)
+		}
+	}
+	st, err = ReadState(filepath.Join(fresh, "eggo.state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.HostKeys["h1"]; ok || st.HostKeys["h0"] == "" {
+		t.Fatalf("new state pins %v; want h0 only", st.HostKeys)
+	}
+
+	// 6. A known_hosts file that does not know h1 is no objection: first
+	// contact is then trust on first use, shown in the plan.
+	tofu := testbedConfig(t, tb, 0)
+	onlyH0 := filepath.Join(tofu, "known_hosts")
+	line := "h0," + tb.Hosts[0].Address + " " + string(gossh.MarshalAuthorizedKey(onHost["h0"]))
+	if err := os.WriteFile(onlyH0, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hcl, err := os.ReadFile(filepath.Join(tofu, "main.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hcl = bytes.ReplaceAll(hcl, []byte(tb.Hosts[0].KnownHostsFile), []byte(onlyH0))
+	if err := os.WriteFile(filepath.Join(tofu, "main.hcl"), hcl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, sess, p, err = planIn(tofu, hostOnly)
+	sess.Close()
+	if err != nil {
+		t.Fatalf("plan with a known_hosts knowing h0 only: %v", err)
+	}
+	pinned := map[string]string{}
+	for _, c := range p.HostKeys {
+		pinned[c.Node] = c.Fingerprint
+	}
+	if len(pinned) != 2 || pinned["h0"] != "ssh-ed25519 "+gossh.FingerprintSHA256(onHost["h0"]) ||
+		pinned["h1"] != "ssh-ed25519 "+gossh.FingerprintSHA256(newH1) {
+		t.Fatalf("plan with a known_hosts knowing h0 only: pins %v; want h0's key and h1's new key", pinned)
+	}
 }
