@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"sync"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -95,15 +97,16 @@ func (unparsablePin) Verify([]byte, *gossh.Signature) error { return errorf("unp
 // planHostKeys lists the host key changes of a plan: keys met for the
 // first time while refreshing, keys of nodes not yet contacted (scanned,
 // like ssh-keyscan, unless -refresh=false), and pins of nodes that leave.
-func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, c *resources.Cluster, prior *state.State) []HostKeyChange {
+func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, c *resources.Cluster, prior *state.State) ([]HostKeyChange, []string) {
 	var out []HostKeyChange
+	var warnings []string
 	inCluster := map[string]bool{}
 	if c != nil && !o.Destroy {
 		for _, n := range c.Nodes {
 			inCluster[n.Name] = true
 		}
 		if !o.NoRefresh {
-			scanNew(ctx, o, rc, pins, c.Nodes)
+			warnings = scanNew(ctx, o, rc, pins, c.Nodes)
 		}
 	}
 	seen := pins.firstSeen()
@@ -119,16 +122,18 @@ func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins
 			}
 		}
 	}
-	return out
+	return out, warnings
 }
 
 // scanNew fetches the host key of every node not pinned and not yet met,
 // in parallel. A node that cannot be reached, or whose key its known_hosts
 // file contradicts, is left for the apply: its first dial pins the key, or
 // refuses it.
-func scanNew(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, nodes []resources.Node) {
+func scanNew(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, nodes []resources.Node) []string {
 	sem := make(chan struct{}, o.Parallelism)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var warnings []string
 	for _, n := range nodes {
 		if pins.has(n.Name) {
 			continue
@@ -151,12 +156,17 @@ func scanNew(ctx context.Context, o Options, rc *resources.RunContext, pins *hos
 			// apply's first dial then refuses the node, naming the file).
 			if err := resources.CheckKnownHost(n, k); err != nil {
 				o.Log.Warn("host key not offered for pinning", "node", n.Name, "error", err)
+				mu.Lock()
+				warnings = append(warnings, fmt.Sprintf("%v (its resources will fail at apply)", err))
+				mu.Unlock()
 				return
 			}
 			pins.Seen(n.Name, k)
 		}(n)
 	}
 	wg.Wait()
+	sort.Strings(warnings)
+	return warnings
 }
 
 func fingerprintOf(line string) string {

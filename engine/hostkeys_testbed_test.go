@@ -214,6 +214,9 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if len(p.HostKeys) != 1 || p.HostKeys[0].Node != "h0" {
 		t.Fatalf("plan of a new state: host keys %+v, want a pin of h0 only", p.HostKeys)
 	}
+	if w := strings.Join(p.Warnings, "\n"); !strings.Contains(w, "h1") || !strings.Contains(w, gossh.FingerprintSHA256(oldH1)) {
+		t.Errorf("the plan does not warn that h1's key contradicts known_hosts: %q", w)
+	}
 	o, sess, p, err = planIn(fresh, hostOnly)
 	if err != nil {
 		sess.Close()

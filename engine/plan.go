@@ -188,7 +188,9 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	rc.PinHostKeys(pins)
 	p, err := plan(ctx, o, rc, desired, prior)
 	if err == nil {
-		p.HostKeys = planHostKeys(ctx, o, rc, pins, loaded.Config.Cluster, prior)
+		var warnings []string
+		p.HostKeys, warnings = planHostKeys(ctx, o, rc, pins, loaded.Config.Cluster, prior)
+		p.Warnings = append(p.Warnings, warnings...)
 	}
 	if err != nil {
 		return nil, loaded, diags, err
