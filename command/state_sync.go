@@ -209,7 +209,9 @@ func (c *StateMigrateCommand) Run(args []string) int {
 // StateRekeyHostCommand is `eggo state rekey-host NODE`.
 type StateRekeyHostCommand struct{ *meta }
 
-func (c *StateRekeyHostCommand) Synopsis() string { return "Accept a reinstalled host's new SSH host key" }
+func (c *StateRekeyHostCommand) Synopsis() string {
+	return "Accept a reinstalled host's new SSH host key"
+}
 func (c *StateRekeyHostCommand) Help() string {
 	return `Usage: eggo [-chdir=DIR] state rekey-host [-fingerprint=SHA256:...] NODE
 

@@ -1,0 +1,407 @@
+package command
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/etcdtest"
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/state"
+)
+
+// etcdEnv is one real etcd shared by a test's subtests (each subtest uses
+// its own key prefix), a client of its own to look at what eggo stored,
+// for the tests that need real eggo processes, this test binary as eggo.
+type etcdEnv struct {
+	t      *testing.T
+	srv    *etcdtest.Server
+	client *clientv3.Client
+}
+
+func newEtcdEnv(t *testing.T) *etcdEnv {
+	t.Helper()
+	srv := etcdtest.Start(t)
+	ca, err := os.ReadFile(srv.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	cert, err := tls.LoadX509KeyPair(srv.CertFile, srv.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := clientv3.New(clientv3.Config{
+		Endpoints:   []string{srv.Endpoint},
+		DialTimeout: 5 * time.Second,
+		TLS:         &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		t.Fatalf("etcd client for the test: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &etcdEnv{t: t, srv: srv, client: c}
+}
+
+// etcdSite is a fixture whose configuration keeps its state in etcd
+// under its own prefix.
+type etcdSite struct {
+	*fixture
+	etcd   *etcdEnv
+	prefix string
+	delay  string // file holding the slow hook's sleep, in seconds
+}
+
+// site makes a fixture with a backend "etcd" block (written to
+// backend.hcl beside the fixture's main.hcl) and a pre-deploy hook that
+// sleeps as long as the delay file says (0 until setDelay), so a test can
+// keep an apply busy while holding the lock without changing the
+// configuration hash.
+func (e *etcdEnv) site(t *testing.T, lockTTL, lockTimeout string) *etcdSite {
+	t.Helper()
+	f := newFixture(t)
+	s := &etcdSite{fixture: f, etcd: e, prefix: "/eggo/" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + "/",
+		delay: filepath.Join(filepath.Dir(f.dir), "delay")}
+	s.writeBackend(lockTTL, lockTimeout)
+	s.setDelay(0)
+	f.write("slow.sh", fmt.Sprintf("#!/bin/sh\nsleep \"$(cat %s)\"\n", s.delay))
+	f.write("hook.hcl", `hook "slow" {
+  on      = "pre-deploy"
+  source  = "slow.sh"
+  timeout = "120s"
+}
+`)
+	return s
+}
+
+func (s *etcdSite) writeBackend(lockTTL, lockTimeout string) {
+	s.t.Helper()
+	// lock_timeout = "0s", as the documentation writes the default, is
+	// refused by the configuration decoder ("must be a positive
+	// duration"): 0 is said by leaving it out.
+	timeout := ""
+	if lockTimeout != "0s" {
+		timeout = fmt.Sprintf("  lock_timeout = %q\n", lockTimeout)
+	}
+	s.write("backend.hcl", fmt.Sprintf(`backend "etcd" {
+  endpoints    = [%q]
+  prefix       = %q
+  ca_file      = %q
+  cert_file    = %q
+  key_file     = %q
+  lock_ttl     = %q
+%s}
+`, s.etcd.srv.Endpoint, s.prefix, s.etcd.srv.CAFile, s.etcd.srv.CertFile, s.etcd.srv.KeyFile, lockTTL, timeout))
+}
+
+func (s *etcdSite) setDelay(seconds int) {
+	s.t.Helper()
+	if err := os.WriteFile(s.delay, []byte(fmt.Sprint(seconds)), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// key is where eggo keeps the state of the fixture's cluster "t".
+func (s *etcdSite) key() string { return s.prefix + "t" }
+
+func (s *etcdSite) lockInfoKey() string { return s.key() + "/lock-info" }
+
+// get reads a key directly from etcd: its value and mod revision, or
+// ok=false when it does not exist.
+func (s *etcdSite) get(key string) (value []byte, modRev int64, ok bool) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := s.etcd.client.Get(ctx, key)
+	if err != nil {
+		s.t.Fatalf("reading %s from etcd: %v", key, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, 0, false
+	}
+	return resp.Kvs[0].Value, resp.Kvs[0].ModRevision, true
+}
+
+// stored is the state in etcd, decoded; the test fails if there is none.
+func (s *etcdSite) stored() (*state.State, []byte) {
+	s.t.Helper()
+	data, _, ok := s.get(s.key())
+	if !ok {
+		s.t.Fatalf("no state at %s in etcd", s.key())
+	}
+	st, err := state.Decode(data, s.key())
+	if err != nil {
+		s.t.Fatalf("the state in etcd does not decode: %v", err)
+	}
+	return st, data
+}
+
+// history is every version the state key had, oldest first, read back
+// through etcd's MVCC history (the test etcd never compacts).
+func (s *etcdSite) history() []*state.State {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out []*state.State
+	rev := int64(0) // 0: the newest
+	for {
+		var opts []clientv3.OpOption
+		if rev > 0 {
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		resp, err := s.etcd.client.Get(ctx, s.key(), opts...)
+		if err != nil {
+			s.t.Fatalf("reading the history of %s: %v", s.key(), err)
+		}
+		if len(resp.Kvs) == 0 {
+			break
+		}
+		kv := resp.Kvs[0]
+		st, err := state.Decode(kv.Value, fmt.Sprintf("%s at revision %d", s.key(), kv.ModRevision))
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		out = append([]*state.State{st}, out...)
+		if kv.Version == 1 {
+			break
+		}
+		rev = kv.ModRevision - 1
+	}
+	return out
+}
+
+// lockHolder waits until the lock-info key exists (p holds the lock and
+// has named itself) and returns it; the test fails if p ends first or
+// after within.
+func (s *etcdSite) lockHolder(p *proc, within time.Duration) state.LockInfo {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		select {
+		case <-p.done:
+			s.t.Fatalf("eggo %v ended (exit %d) before it held the lock:\n%s", p.cmd.Args[1:], p.code, p.output().all())
+		default:
+		}
+		if v, _, ok := s.get(s.lockInfoKey()); ok {
+			var info state.LockInfo
+			if err := json.Unmarshal(v, &info); err != nil {
+				s.t.Fatalf("lock info at %s: %v", s.lockInfoKey(), err)
+			}
+			return info
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("nobody took the lock on %s within %s", s.key(), within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cliEnv, set in a process's environment, makes this test binary the
+// eggo CLI (what main.go does) with the host kind alone, as in every
+// command test: the real binary plans etcd and the Kubernetes services for
+// the fixture's master node, which need a bundle and systemd this machine
+// does not have.
+const cliEnv = "EGGO_COMMAND_TEST_AS_CLI"
+
+func init() {
+	if os.Getenv(cliEnv) != "1" {
+		return
+	}
+	host, ok := resources.Lookup("host")
+	if !ok {
+		fmt.Fprintln(os.Stderr, "the host kind is not registered")
+		os.Exit(2)
+	}
+	testKinds = []resources.Kind{host}
+	os.Exit(Run(os.Args[1:], StdStreams()))
+}
+
+// binary is this test binary, which runs as eggo under cliEnv.
+func (e *etcdEnv) binary(t *testing.T) string {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// proc is an eggo process; its output goes to files so that a killed
+// process's orphans (the hook's sleep) cannot hold a pipe open.
+type proc struct {
+	t        *testing.T
+	cmd      *exec.Cmd
+	out, err string // file names
+	done     chan struct{}
+	code     int
+	ended    time.Time
+}
+
+// start runs the eggo binary in the site's directory, in a process group
+// of its own so cleanup can reach the hook scripts it started.
+func (s *etcdSite) start(args ...string) *proc {
+	s.t.Helper()
+	dir := s.t.TempDir()
+	p := &proc{t: s.t, out: filepath.Join(dir, "stdout"), err: filepath.Join(dir, "stderr"), done: make(chan struct{})}
+	stdout, err := os.Create(p.out)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	stderr, err := os.Create(p.err)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	p.cmd = exec.Command(s.etcd.binary(s.t), append([]string{s.chdir()}, args...)...)
+	p.cmd.Env = s.env0()
+	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	stdout.Close()
+	stderr.Close()
+	go func() {
+		p.cmd.Wait()
+		p.code = p.cmd.ProcessState.ExitCode()
+		p.ended = time.Now()
+		close(p.done)
+	}()
+	pgid := p.cmd.Process.Pid
+	s.t.Cleanup(func() {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	})
+	return p
+}
+
+// env0 is the fixture's environment plus PATH, which the hook's shell needs.
+func (s *etcdSite) env0() []string { return s.env("PATH="+os.Getenv("PATH"), cliEnv+"=1") }
+
+// wait waits for the process to end (the test fails after within) and
+// returns what it printed.
+func (p *proc) wait(within time.Duration) result {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(within):
+		p.t.Fatalf("eggo %v did not end within %s\n%s", p.cmd.Args[1:], within, p.output().all())
+	}
+	r := p.output()
+	r.code = p.code
+	return r
+}
+
+func (p *proc) output() result {
+	out, _ := os.ReadFile(p.out)
+	errb, _ := os.ReadFile(p.err)
+	return result{out: string(out), err: string(errb)}
+}
+
+func bgCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// resource is the resource at addr in st, or nil.
+func resource(st *state.State, addr string) *state.Resource {
+	for i := range st.Resources {
+		if st.Resources[i].Address == addr {
+			return &st.Resources[i]
+		}
+	}
+	return nil
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// assertNoStateFile fails if the fixture's directory holds a state file,
+// its backup or its lock: with the etcd backend the state goes to etcd.
+// (The hooks' audit log, STATE.hooks.log, is local by design.)
+func assertNoStateFile(t *testing.T, f *fixture) {
+	t.Helper()
+	var found []string
+	all, _ := filepath.Glob(f.statePath() + "*")
+	for _, p := range all {
+		if p != engine.AuditLogPath(f.statePath()) {
+			found = append(found, p)
+		}
+	}
+	if len(found) > 0 {
+		t.Fatalf("the etcd backend left state files in the configuration directory: %v", found)
+	}
+}
+
+// storedWithRev is the state in etcd, its bytes and its revision.
+func storedWithRev(s *etcdSite) (*state.State, []byte, int64) {
+	s.t.Helper()
+	st, data := s.stored()
+	_, rev, _ := s.get(s.key())
+	return st, data, rev
+}
+
+// assertUnchanged fails unless etcd holds data at revision rev.
+func assertUnchanged(t *testing.T, s *etcdSite, data []byte, rev int64) {
+	t.Helper()
+	got, gotRev, ok := s.get(s.key())
+	if !ok || gotRev != rev || string(got) != string(data) {
+		t.Fatalf("a refused command changed the state in etcd (revision %d → %d, present %v)", rev, gotRev, ok)
+	}
+}
+
+// waitGone waits until key no longer exists and returns when that was
+// seen; the test fails after within.
+func waitGone(t *testing.T, s *etcdSite, key string, within time.Duration) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if _, _, ok := s.get(key); !ok {
+			return time.Now()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still exists after %s", key, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// assertSequential checks a state key's history: one lineage, and each
+// write one serial after the one it replaced (or the same serial for a
+// write that changed no content the serial counts) — a lost update would
+// show as two writes built on the same serial.
+func assertSequential(t *testing.T, h []*state.State) []*state.State {
+	t.Helper()
+	if len(h) == 0 {
+		t.Fatal("nothing was ever written to etcd")
+	}
+	for i := 1; i < len(h); i++ {
+		prev, cur := h[i-1], h[i]
+		if cur.Lineage != prev.Lineage {
+			t.Fatalf("write %d changed the lineage %s → %s", i, prev.Lineage, cur.Lineage)
+		}
+		if cur.Serial != prev.Serial+1 && cur.Serial != prev.Serial {
+			t.Fatalf("write %d went from serial %d to %d: not a sequence of writes", i, prev.Serial, cur.Serial)
+		}
+	}
+	return h
+}
