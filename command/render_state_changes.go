@@ -17,9 +17,15 @@ func renderUnreadable(b *strings.Builder, p *engine.Plan, col colorizer) {
 	for _, u := range p.Unreadable {
 		fmt.Fprintf(b, "  - %s\n", u)
 	}
-	b.WriteString("  This plan shows what it can read; changes that depend on these values may be\n" +
-		"  missing. eggo apply refuses without them: give the identity of a recipient with\n" +
-		"  -identity=FILE or EGGO_IDENTITY=FILE.\n\n")
+	if len(p.Uncompared) > 0 {
+		fmt.Fprintf(b, "  Not compared (planning them needs those values; shown as unchanged):\n")
+		for _, u := range p.Uncompared {
+			fmt.Fprintf(b, "  - %s\n", u)
+		}
+	}
+	b.WriteString("  This plan shows every change it can determine without them. eggo apply refuses\n" +
+		"  without them: give the identity of a recipient with -identity=FILE or\n" +
+		"  EGGO_IDENTITY=FILE.\n\n")
 }
 
 // renderStateChanges shows what applying changes in the state itself: the
@@ -82,7 +88,7 @@ func stateChangesSummary(p *engine.Plan) string {
 // jsonStateChanges emits the same as JSON lines.
 func (v *jsonView) stateChanges(p *engine.Plan) {
 	if len(p.Unreadable) > 0 {
-		v.emit(map[string]any{"type": "unreadable_secrets", "values": p.Unreadable})
+		v.emit(map[string]any{"type": "unreadable_secrets", "values": p.Unreadable, "not_compared": p.Uncompared})
 	}
 	if p.Secrets != nil {
 		v.emit(map[string]any{"type": "secrets_change", "recipients": p.Secrets.Recipients, "added": p.Secrets.Added,

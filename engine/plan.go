@@ -48,6 +48,9 @@ type Plan struct {
 	// Unreadable lists the state's sealed values no identity given could
 	// decrypt: the plan shows what it can; apply refuses.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Uncompared are resources whose comparison needed those values:
+	// planned as no-ops and listed, never guessed.
+	Uncompared []string `json:"uncompared,omitempty"`
 	// Secrets is how applying changes the encryption of the state's
 	// secrets (nil: none).
 	Secrets *SecretsChange `json:"secrets,omitempty"`
@@ -283,6 +286,7 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 			have[obj.Addr] = obj
 		}
 	}
+	sealed := sealedAttrs(prior)
 	rc.Recorded = func(kind string) []resources.Object { return recordedOf(have, kind) }
 	rc.Destroy, rc.Force, rc.WorkDir = o.Destroy, o.Force, filepath.Dir(o.StatePath)
 	g, err := planGraph(want, have)
@@ -325,6 +329,12 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 		st, err := planOne(ctx, rc, kinds, d, have[addr], drift[addr], replace[addr], o.Destroy)
 		if err != nil {
 			return nil, err
+		}
+		if st.Action != resources.NoOp && st.Action != resources.Delete && onlySealedChanged(st, want[addr], sealed) {
+			// Its comparison used values no identity opened: what it
+			// says is not known. Shown as not compared, never guessed.
+			st.Action, st.Reasons = resources.NoOp, nil
+			p.Uncompared = append(p.Uncompared, addr)
 		}
 		if want[addr] != nil {
 			st.Desired = want[addr] // with its Refs: apply resolves them

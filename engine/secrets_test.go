@@ -118,3 +118,39 @@ func TestSecretsThroughPlanAndApply(t *testing.T) {
 		t.Errorf("plan after the move has changes: secrets %+v", p.Secrets)
 	}
 }
+
+// A resource whose desired value refers to a secret no identity opens is
+// not compared (listed, planned as unchanged) rather than guessed changed.
+func TestRefToSealedValueIsNotCompared(t *testing.T) {
+	r := newRig(t)
+	alice, aliceID := ageIdentity(t)
+	o := r.opts()
+	o.Keyring = keyringFor(t, []string{alice})
+	ds := []resources.Desired{
+		desired("test.a", resources.Attrs{"secret": "hunter2", "value": "1"}),
+		desired("test.b", resources.Attrs{"value": resources.Ref{Addr: "test.a", Attr: "secret"}}),
+	}
+	if res := r.apply(o, r.plan(o, ds...)); !res.OK() {
+		t.Fatalf("apply: %v", res.Failed)
+	}
+	// test.b records the value in plain text (as a service records its
+	// file digests): without the key its desired value cannot be known.
+	withID := keyringFor(t, []string{alice}, aliceID)
+	st, err := state.ReadWith(r.state, withID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := st.Lookup("test.b")
+	b.Sensitive = nil
+	store := state.NewStore(r.state)
+	store.SetKeyring(withID)
+	if err := store.Write(st); err != nil {
+		t.Fatal(err)
+	}
+	// No refresh: the test kind's "host" would hand back the secret.
+	o.NoRefresh = true
+	p := r.plan(o, ds...)
+	if p.HasChanges() || strings.Join(p.Uncompared, ",") != "test.a,test.b" {
+		t.Errorf("plan without identity: changes %v, uncompared %v; want none, and test.a (its own secret) and test.b (refers to it) not compared", actions(p), p.Uncompared)
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 
+	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -88,4 +89,55 @@ func shortKey(s string) string {
 		return s[:45] + "..."
 	}
 	return s
+}
+
+// sealedAttrs maps each address to its attributes still sealed (no
+// identity opened them).
+func sealedAttrs(prior *state.State) map[string]map[string]bool {
+	if prior == nil {
+		return nil
+	}
+	var out map[string]map[string]bool
+	for _, r := range prior.Resources {
+		if len(r.Sealed) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string]map[string]bool{}
+		}
+		m := map[string]bool{}
+		for name := range r.Sealed {
+			m[name] = true
+		}
+		out[r.Address] = m
+	}
+	return out
+}
+
+// onlySealedChanged reports whether every attribute st found changed is
+// one that could not be compared: sealed in its own record, or carrying a
+// reference to a value sealed in another's.
+func onlySealedChanged(st *Step, d *resources.Desired, sealed map[string]map[string]bool) bool {
+	if len(sealed) == 0 || len(st.Changed) == 0 {
+		return false
+	}
+	suspect := map[string]bool{}
+	for name := range sealed[st.Addr] {
+		suspect[name] = true
+	}
+	if d != nil {
+		for name, v := range d.Attrs {
+			for _, r := range resources.Refs(resources.Attrs{name: v}) {
+				if sealed[r.Addr][r.Attr] {
+					suspect[name] = true
+				}
+			}
+		}
+	}
+	for _, name := range st.Changed {
+		if !suspect[name] {
+			return false
+		}
+	}
+	return true
 }
