@@ -2,7 +2,9 @@ package command
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +25,8 @@ func TestEtcdBackend(t *testing.T) {
 	t.Run("migrate to etcd and back", e.testMigrate)
 	t.Run("concurrent applies with lock_timeout 0", e.testConcurrentRefused)
 	t.Run("concurrent applies with a lock_timeout", e.testConcurrentWait)
+	t.Run("a lock_timeout shorter than the holder's run", e.testWaitThenRefused)
+	t.Run("two writers of one key", e.testRevisionCheck)
 	t.Run("a killed holder's lock frees after lock_ttl", e.testKilledHolder)
 	t.Run("force-unlock frees a killed holder's lock", e.testForceUnlock)
 }
@@ -97,6 +101,21 @@ func (e *etcdEnv) testPush(t *testing.T) {
 	}
 	r = s.mustRun(1, "state", "push", other.statePath())
 	mustContain(t, "push of another lineage", r.err, "another cluster's state", newSt.Lineage, otherSt.Lineage)
+	assertUnchanged(t, s, newData, rev)
+
+	// The same serial as etcd's with other content.
+	edited := filepath.Join(t.TempDir(), "edited.state")
+	newPulled := s.mustRun(0, "state", "pull").out
+	writeFile(t, edited, strings.Replace(newPulled, `"127.0.0.1"`, `"127.0.0.2"`, 1))
+	if newPulled == strings.Replace(newPulled, `"127.0.0.1"`, `"127.0.0.2"`, 1) {
+		t.Fatal("the test's edit changed nothing")
+	}
+	r = s.mustRun(1, "state", "push", edited)
+	mustContain(t, "push of other content at the same serial", r.err, fmt.Sprintf("same serial %d with other content", newSt.Serial))
+	assertUnchanged(t, s, newData, rev)
+	// The same file again is a no-op, not a write.
+	writeFile(t, edited, newPulled)
+	s.mustRun(0, "state", "push", edited)
 	assertUnchanged(t, s, newData, rev)
 
 	r = s.mustRun(0, "state", "push", "-force", old)
@@ -304,4 +323,84 @@ func (e *etcdEnv) testForceUnlock(t *testing.T) {
 	}
 	r = s.mustRun(1, "force-unlock", holder.ID)
 	mustContain(t, "force-unlock of a free lock", r.err, "not locked")
+}
+
+// testWaitThenRefused: with lock_timeout 1s an apply waits that long for a
+// holder that runs 3s, then is refused naming it and saying it waited.
+func (e *etcdEnv) testWaitThenRefused(t *testing.T) {
+	s := e.site(t, "15s", "1s")
+	s.setDelay(3)
+	a := s.start("apply", "-auto-approve")
+	holder := s.lockHolder(a, 30*time.Second)
+	started := time.Now()
+	r := s.mustRun(1, "apply", "-auto-approve")
+	waited := time.Since(started)
+	mustContain(t, "apply while the lock is held", r.err, "is locked by", fmt.Sprintf("pid %d, apply", holder.PID), "(waited 1s)")
+	if waited < time.Second {
+		t.Fatalf("refused after %s: it did not wait lock_timeout (1s)", waited)
+	}
+	if ra := a.wait(60 * time.Second); ra.code != 0 {
+		t.Fatalf("the holder failed:\n%s", ra.all())
+	}
+}
+
+// testRevisionCheck opens the backend twice, as two runs that both read
+// the state would (the lock normally keeps them apart): the first write
+// lands, the second, built on what it read before, is refused and leaves
+// the first one's state in place. A run that read that there is no state
+// may create it.
+func (e *etcdEnv) testRevisionCheck(t *testing.T) {
+	s := e.site(t, "15s", "0s")
+	s.mustRun(0, "apply", "-auto-approve")
+	one, two := openBackend(t, s), openBackend(t, s)
+	st1, err := one.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, err := two.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st1.Outputs = map[string]any{"writer": "one"}
+	st1.Serial++
+	if err := one.Write(st1); err != nil {
+		t.Fatalf("the first writer was refused: %v", err)
+	}
+	_, data, rev := storedWithRev(s)
+	st2.Outputs = map[string]any{"writer": "two"}
+	st2.Serial++
+	err = two.Write(st2)
+	if err == nil {
+		t.Fatal("a write based on a revision another run had replaced was accepted: a lost update")
+	}
+	mustContain(t, "the stale write's error", err.Error(), s.key(), "another run wrote the state", "nothing was written")
+	assertUnchanged(t, s, data, rev)
+
+	// Reading afresh gives the second writer the current base.
+	st2, err = two.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st2.Outputs["writer"] != "one" {
+		t.Fatalf("the second writer reads outputs %v, want the first one's", st2.Outputs)
+	}
+	st2.Serial++
+	st2.Outputs = map[string]any{"writer": "two"}
+	if err := two.Write(st2); err != nil {
+		t.Fatalf("a write on the current revision was refused: %v", err)
+	}
+
+	// The state is deleted; a run that has seen it gone may write anew.
+	if _, err := e.client.Delete(bgCtx(t), s.key()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.Read(); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read of a deleted state: %v, want fs.ErrNotExist", err)
+	}
+	if err := one.Write(st1); err != nil {
+		t.Fatalf("writing after reading that there is no state: %v", err)
+	}
+	if got, _ := s.stored(); got.Outputs["writer"] != "one" {
+		t.Fatalf("etcd holds outputs %v, want the first writer's", got.Outputs)
+	}
 }

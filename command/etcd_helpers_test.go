@@ -405,3 +405,21 @@ func assertSequential(t *testing.T, h []*state.State) []*state.State {
 	}
 	return h
 }
+
+// openBackend opens the site's state backend as a command does; it is
+// closed when t ends.
+func openBackend(t *testing.T, s *etcdSite) state.Backend {
+	t.Helper()
+	o := engine.Options{Dir: s.dir}
+	loaded, diags := engine.LoadConfig(o)
+	if diags.HasErrors() {
+		t.Fatalf("loading %s: %v", s.dir, diags)
+	}
+	if err := engine.OpenBackend(&o, loaded.Config); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := o.Backend.(interface{ Close() error }); ok {
+		t.Cleanup(func() { c.Close() })
+	}
+	return o.Backend
+}

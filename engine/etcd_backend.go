@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -54,11 +56,17 @@ func (b *etcdBackend) Read() (*state.State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), etcdOpTimeout)
 	defer cancel()
 	data, rev, err := b.store.Get(ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if errors.Is(err, fs.ErrNotExist) {
+		// Seeing no state is a read too: the next write creates it. Keeping
+		// the old revision and bytes would refuse that write as stale, or
+		// skip it as unchanged while etcd holds nothing.
+		b.rev, b.last = 0, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.rev, b.last = rev, data
 	return state.DecodeWith(data, b.Describe(), b.keyring)
 }
