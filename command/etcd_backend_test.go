@@ -58,7 +58,18 @@ func (e *etcdEnv) testApply(t *testing.T) {
 	if r.out != "host.n1\n" {
 		t.Fatalf("state list = %q, want host.n1 from etcd", r.out)
 	}
-	// The list really comes from etcd: with the key gone there is nothing.
+	r = s.mustRun(0, "state", "show", "host.n1")
+	mustContain(t, "state show", r.out, "127.0.0.1", "hello.txt")
+
+	r = s.mustRun(0, "state", "rm", "host.n1")
+	after, _ := s.stored()
+	if resource(after, "host.n1") != nil || after.Serial != st.Serial+1 || after.Lineage != st.Lineage {
+		t.Fatalf("after state rm etcd holds serial %d (was %d) with host.n1 %v", after.Serial, st.Serial, resource(after, "host.n1") != nil)
+	}
+	if _, _, ok := s.get(s.lockInfoKey()); ok {
+		t.Fatal("state rm left the lock held")
+	}
+	// The list really comes from etcd: with the key gone there is no state.
 	if _, err := e.client.Delete(bgCtx(t), s.key()); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +166,9 @@ func (e *etcdEnv) testMigrate(t *testing.T) {
 		t.Fatalf("state pull after migrate\n%s\ndiffers from the migrated file\n%s", pulled, migrated)
 	}
 	mustContain(t, "plan after migrate", s.mustRun(0, "plan").out, "No changes.")
+	if fileExists(s.statePath() + ".lock") {
+		t.Fatal("migrate -to=etcd left the state file's lock behind")
+	}
 
 	// The destination holds a state: refused, nothing moved.
 	writeFile(t, s.statePath(), "")
