@@ -96,6 +96,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	if !c.prepare(&o, jv) {
 		return 1
 	}
+	defer closeBackend(&o)
 	lock, err := o.Backend.Lock(c.name())
 	if err != nil {
 		c.fail(jv, err.Error())

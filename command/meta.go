@@ -146,3 +146,10 @@ func (m *meta) prepare(o *engine.Options, jv *jsonView) bool {
 	}
 	return true
 }
+
+// closeBackend closes a backend that holds a connection (etcd's client).
+func closeBackend(o *engine.Options) {
+	if c, ok := o.Backend.(interface{ Close() error }); ok {
+		_ = c.Close()
+	}
+}

@@ -51,6 +51,7 @@ func (c *PlanCommand) Run(args []string) int {
 	if !c.prepare(&o, jv) {
 		return 1
 	}
+	defer closeBackend(&o)
 	p, loaded, diags, err := engine.MakePlan(context.Background(), o)
 	c.diagnostics(diags, loaded, jv)
 	if diags.HasErrors() {

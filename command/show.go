@@ -104,6 +104,7 @@ func (c *ForceUnlockCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	rest := a.rest
 	if len(rest) != 1 {
 		c.errorf("usage: eggo force-unlock [-state=PATH] LOCK_ID")

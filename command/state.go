@@ -49,6 +49,7 @@ func (c *StateListCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	st, ok := c.readState(a)
 	if !ok {
 		return 1
@@ -90,6 +91,7 @@ func (c *StateShowCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	if len(a.rest) != 1 {
 		c.errorf("usage: eggo state show [-state=PATH] ADDR")
 		return 1
@@ -155,6 +157,7 @@ func (c *StateRmCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	rest := a.rest
 	if len(rest) == 0 {
 		c.errorf("usage: eggo state rm [-state=PATH] ADDR...")

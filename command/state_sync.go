@@ -31,6 +31,7 @@ func (c *StatePullCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	a.o.Backend.SetKeyring(nil) // as stored: nothing opened, nothing sealed anew
 	st, ok := c.readState(a)
 	if !ok {
@@ -70,6 +71,7 @@ func (c *StatePushCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	if len(a.rest) != 1 {
 		c.errorf("usage: eggo state push [-force] FILE")
 		return 1
@@ -145,6 +147,7 @@ func (c *StateMigrateCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	if a.cfg == nil || a.cfg.Backend == nil || a.cfg.Backend.Type != "etcd" {
 		c.errorf("state migrate moves the state between the file and an etcd backend: the configuration needs a backend \"etcd\" { ... } block")
 		return 1
@@ -234,6 +237,7 @@ func (c *StateRekeyHostCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
+	defer closeBackend(&a.o)
 	if len(a.rest) != 1 || a.cfg == nil {
 		c.errorf("usage: eggo state rekey-host [-fingerprint=SHA256:...] NODE (in the configuration's directory)")
 		return 1

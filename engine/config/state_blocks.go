@@ -200,7 +200,16 @@ func (l *loader) decodeEtcdBackend(b *hcl.Block, be *Backend) (*Backend, hcl.Dia
 	if be.LockTTL < 2*time.Second {
 		dec.errorf(attrs["lock_ttl"].Expr.Range(), "Invalid lock_ttl", "lock_ttl must be at least 2s: the lock is kept alive at a third of it.")
 	}
-	be.LockTimeout = dec.duration(attrs, "lock_timeout", 0)
+	// lock_timeout may be zero (refuse at once, the default), unlike
+	// the positive durations elsewhere.
+	if s := dec.strPtr(attrs, "lock_timeout"); s != nil {
+		d, err := time.ParseDuration(*s)
+		if err != nil || d < 0 {
+			dec.errorf(attrs["lock_timeout"].Expr.Range(), "Invalid lock_timeout",
+				"lock_timeout must be a duration such as \"0s\" (refuse at once) or \"2m\"; got %q.", *s)
+		}
+		be.LockTimeout = d
+	}
 	return be, dec.diags
 }
 

@@ -23,6 +23,7 @@ backend "etcd" {
   cert_file = "pki/eggo.crt"
   key_file  = "pki/eggo.key"
   lock_ttl  = "10s"
+  lock_timeout = "0s"
 }
 `,
 		"team.keys": "# the team\n" + ageRecipient + "\n\n",
@@ -57,6 +58,10 @@ secrets { recipients = ["` + ageRecipient + `"] }`, "one is already at main.hcl:
   endpoints = ["https://127.0.0.1:2379"]
   lock_ttl = "1s"
 }`, "lock_ttl must be at least 2s"},
+		{"negative lock_timeout", `backend "etcd" {
+  endpoints = ["https://127.0.0.1:2379"]
+  lock_timeout = "-1s"
+}`, "lock_timeout must be a duration"},
 		{"unknown attribute", `backend "etcd" {
   endpoints = ["https://127.0.0.1:2379"]
   password = "x"
