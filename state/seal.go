@@ -3,8 +3,10 @@ package state
 import (
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Sealing is the one seam through which every secret passes on its way
@@ -132,44 +134,76 @@ func hasSealed(s *State) bool {
 	return false
 }
 
-// openState opens every sealed value of s it can, in place, and returns
-// the values that stay sealed.
-func openState(s *State, k *Keyring) []string {
-	var unopened []string
+// openState opens every sealed value of s it can, in place. Opening costs
+// a key agreement per value, so the values are opened on every core.
+func openState(s *State, k *Keyring) {
+	type job struct {
+		r     *Resource // nil for an output
+		name  string
+		place string
+		value any
+		ok    bool
+	}
+	var jobs []*job
 	for i := range s.Resources {
 		r := &s.Resources[i]
-		for _, name := range slices.Sorted(maps.Keys(r.Sealed)) {
-			v, err := k.open("resource/"+r.Address+"/"+name, r.Sealed[name], s.Recipients)
-			if err != nil {
-				unopened = append(unopened, r.Address+"."+name)
-				continue
-			}
-			if r.Attributes == nil {
-				r.Attributes = map[string]any{}
-			}
-			r.Attributes[name] = v
-			delete(r.Sealed, name)
-		}
-		if len(r.Sealed) == 0 {
-			r.Sealed = nil
+		for name := range r.Sealed {
+			jobs = append(jobs, &job{r: r, name: name, place: "resource/" + r.Address + "/" + name})
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(s.SealedOutputs)) {
-		v, err := k.open("output/"+name, s.SealedOutputs[name], s.Recipients)
-		if err != nil {
-			unopened = append(unopened, "output."+name)
+	for name := range s.SealedOutputs {
+		jobs = append(jobs, &job{name: name, place: "output/" + name})
+	}
+	if len(jobs) == 0 || !k.CanOpen() {
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan *job)
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				sealed := s.SealedOutputs[j.name]
+				if j.r != nil {
+					sealed = j.r.Sealed[j.name]
+				}
+				v, err := k.open(j.place, sealed, s.Recipients)
+				j.value, j.ok = v, err == nil
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	for _, j := range jobs {
+		if !j.ok {
 			continue
 		}
-		if s.Outputs == nil {
-			s.Outputs = map[string]any{}
+		if j.r == nil {
+			if s.Outputs == nil {
+				s.Outputs = map[string]any{}
+			}
+			s.Outputs[j.name] = j.value
+			delete(s.SealedOutputs, j.name)
+			continue
 		}
-		s.Outputs[name] = v
-		delete(s.SealedOutputs, name)
+		if j.r.Attributes == nil {
+			j.r.Attributes = map[string]any{}
+		}
+		j.r.Attributes[j.name] = j.value
+		delete(j.r.Sealed, j.name)
+	}
+	for i := range s.Resources {
+		if len(s.Resources[i].Sealed) == 0 {
+			s.Resources[i].Sealed = nil
+		}
 	}
 	if len(s.SealedOutputs) == 0 {
 		s.SealedOutputs = nil
 	}
-	return unopened
 }
 
 // Unreadable lists the values of s still sealed: those no identity given
