@@ -45,15 +45,17 @@ Exit codes: 0 success (also when no run is recorded), 1 error.
 }
 
 func (c *HooksCommand) Run(args []string) int {
-	flags := flag.NewFlagSet("hooks", flag.ContinueOnError)
-	flags.SetOutput(io.Discard)
-	path := flags.String("state", "eggo.state", "")
-	js := flags.Bool("json", false, "")
-	fromLog := flags.Bool("log", false, "")
-	if err := flags.Parse(args); err != nil || flags.NArg() > 0 {
+	var fromLogFlag bool
+	a, ok := c.parseStateArgs("hooks", args, func(fs *flag.FlagSet) { fs.BoolVar(&fromLogFlag, "log", false, "") })
+	if !ok {
+		return 1
+	}
+	defer closeBackend(&a.o)
+	if len(a.rest) > 0 {
 		c.errorf("usage: eggo hooks [-state=PATH] [-json] [-log] (eggo hooks show ID for one run)")
 		return 1
 	}
+	path, js, fromLog := &a.o.StatePath, &a.js, &fromLogFlag
 	var runs []state.HookRun
 	var err error
 	if *fromLog {
@@ -63,7 +65,7 @@ func (c *HooksCommand) Run(args []string) int {
 			fmt.Fprintf(c.streams.Err, "%s %s\n", c.col().c(yellow, "Warning:"), w)
 		}
 	} else {
-		runs, err = stateHookRuns(*path)
+		runs, err = stateHookRuns(a.o)
 	}
 	if err != nil {
 		c.errorf("%v", err)
@@ -169,9 +171,9 @@ func dash(s string) string {
 	return s
 }
 
-// stateHookRuns reads the runs the state keeps; no state file is no runs.
-func stateHookRuns(path string) ([]state.HookRun, error) {
-	st, err := engine.ReadState(path)
+// stateHookRuns reads the runs the state keeps; no state is no runs.
+func stateHookRuns(o engine.Options) ([]state.HookRun, error) {
+	st, err := engine.ReadStateOf(o)
 	if err != nil || st == nil {
 		return nil, err
 	}

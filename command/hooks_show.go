@@ -2,7 +2,6 @@ package command
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -38,16 +37,17 @@ Exit codes: 0 success, 1 error (no run with that ID).
 }
 
 func (c *HooksShowCommand) Run(args []string) int {
-	flags := flag.NewFlagSet("hooks show", flag.ContinueOnError)
-	flags.SetOutput(io.Discard)
-	path := flags.String("state", "eggo.state", "")
-	js := flags.Bool("json", false, "")
-	if err := flags.Parse(args); err != nil || flags.NArg() != 1 {
+	a, ok := c.parseStateArgs("hooks show", args, nil)
+	if !ok {
+		return 1
+	}
+	defer closeBackend(&a.o)
+	if len(a.rest) != 1 {
 		c.errorf("usage: eggo hooks show [-state=PATH] [-json] ID (IDs are listed by eggo hooks)")
 		return 1
 	}
-	id := flags.Arg(0)
-	r, err := findHookRun(*path, id)
+	js := &a.js
+	r, err := findHookRun(a.o, a.rest[0])
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
@@ -65,8 +65,9 @@ func (c *HooksShowCommand) Run(args []string) int {
 
 // findHookRun looks for id in the state, then in the audit log, where the
 // newest run with that ID wins (a new lineage numbers its runs from 1 again).
-func findHookRun(path, id string) (state.HookRun, error) {
-	runs, err := stateHookRuns(path)
+func findHookRun(o engine.Options, id string) (state.HookRun, error) {
+	path := o.StatePath
+	runs, err := stateHookRuns(o)
 	if err != nil {
 		return state.HookRun{}, err
 	}

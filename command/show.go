@@ -2,7 +2,6 @@ package command
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -28,16 +27,18 @@ Exit codes: 0 success, 1 error.
 }
 
 func (c *ShowCommand) Run(args []string) int {
-	fs := flag.NewFlagSet("show", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	path := fs.String("state", "eggo.state", "")
-	js := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
+	a, ok := c.parseStateArgs("show", args, nil)
+	if !ok {
+		return 1
+	}
+	defer closeBackend(&a.o)
+	if len(a.rest) > 1 {
 		c.errorf("usage: eggo show [-state=PATH] [-json] [PLANFILE]")
 		return 1
 	}
-	if fs.NArg() == 1 {
-		p, err := engine.LoadPlan(fs.Arg(0))
+	js := &a.js
+	if len(a.rest) == 1 {
+		p, err := engine.LoadPlan(a.rest[0])
 		if err != nil {
 			c.errorf("%v", err)
 			return 1
@@ -51,7 +52,7 @@ func (c *ShowCommand) Run(args []string) int {
 		io.WriteString(c.streams.Out, b.String())
 		return 0
 	}
-	st, err := engine.ReadState(*path)
+	st, err := engine.ReadStateOf(a.o)
 	if err != nil {
 		c.errorf("%v", err)
 		return 1

@@ -28,8 +28,12 @@ func (m *meta) parseStateArgs(name string, args []string, extra func(fs *flag.Fl
 	a := &stateArgs{}
 	path := fs.String("state", "eggo.state", "")
 	fs.BoolVar(&a.js, "json", false, "")
-	var ids multiFlag
+	var ids, vars, varFiles multiFlag
 	fs.Var(&ids, "identity", "")
+	// The configuration is loaded for its backend and secrets blocks, so
+	// variables it needs can be given here too.
+	fs.Var(&vars, "var", "")
+	fs.Var(&varFiles, "var-file", "")
 	if extra != nil {
 		extra(fs)
 	}
@@ -39,7 +43,7 @@ func (m *meta) parseStateArgs(name string, args []string, extra func(fs *flag.Fl
 	}
 	a.rest = fs.Args()
 	a.o = engine.Options{Dir: ".", StatePath: *path, Identities: identityFiles(ids, m.streams.Env),
-		Vars: config.VarInput{Env: m.streams.Env}}
+		Vars: config.VarInput{Vars: vars, VarFiles: varFiles, Env: m.streams.Env}}
 	fs.Visit(func(f *flag.Flag) { a.o.StatePathSet = a.o.StatePathSet || f.Name == "state" })
 	if hasConfig(".") {
 		loaded, diags := engine.LoadConfig(a.o)
