@@ -132,8 +132,8 @@ var testSignals chan os.Signal
 
 // prepare loads the configuration for where the state lives and how its
 // secrets are sealed, and sets o.Backend and o.Keyring. Only errors are
-// printed: the plan that follows loads the configuration again and shows
-// its warnings.
+// printed: the plan that follows reuses the loaded configuration (o.Loaded)
+// and shows its warnings.
 func (m *meta) prepare(o *engine.Options, jv *jsonView) bool {
 	loaded, diags := engine.LoadConfig(*o)
 	if diags.HasErrors() {
@@ -144,6 +144,7 @@ func (m *meta) prepare(o *engine.Options, jv *jsonView) bool {
 		m.fail(jv, err.Error())
 		return false
 	}
+	o.Loaded, o.LoadDiags = loaded, diags
 	return true
 }
 

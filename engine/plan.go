@@ -154,6 +154,9 @@ type Loaded struct {
 
 // LoadConfig reads the configuration directory.
 func LoadConfig(o Options) (*Loaded, hcl.Diagnostics) {
+	if o.Loaded != nil {
+		return o.Loaded, o.LoadDiags
+	}
 	o.defaults()
 	cfg, diags := config.Load(o.Dir, o.Vars)
 	if !diags.HasErrors() {

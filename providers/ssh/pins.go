@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
@@ -110,3 +111,24 @@ func pinnedCheck(t providers.Target, pin ssh.PublicKey, addr string) hostKeyChec
 func pinAlgorithms(pin ssh.PublicKey) []string {
 	return appendNew(algorithmsFor(pin.Type()), preferredHostKeyAlgorithms...)
 }
+
+// CheckFirstContact verifies key, presented by t while t has no pin, as a
+// first dial would: against t's known_hosts when that file knows the host
+// (a *HostKeyError naming the file and both fingerprints otherwise); a
+// missing file or a host it does not know is no objection. A scan uses it
+// so that it never offers to pin a key known_hosts contradicts.
+func CheckFirstContact(t providers.Target, key ssh.PublicKey) error {
+	t = withDefaults(t)
+	addr := net.JoinHostPort(t.Address, strconv.Itoa(t.Port))
+	check, err := pinCheckFor(t, noPins{}, addr)
+	if err != nil {
+		return err
+	}
+	return check.callback(addr, &net.TCPAddr{IP: net.ParseIP(t.Address), Port: t.Port}, key)
+}
+
+// noPins pins nothing and records nothing.
+type noPins struct{}
+
+func (noPins) Pinned(string) (ssh.PublicKey, bool) { return nil, false }
+func (noPins) Seen(string, ssh.PublicKey)          {}

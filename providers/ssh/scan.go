@@ -28,13 +28,11 @@ func ScanHostKey(ctx context.Context, t providers.Target, o Options) (ssh.Public
 	if o.Backoff <= 0 {
 		o.Backoff = defaultBackoff
 	}
-	var bastion *ssh.Client
-	if t.Bastion != nil {
-		var err error
-		bastion, err = connect(ctx, withDefaults(*t.Bastion), bastionOptions(o), nil)
-		if err != nil {
-			return nil, err
-		}
+	bastion, err := dialBastion(ctx, t, o)
+	if err != nil {
+		return nil, err
+	}
+	if bastion != nil {
 		defer bastion.Close()
 	}
 	t = withDefaults(t)

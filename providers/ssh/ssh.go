@@ -65,13 +65,9 @@ func DialWith(ctx context.Context, t providers.Target, o Options) (*Conn, error)
 	if o.Backoff <= 0 {
 		o.Backoff = defaultBackoff
 	}
-	var bastion *ssh.Client
-	if t.Bastion != nil {
-		var err error
-		bastion, err = connect(ctx, withDefaults(*t.Bastion), bastionOptions(o), nil)
-		if err != nil {
-			return nil, err
-		}
+	bastion, err := dialBastion(ctx, t, o)
+	if err != nil {
+		return nil, err
 	}
 	t = withDefaults(t)
 	client, err := connect(ctx, t, o, bastion)
@@ -89,6 +85,15 @@ func DialWith(ctx context.Context, t providers.Target, o Options) (*Conn, error)
 func bastionOptions(o Options) Options {
 	o.Pins = nil
 	return o
+}
+
+// dialBastion connects to t's bastion, verified as bastions are (known_hosts,
+// never pins); nil when t has none.
+func dialBastion(ctx context.Context, t providers.Target, o Options) (*ssh.Client, error) {
+	if t.Bastion == nil {
+		return nil, nil
+	}
+	return connect(ctx, withDefaults(*t.Bastion), bastionOptions(o), nil)
 }
 
 func withDefaults(t providers.Target) providers.Target {
