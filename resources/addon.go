@@ -3,7 +3,6 @@ package resources
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -21,9 +20,6 @@ import (
 type Addon struct{}
 
 func init() { Register(Addon{}) }
-
-// AddonAddr is an add-on's address: addon.coredns.
-func AddonAddr(name string) string { return "addon." + name }
 
 // AddonLabel is set on every object of an add-on (value: the add-on's
 // name), so `kubectl get all -A -l eggo.io/addon=coredns` finds them.
@@ -140,10 +136,3 @@ func manifestOf(addr string, attrs Attrs) (string, error) {
 
 // addonName is the name part of an add-on's address.
 func addonName(addr string) string { return strings.TrimPrefix(addr, "addon.") }
-
-// AddonNameOf is the add-on name of a manifest file: its base name without
-// the extension (manifests/metrics-server.yaml → metrics-server).
-func AddonNameOf(file string) string {
-	base := filepath.Base(file)
-	return strings.TrimSuffix(base, filepath.Ext(base))
-}

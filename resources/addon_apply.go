@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -209,7 +211,7 @@ func addonManifestScript(kubectl, manifest, name string, apply bool) string {
 		enc = enc[76:]
 	}
 	b.WriteString(enc + "\nEGGO_MANIFEST\n")
-	label := fmt.Sprintf("%s label --local -f \"$d/manifest\" %s --overwrite -o json", kubectl, hostQuote(AddonLabel+"="+name))
+	label := fmt.Sprintf("%s label --local -f \"$d/manifest\" %s --overwrite -o json", kubectl, shell.Quote(AddonLabel+"="+name))
 	if !apply {
 		b.WriteString(label + "\n")
 		return b.String()

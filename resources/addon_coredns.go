@@ -12,24 +12,7 @@ import (
 // module pins); the add-on's pods run it with imagePullPolicy: Never.
 const CoreDNSImage = "registry.k8s.io/coredns/coredns:v1.11.3"
 
-// CoreDNSArchive is the bundle file that carries CoreDNSImage, under each
-// arch's tree; containerd imports it on every worker.
-const CoreDNSArchive = "var/lib/eggo/images/coredns.tar"
-
 const coreDNSAddon = "coredns"
-
-// ClusterDNSIP is the cluster DNS Service's address: the tenth of the
-// service range (10.96.0.0/12 → 10.96.0.10), where kubelet's clusterDNS
-// points pods. It must stay the computation kubelet's configuration makes.
-func ClusterDNSIP(serviceCIDR string) (string, error) {
-	ip, err := pki.ServiceIP(serviceCIDR)
-	if err != nil {
-		return "", err
-	}
-	b := ip.As4()
-	b[3] += 9
-	return fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3]), nil
-}
 
 // coreDNSSettings are what the CoreDNS manifest is rendered from; they are
 // the add-on's coredns attribute, so a change to any re-applies it.
@@ -65,7 +48,7 @@ func coreDNSDesired(c *Cluster, workers []Node) (Desired, error) {
 	}
 	if c.Packages != "" {
 		for _, w := range workers {
-			if p, why := bundleLacks(c, w, CoreDNSArchive); why != "" {
+			if p, why := BundleLacks(c, w, CoreDNSArchive); why != "" {
 				return Desired{}, fmt.Errorf("%s: the coredns add-on needs the image %s from the package bundle for worker %q, but %s (%s; build it with make bundle, or set addons { coredns = false })",
 					c.Source, CoreDNSImage, w.Name, why, p)
 			}

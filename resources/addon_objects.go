@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,9 +56,9 @@ func (o addonObject) kubectlArgs() string {
 		_, version, _ := strings.Cut(o.APIVersion, "/")
 		typ = o.Kind + "." + version + "." + g
 	}
-	args := hostQuote(typ + "/" + o.Name)
+	args := shell.Quote(typ + "/" + o.Name)
 	if o.Namespace != "" {
-		args += " -n " + hostQuote(o.Namespace)
+		args += " -n " + shell.Quote(o.Namespace)
 	}
 	return args
 }

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -134,7 +136,7 @@ func TestParseObjects(t *testing.T) {
 func fakeAddonKubectl(t *testing.T) (dir string) {
 	dir = t.TempDir()
 	script := `#!/bin/sh
-d=` + hostQuote(dir) + `
+d=` + shell.Quote(dir) + `
 echo "$*" >> "$d/calls"
 case "$*" in
 *"label --local"*) cat "$d/objects.json" ;;

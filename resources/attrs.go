@@ -1,7 +1,9 @@
 package resources
 
 import (
+	"crypto/sha256"
 	"encoding"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -382,4 +384,21 @@ func attrOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// stringList reads a JSON list of strings.
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -20,32 +19,6 @@ func init() { Register(NewCert()) }
 
 // Name is "cert".
 func (c *Cert) Name() string { return "cert" }
-
-// Names of the certificates. The per-node ones (apiserver, etcd_server,
-// etcd_peer, kubelet) have one instance per node of their role.
-const (
-	CertAPIServer              = "apiserver"                // per master: kube-apiserver's serving certificate
-	CertAPIServerKubeletClient = "apiserver_kubelet_client" // kube-apiserver → kubelets
-	CertAPIServerEtcdClient    = "apiserver_etcd_client"    // kube-apiserver → etcd (etcd CA)
-	CertFrontProxyClient       = "front_proxy_client"       // aggregation layer (front-proxy CA)
-	CertEtcdServer             = "etcd_server"              // per etcd node (etcd CA)
-	CertEtcdPeer               = "etcd_peer"                // per etcd node (etcd CA)
-	CertKubelet                = "kubelet"                  // per worker
-	CertAdmin                  = "admin"                    // the operator's kubeconfig
-	CertControllerManager      = "controller_manager"
-	CertScheduler              = "scheduler"
-	CertKubeProxy              = "kube_proxy"
-)
-
-// CertAddr is the address of a certificate: `cert.admin` for a
-// cluster-wide one (node ""), `cert.apiserver["m0"]` for a node's, quoted
-// the way Terraform writes instance keys.
-func CertAddr(name, node string) string {
-	if node == "" {
-		return "cert." + name
-	}
-	return fmt.Sprintf("cert.%s[%q]", name, node)
-}
 
 // Attribute names of the cert kind.
 const (

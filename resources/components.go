@@ -8,25 +8,6 @@ import (
 	"time"
 )
 
-// Components are the services eggo runs, by role. Each owns the directory
-// config_dir/<component>, so two components on one node never share a
-// file and deleting one never takes a file the other needs.
-const (
-	CompEtcd              = "etcd"
-	CompAPIServer         = "kube-apiserver"
-	CompControllerManager = "kube-controller-manager"
-	CompScheduler         = "kube-scheduler"
-	CompLoadBalancer      = "kube-lb"
-	CompContainerd        = "containerd"
-	CompKubelet           = "kubelet"
-	CompKubeProxy         = "kube-proxy"
-)
-
-// ServiceAddr is a service's address: service.kubelet["w0"].
-func ServiceAddr(component, node string) string {
-	return fmt.Sprintf("service.%s[%q]", component, node)
-}
-
 // Rolling stages of an upgrade: etcd, then the control plane, then the load
 // balancers, then the workers.
 const (
@@ -53,7 +34,7 @@ func componentServices(c *Cluster) ([]Desired, error) {
 			if subnets == nil {
 				// Once for all workers: every worker's routes list the others.
 				var err error
-				if subnets, err = c.PodSubnets(); err != nil {
+				if subnets, err = PodSubnets(c); err != nil {
 					return nil, fmt.Errorf("%s (%s): %w", ServiceAddr(CompContainerd, n.Name), n.Source, err)
 				}
 			}
@@ -68,7 +49,7 @@ func componentServices(c *Cluster) ([]Desired, error) {
 			specs = append(specs, routes)
 		}
 		for _, s := range specs {
-			if err := checkBundleFiles(c, n, s.Component, ServiceAddr(s.Component, n.Name)); err != nil {
+			if err := CheckBundleFiles(c, n, s.Component, ServiceAddr(s.Component, n.Name)); err != nil {
 				return nil, err
 			}
 			out = append(out, s.desired(c, n))

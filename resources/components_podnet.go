@@ -1,18 +1,13 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"fmt"
 	"net/netip"
 	"path"
 	"strings"
 )
-
-// CompPodRoutes routes pods between workers, the way flannel's host-gw
-// backend does: each worker reaches another worker's pod subnet through that
-// worker's own address, so pod addresses travel unchanged across the nodes'
-// network (which must be one L2 segment), and only traffic leaving pod_cidr
-// is masqueraded.
-const CompPodRoutes = "eggo-pod-routes"
 
 // PodRouteProto marks the routes eggo adds (ip route … proto 77): eggo
 // removes only routes with this mark, never one an operator added.
@@ -52,7 +47,7 @@ func familyOf(cidr netip.Prefix) podFamily {
 // nothing down (routes are replaced in place, never flushed first), so it
 // needs no rolling.
 func podRoutes(c *Cluster, n Node, subnets map[string]string) (componentSpec, error) {
-	cidr, _, err := c.podSubnetShape()
+	cidr, _, err := podSubnetShape(c)
 	if err != nil {
 		return componentSpec{}, err
 	}
@@ -183,7 +178,7 @@ case "${1:-}" in
   check) check ;;
   *) echo "usage: $0 up|check" >&2; exit 2 ;;
 esac
-`, fam.ip, fam.iptables, PodRouteProto, fam.forward, cidr, subnets[n.Name], hostQuote(routes.String()),
+`, fam.ip, fam.iptables, PodRouteProto, fam.forward, cidr, subnets[n.Name], shell.Quote(routes.String()),
 		CompPodRoutes, n.Name, fam.resolve,
 		podRouteRun, podRouteRun, podRouteRun,
 		podMasqChain, podFwdChain,

@@ -68,7 +68,7 @@ func runInNetns(t *testing.T, dir, script string) string {
 func TestPodRoutesScriptOnAHost(t *testing.T) {
 	dir := t.TempDir()
 	c := podCluster("10.244.0.0/16", map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.3.0/24", "w2": "10.244.1.0/24"}, "w0", "w1", "w2")
-	subnets, err := c.PodSubnets()
+	subnets, err := PodSubnets(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestPodRoutesScriptOnAHost(t *testing.T) {
 	// A worker behind a router cannot be routed to directly.
 	far := podCluster("10.244.0.0/16", nil, "w0")
 	far.Nodes = append(far.Nodes, Node{Name: "w9", Address: "10.98.0.5", Roles: []string{"worker"}})
-	farSubnets, _ := far.PodSubnets()
+	farSubnets, _ := PodSubnets(far)
 	write("far.sh", podRoutesScript(far, far.Nodes[1], cidr, fam, farSubnets))
 
 	out := runInNetns(t, dir, `

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"fmt"
 	"path"
@@ -62,7 +64,7 @@ func (EtcdMember) Expand(c *Cluster) ([]Desired, error) {
 	}
 	out := make([]Desired, 0, len(members))
 	for _, n := range members {
-		if err := checkBundleFiles(c, n, CompEtcd, EtcdMemberAddr(n.Name)); err != nil {
+		if err := CheckBundleFiles(c, n, CompEtcd, EtcdMemberAddr(n.Name)); err != nil {
 			return nil, err
 		}
 		dir := etcdDir(c)
@@ -102,7 +104,7 @@ func (EtcdMember) Expand(c *Cluster) ([]Desired, error) {
 			DataDirs:      []string{"/var/lib/etcd"},
 			Health:        etcdctl(dir, "https://127.0.0.1:2379") + " endpoint health",
 			HealthTimeout: defaultHealthTimeout,
-			Cleanup:       "rm -f " + hostQuote(f("bootstrap.env")),
+			Cleanup:       "rm -f " + shell.Quote(f("bootstrap.env")),
 			Version:       c.KubernetesVersion,
 		}
 		attrs := s.attrs()
@@ -224,7 +226,7 @@ if ! printf '%%s\n' "$list" | grep -qF ', %[3]s,'; then
   list=$(%[1]s member list)
 fi
 printf '%%s\n' "$list"
-`, ctl, hostQuote(name), hostQuote(peer))
+`, ctl, shell.Quote(name), shell.Quote(peer))
 	out, err := runScript(ctx, in.conn, script, true)
 	if err != nil {
 		return "", fmt.Errorf("%s: adding the member through %s: %w", desired.Addr, strings.Join(endpoints, ","), err)
@@ -308,7 +310,7 @@ func removeMember(ctx context.Context, rc *RunContext, prior Object) error {
 		script := fmt.Sprintf(`set -e
 id=$(%[1]s member list | awk -F', ' -v p=%[2]s '{ n = split($4, u, ","); for (i = 1; i <= n; i++) if (u[i] == p) print $1 }')
 if [ -n "$id" ]; then %[1]s member remove "$id" >/dev/null; fi
-`, ctl, hostQuote(peer))
+`, ctl, shell.Quote(peer))
 		if _, err := runScript(ctx, conn, script, true); err != nil {
 			lastErr = fmt.Errorf("through %s: %w", o.Node, err)
 			continue

@@ -31,18 +31,18 @@ var OperatorNode = HookNode{Name: "operator", Local: true}
 
 // HookNodeOf describes a configured node.
 func HookNodeOf(n Node) HookNode {
-	return HookNode{Name: n.Name, IP: n.Address, Arch: nodeArch(n), Roles: n.Roles, Connection: ConnectionAttrs(n)}
+	return HookNode{Name: n.Name, IP: n.Address, Arch: NodeArch(n), Roles: n.Roles, Connection: ConnectionAttrs(n)}
 }
 
 // HookNodeFromHost describes a node from its recorded host attributes.
 func HookNodeFromHost(name string, a Attrs) HookNode {
-	hn := HookNode{Name: name, IP: attrString(a[hostAddress]), Arch: attrString(a[hostArch])}
-	if roles, ok := a[hostRoles].([]any); ok {
+	hn := HookNode{Name: name, IP: attrString(a[HostAttrAddress]), Arch: attrString(a[HostAttrArch])}
+	if roles, ok := a[HostAttrRoles].([]any); ok {
 		for _, r := range roles {
 			hn.Roles = append(hn.Roles, attrString(r))
 		}
 	}
-	if c, ok := a[hostConnection].(map[string]any); ok {
+	if c, ok := a[HostAttrConnection].(map[string]any); ok {
 		hn.Connection = maps.Clone(c)
 	}
 	return hn

@@ -48,11 +48,11 @@ func (h *Host) Name() string { return "host" }
 // Attribute names of the host kind.
 const (
 	hostName       = "name"
-	hostAddress    = "address"
-	hostArch       = "arch"
-	hostRoles      = "roles"
+	hostAddress    = HostAttrAddress
+	hostArch       = HostAttrArch
+	hostRoles      = HostAttrRoles
 	hostLabels     = "labels"
-	hostConnection = "connection"
+	hostConnection = HostAttrConnection
 	hostFiles      = "files"
 	hostFacts      = "facts"
 	hostCreated    = "created"

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"fmt"
 	"path"
@@ -209,7 +211,7 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 	case live.state == f.SHA256 && ours:
 		// Only the mode differs, on a file that is eggo's anyway. The chmod
 		// moves its ctime: the stat is taken again, in the same command.
-		out, err := a.run(ctx, "chmod "+f.Mode+" -- "+hostQuote(f.Path)+" && { "+quickStatCmd(f.Path)+" || :; }", true)
+		out, err := a.run(ctx, "chmod "+f.Mode+" -- "+shell.Quote(f.Path)+" && { "+quickStatCmd(f.Path)+" || :; }", true)
 		if err != nil {
 			return a.errorf("%s: %w", f.Path, err)
 		}
@@ -256,7 +258,7 @@ func (a *hostApply) moveAside(ctx context.Context, p, live string, liveBackup pr
 	if err := a.mkdirAll(ctx, path.Dir(backup)); err != nil {
 		return err
 	}
-	if _, err := a.run(ctx, "mv -f -- "+hostQuote(p)+" "+hostQuote(backup), true); err != nil {
+	if _, err := a.run(ctx, "mv -f -- "+shell.Quote(p)+" "+shell.Quote(backup), true); err != nil {
 		return a.errorf("%s: moving the existing file aside to %s: %w", p, backup, err)
 	}
 	a.recs.replaced[p] = replacedFile{backup: backup, sha256: live}
@@ -306,7 +308,7 @@ func (a *hostApply) mkdirAll(ctx context.Context, dir string) error {
 		d := missing[i]
 		// Another run (or node on the same machine) may have made it since
 		// the probe: an existing directory is as good as a new one.
-		if _, err := a.run(ctx, "mkdir -- "+hostQuote(d)+" 2>/dev/null || test -d "+hostQuote(d), true); err != nil {
+		if _, err := a.run(ctx, "mkdir -- "+shell.Quote(d)+" 2>/dev/null || test -d "+shell.Quote(d), true); err != nil {
 			return a.errorf("creating directory %s: %w", d, err)
 		}
 		a.dirExists[d] = true
@@ -325,13 +327,13 @@ func (a *hostApply) removeStale(ctx context.Context, priorFiles map[string]bundl
 			continue
 		}
 		if rf, ok := a.recs.replaced[p]; ok {
-			if _, err := a.run(ctx, "mv -f -- "+hostQuote(rf.backup)+" "+hostQuote(p), true); err != nil {
+			if _, err := a.run(ctx, "mv -f -- "+shell.Quote(rf.backup)+" "+shell.Quote(p), true); err != nil {
 				return a.errorf("restoring the original %s from %s: %w", p, rf.backup, err)
 			}
 			delete(a.recs.replaced, p)
 			delete(a.recs.files, p)
 		} else if a.recs.files[p] {
-			if _, err := a.run(ctx, "rm -f -- "+hostQuote(p), true); err != nil {
+			if _, err := a.run(ctx, "rm -f -- "+shell.Quote(p), true); err != nil {
 				return a.errorf("removing %s: %w", p, err)
 			}
 			delete(a.recs.files, p)

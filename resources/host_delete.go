@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"fmt"
 	"strconv"
@@ -35,21 +37,21 @@ func (h *Host) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 	var b strings.Builder
 	for _, p := range append(append([]string(nil), files...), replaced...) {
 		// A copy cut off mid-way leaves its staging file behind.
-		fmt.Fprintf(&b, "rm -f -- %s\n", hostQuote(providers.TempName(p)))
+		fmt.Fprintf(&b, "rm -f -- %s\n", shell.Quote(providers.TempName(p)))
 	}
 	for i, p := range files {
 		if _, ok := recs.replaced[p]; ok {
 			continue // the restore below puts the original over it
 		}
-		fmt.Fprintf(&b, "rm -f -- %s && echo '@r %d'\n", hostQuote(p), i)
+		fmt.Fprintf(&b, "rm -f -- %s && echo '@r %d'\n", shell.Quote(p), i)
 	}
 	for i, p := range replaced {
-		bk := hostQuote(recs.replaced[p].backup)
+		bk := shell.Quote(recs.replaced[p].backup)
 		// No backup but the original still in place: a run recorded the
 		// move (write-ahead) and stopped before making it.
-		orig := hostQuote(p)
+		orig := shell.Quote(p)
 		fmt.Fprintf(&b, "if [ -f %s ]; then mv -f -- %s %s && echo '@m %d'; elif [ -f %s ] && [ \"$(sha256sum < %s | cut -c1-64)\" = %s ]; then echo '@m %d'; else echo '@n %d'; fi\n",
-			bk, bk, orig, i, orig, orig, hostQuote(recs.replaced[p].sha256), i, i)
+			bk, bk, orig, i, orig, orig, shell.Quote(recs.replaced[p].sha256), i, i)
 	}
 	b.WriteString(rmdirScript(dirs))
 	out, err := runScript(ctx, conn, b.String(), true)
@@ -108,7 +110,7 @@ func (h *Host) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 func rmdirScript(dirs []string) string {
 	var b strings.Builder
 	for i, d := range dirs {
-		q := hostQuote(d)
+		q := shell.Quote(d)
 		fmt.Fprintf(&b, "if [ -d %s ]; then if rmdir -- %s 2>/dev/null; then echo '@g %d'; else echo '@k %d'; fi; else echo '@g %d'; fi\n", q, q, i, i, i)
 	}
 	return b.String()

@@ -17,7 +17,7 @@ func (h *Host) Expand(c *Cluster) ([]Desired, error) {
 		if n.Name == "" || n.Address == "" {
 			return nil, fmt.Errorf("host.%s (%s): a node needs a name and an address", n.Name, n.Source)
 		}
-		arch := nodeArch(n)
+		arch := NodeArch(n)
 		bundle, ok := bundles[arch]
 		if !ok {
 			var err error
@@ -39,8 +39,6 @@ func (h *Host) Expand(c *Cluster) ([]Desired, error) {
 	}
 	return out, nil
 }
-
-func nodeArch(n Node) string { return attrOr(n.Arch, "amd64") }
 
 // hostAttrs are the configured attributes of a node's host. Empty roles and
 // labels are [] and {}, never null, so "none" compares equal to "none".

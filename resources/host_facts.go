@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"fmt"
 	"strconv"
@@ -77,7 +79,7 @@ echo "time=$(date +%s.%N)"
 	if len(diskDirs) > 0 {
 		b.WriteString(`df_of() { e=$1; while [ ! -d "$e" ]; do e=${e%/*}; [ -z "$e" ] && e=/; done; df -Pk "$e" | { read -r _; read -r l; echo "df=$1	$l"; }; }` + "\n")
 		for _, d := range diskDirs {
-			b.WriteString("df_of " + hostQuote(d) + "\n")
+			b.WriteString("df_of " + shell.Quote(d) + "\n")
 		}
 	}
 	return b.String()

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,14 +48,14 @@ func (p hostProbe) script() string {
 	b.WriteString(`pd() { if [ -d "$1" ]; then echo "@d $2 ` + probeDir + `"; elif [ -e "$1" ] || [ -L "$1" ]; then echo "@d $2 ` + probeNotDir + `"; ` +
 		`else echo "@d $2 ` + probeMissing + `"; fi; }` + "\n")
 	for i, f := range p.files {
-		b.WriteString("pf " + hostQuote(f) + " " + strconv.Itoa(i))
+		b.WriteString("pf " + shell.Quote(f) + " " + strconv.Itoa(i))
 		if k, ok := p.known[f]; ok {
-			b.WriteString(" " + hostQuote(k.stat))
+			b.WriteString(" " + shell.Quote(k.stat))
 		}
 		b.WriteString("\n")
 	}
 	for i, d := range p.dirs {
-		b.WriteString("pd " + hostQuote(d) + " " + strconv.Itoa(i) + "\n")
+		b.WriteString("pd " + shell.Quote(d) + " " + strconv.Itoa(i) + "\n")
 	}
 	return b.String()
 }
@@ -147,9 +149,4 @@ func octalMode(s string) string {
 		return ""
 	}
 	return fmt.Sprintf("%04o", m&0o777)
-}
-
-// hostQuote quotes s for sh.
-func hostQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

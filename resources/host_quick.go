@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"strconv"
 	"strings"
 )
@@ -30,7 +32,7 @@ const quickStatFormat = "%s %.9Y %.9Z"
 
 // quickStatCmd prints path's quick-check stat, or nothing.
 func quickStatCmd(path string) string {
-	return "stat -c '" + quickStatFormat + "' " + hostQuote(path) + " 2>/dev/null"
+	return "stat -c '" + quickStatFormat + "' " + shell.Quote(path) + " 2>/dev/null"
 }
 
 // knownFile is what a probe may take as a file's content without hashing

@@ -10,18 +10,30 @@ import (
 )
 
 func TestRoleTableCoversEveryRole(t *testing.T) {
-	for _, r := range Roles {
-		if _, ok := roleFiles[r]; !ok {
-			t.Errorf("role %s has no entry in roleFiles: say which bundle files it needs, even none", r)
-		}
-	}
-	for r := range roleFiles {
-		if !slices.Contains(Roles, r) {
-			t.Errorf("roleFiles names %s, which is not a role", r)
+	for _, c := range bundleLayout {
+		if !slices.Contains(Roles, c.Role) {
+			t.Errorf("the bundle layout runs %s on %s, which is not a role", c.Component, c.Role)
 		}
 	}
 	if len(Roles) > 32 {
 		t.Errorf("%d roles do not fit a roleSet", len(Roles))
+	}
+	// What each role's nodes receive, as the bundle layout says it.
+	want := map[string][]string{
+		"etcd":   {"usr/local/bin/etcd", "usr/local/bin/etcdctl"},
+		"master": {"usr/local/bin/kube-apiserver", "usr/local/bin/kube-controller-manager", "usr/local/bin/kube-scheduler", "usr/local/bin/kubectl"},
+		"worker": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
+			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/kube-proxy",
+			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar"},
+		"loadbalance": nil,
+	}
+	for role, files := range want {
+		got := RoleClaims(role)
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if !slices.Equal(got, files) {
+			t.Errorf("RoleClaims(%s) = %v, want %v", role, got, files)
+		}
 	}
 }
 

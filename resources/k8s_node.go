@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"fmt"
 	"slices"
@@ -96,7 +98,7 @@ func kubectlVia(ctx context.Context, rc *RunContext, addr string, via map[string
 		// Every script here is idempotent.
 		var out string
 		for attempt := 1; ; attempt++ {
-			out, err = runScript(ctx, conn, script("kubectl --kubeconfig "+hostQuote(m.kubeconfig)), mutates)
+			out, err = runScript(ctx, conn, script("kubectl --kubeconfig "+shell.Quote(m.kubeconfig)), mutates)
 			if err == nil || attempt == 4 || ctx.Err() != nil {
 				break
 			}
@@ -195,18 +197,18 @@ func labelNode(ctx context.Context, rc *RunContext, desired Desired, prior Attrs
 	had, _ := prior[k8sNodeLabels].(map[string]any)
 	var args []string
 	for k, v := range want {
-		args = append(args, hostQuote(k+"="+attrString(v)))
+		args = append(args, shell.Quote(k+"="+attrString(v)))
 	}
 	for k := range had {
 		if _, ok := want[k]; !ok {
-			args = append(args, hostQuote(k+"-"))
+			args = append(args, shell.Quote(k+"-"))
 		}
 	}
 	sort.Strings(args)
 	via, _ := desired.Attrs[k8sNodeVia].(map[string]any)
 	rc.Progress(desired.Addr, "labelling node "+name)
 	_, err := kubectlVia(ctx, rc, desired.Addr, via, true, func(k string) string {
-		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, hostQuote(name), strings.Join(args, " "))
+		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " "))
 	})
 	if err != nil {
 		return prior, err
@@ -221,7 +223,7 @@ func (K8sNode) Delete(ctx context.Context, rc *RunContext, prior Object) (Attrs,
 	if rc.Destroy {
 		return nil, nil
 	}
-	name := hostQuote(attrString(prior.Attrs[k8sNodeName]))
+	name := shell.Quote(attrString(prior.Attrs[k8sNodeName]))
 	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
 	rc.Progress(prior.Addr, "draining node "+attrString(prior.Attrs[k8sNodeName]))
 	_, err := kubectlVia(ctx, rc, prior.Addr, via, true, func(k string) string {

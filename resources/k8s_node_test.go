@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -31,8 +33,8 @@ func fakeKubectlNodes(t *testing.T, calls string, nodes ...string) {
 	for _, n := range nodes {
 		out.WriteString("node/" + n + "\n")
 	}
-	script := "#!/bin/sh\necho \"$*\" >> " + hostQuote(calls) + "\ncase \"$*\" in *'get nodes -o name'*) printf '%s' " +
-		hostQuote(out.String()) + " ;; *) echo \"unexpected kubectl $*\" >&2; exit 3 ;; esac\n"
+	script := "#!/bin/sh\necho \"$*\" >> " + shell.Quote(calls) + "\ncase \"$*\" in *'get nodes -o name'*) printf '%s' " +
+		shell.Quote(out.String()) + " ;; *) echo \"unexpected kubectl $*\" >&2; exit 3 ;; esac\n"
 	writeFile(t, filepath.Join(filepath.Dir(calls), "kubectl"), script, 0o755)
 }
 

@@ -20,18 +20,6 @@ func init() { Register(NewPKI()) }
 // Name is "pki".
 func (p *PKI) Name() string { return "pki" }
 
-// Names of the pki resources.
-const (
-	PKIClusterCA      = "cluster_ca"      // signs the apiserver, kubelets and the control-plane clients
-	PKIEtcdCA         = "etcd_ca"         // signs etcd's server and peer certificates and its clients
-	PKIFrontProxyCA   = "front_proxy_ca"  // signs the aggregation layer's client certificate
-	PKIServiceAccount = "service_account" // the key pair service-account tokens are signed with
-)
-
-// PKIAddr is the address of a pki resource: PKIAddr(PKIClusterCA) is
-// "pki.cluster_ca".
-func PKIAddr(name string) string { return "pki." + name }
-
 // The values of the type attribute.
 const (
 	pkiTypeCA             = "ca"

@@ -14,7 +14,7 @@ const AttrPodSubnet = "pod_subnet"
 // podSubnetShape is pod_cidr and the prefix length of one node's slice of
 // it: a /24 of an IPv4 pod_cidr up to /23, else 8 bits more than pod_cidr
 // (256 nodes).
-func (c *Cluster) podSubnetShape() (netip.Prefix, int, error) {
+func podSubnetShape(c *Cluster) (netip.Prefix, int, error) {
 	cidr, err := netip.ParsePrefix(c.Network.PodCIDR)
 	if err != nil {
 		return netip.Prefix{}, 0, fmt.Errorf("pod_cidr %q: %v", c.Network.PodCIDR, err)
@@ -37,8 +37,8 @@ func (c *Cluster) podSubnetShape() (netip.Prefix, int, error) {
 // it; every other worker, in declaration order, gets the lowest free one.
 // So adding or removing a node never moves another node's subnet, and the
 // answer depends only on the configuration and the state.
-func (c *Cluster) PodSubnets() (map[string]string, error) {
-	cidr, bits, err := c.podSubnetShape()
+func PodSubnets(c *Cluster) (map[string]string, error) {
+	cidr, bits, err := podSubnetShape(c)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +70,8 @@ func (c *Cluster) PodSubnets() (map[string]string, error) {
 }
 
 // PodSubnet is the pod subnet of one worker (see PodSubnets).
-func (c *Cluster) PodSubnet(node string) (string, error) {
-	all, err := c.PodSubnets()
+func PodSubnet(c *Cluster, node string) (string, error) {
+	all, err := PodSubnets(c)
 	if err != nil {
 		return "", err
 	}

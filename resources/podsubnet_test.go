@@ -80,7 +80,7 @@ func TestPodSubnets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := podCluster(tt.cidr, tt.recorded, tt.workers...).PodSubnets()
+			got, err := PodSubnets(podCluster(tt.cidr, tt.recorded, tt.workers...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,20 +93,20 @@ func TestPodSubnets(t *testing.T) {
 
 func TestPodSubnetErrors(t *testing.T) {
 	c := podCluster("10.244.0.0/23", nil, "w0", "w1", "w2")
-	_, err := c.PodSubnets()
+	_, err := PodSubnets(c)
 	if err == nil || !strings.Contains(err.Error(), "room for 2 node subnets") || !strings.Contains(err.Error(), "no subnet for w2") {
 		t.Errorf("full pod_cidr: %v", err)
 	}
 	c = podCluster("10.244.0.0/16", nil, "w0")
-	if _, err := c.PodSubnet("m0"); err == nil || !strings.Contains(err.Error(), `"m0" is not a worker`) {
+	if _, err := PodSubnet(c, "m0"); err == nil || !strings.Contains(err.Error(), `"m0" is not a worker`) {
 		t.Errorf("a master's subnet: %v", err)
 	}
-	if s, err := c.PodSubnet("w0"); err != nil || s != "10.244.0.0/24" {
+	if s, err := PodSubnet(c, "w0"); err != nil || s != "10.244.0.0/24" {
 		t.Errorf("PodSubnet(w0) = %q, %v", s, err)
 	}
 	for _, cidr := range []string{"fd00::/121", "10.1.2.0/24", "10.1.2.0/23x"} {
 		c = podCluster(cidr, nil, "w0")
-		if _, err := c.PodSubnets(); err == nil || !strings.Contains(err.Error(), "pod_cidr") {
+		if _, err := PodSubnets(c); err == nil || !strings.Contains(err.Error(), "pod_cidr") {
 			t.Errorf("pod_cidr %s: %v", cidr, err)
 		}
 	}

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"bufio"
 	"context"
 	"fmt"
@@ -63,10 +65,10 @@ func parseLive(v any) (serviceLive, bool) {
 // probeService reads a service's state with one read-only command.
 func probeService(ctx context.Context, conn providers.Conn, unitName string, paths []string) (serviceLive, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "printf 'active %%s\\n' \"$(systemctl is-active %s 2>/dev/null)\"\n", hostQuote(unitName))
+	fmt.Fprintf(&b, "printf 'active %%s\\n' \"$(systemctl is-active %s 2>/dev/null)\"\n", shell.Quote(unitName))
 	all := append([]string{path.Join(UnitDir, unitName)}, paths...)
 	for _, p := range all {
-		fmt.Fprintf(&b, "if [ -f %[1]s ]; then printf 'file %%s %%s\\n' \"$(sha256sum < %[1]s | cut -d' ' -f1)\" %[1]s; else printf 'file - %%s\\n' %[1]s; fi\n", hostQuote(p))
+		fmt.Fprintf(&b, "if [ -f %[1]s ]; then printf 'file %%s %%s\\n' \"$(sha256sum < %[1]s | cut -d' ' -f1)\" %[1]s; else printf 'file - %%s\\n' %[1]s; fi\n", shell.Quote(p))
 	}
 	out, err := runScript(ctx, conn, b.String(), false)
 	if err != nil {
@@ -131,7 +133,7 @@ func (in *serviceInstall) run(ctx context.Context, desired Attrs) (Attrs, error)
 		return in.prior, fmt.Errorf("%s: recording before changing the host: %w", in.addr, err)
 	}
 	if dirs := s.dirs(); len(dirs) > 0 {
-		if _, err := runScript(ctx, in.conn, "mkdir -p "+quoteAll(dirs)+"\n", true); err != nil {
+		if _, err := runScript(ctx, in.conn, "mkdir -p "+shell.QuoteAll(dirs)+"\n", true); err != nil {
 			return rec, fmt.Errorf("%s: creating directories: %w", in.addr, err)
 		}
 	}
@@ -168,7 +170,7 @@ func (in *serviceInstall) run(ctx context.Context, desired Attrs) (Attrs, error)
 	if in.noBlock {
 		block = "--no-block "
 	}
-	restart := fmt.Sprintf("systemctl daemon-reload && systemctl enable -q %[1]s && systemctl restart %[2]s%[1]s\n", hostQuote(s.UnitName), block)
+	restart := fmt.Sprintf("systemctl daemon-reload && systemctl enable -q %[1]s && systemctl restart %[2]s%[1]s\n", shell.Quote(s.UnitName), block)
 	if _, err := runScript(ctx, in.conn, restart, true); err != nil {
 		return rec, fmt.Errorf("%s: starting %s: %w%s", in.addr, s.UnitName, err, in.journal(ctx))
 	}
@@ -188,12 +190,12 @@ func (in *serviceInstall) run(ctx context.Context, desired Attrs) (Attrs, error)
 func (in *serviceInstall) claim(ctx context.Context, rec Attrs) error {
 	s := in.svc
 	var b strings.Builder
-	fmt.Fprintf(&b, "if [ -e %[1]s ] && ! grep -qxF %[2]s %[1]s; then echo foreign; fi\n", hostQuote(s.unitPath()), hostQuote(strings.TrimSuffix(unitHeader, "\n")))
+	fmt.Fprintf(&b, "if [ -e %[1]s ] && ! grep -qxF %[2]s %[1]s; then echo foreign; fi\n", shell.Quote(s.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")))
 	for _, d := range s.dirs() {
-		fmt.Fprintf(&b, "[ -e %[1]s ] || echo absent %[1]s\n", hostQuote(d))
+		fmt.Fprintf(&b, "[ -e %[1]s ] || echo absent %[1]s\n", shell.Quote(d))
 	}
 	for _, d := range s.DataDirs {
-		fmt.Fprintf(&b, "[ -d %[1]s ] && [ -z \"$(ls -A %[1]s)\" ] && echo empty %[1]s\n", hostQuote(d))
+		fmt.Fprintf(&b, "[ -d %[1]s ] && [ -z \"$(ls -A %[1]s)\" ] && echo empty %[1]s\n", shell.Quote(d))
 	}
 	b.WriteString("true\n")
 	out, err := runScript(ctx, in.conn, b.String(), false)
@@ -275,7 +277,7 @@ func (in *serviceInstall) retry(ctx context.Context, cmd string, mutates bool) e
 func (in *serviceInstall) journal(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := runScript(ctx, in.conn, fmt.Sprintf("journalctl -u %s -n 15 --no-pager -o cat 2>&1 | tail -c 3000\n", hostQuote(in.svc.UnitName)), false)
+	out, err := runScript(ctx, in.conn, fmt.Sprintf("journalctl -u %s -n 15 --no-pager -o cat 2>&1 | tail -c 3000\n", shell.Quote(in.svc.UnitName)), false)
 	if err != nil || strings.TrimSpace(out) == "" {
 		return ""
 	}
@@ -314,16 +316,16 @@ func removeService(ctx context.Context, rc *RunContext, conn providers.Conn, add
 	s := parseService(a)
 	var b strings.Builder
 	if s.UnitName != "" {
-		fmt.Fprintf(&b, "systemctl disable -q --now %[1]s 2>/dev/null || systemctl stop %[1]s 2>/dev/null || true\n", hostQuote(s.UnitName))
-		fmt.Fprintf(&b, "if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\n", hostQuote(s.unitPath()), hostQuote(strings.TrimSuffix(unitHeader, "\n")))
-		fmt.Fprintf(&b, "rm -f %s\n", hostQuote(providers.TempName(s.unitPath())))
-		fmt.Fprintf(&b, "systemctl daemon-reload; systemctl reset-failed %s 2>/dev/null || true\n", hostQuote(s.UnitName))
+		fmt.Fprintf(&b, "systemctl disable -q --now %[1]s 2>/dev/null || systemctl stop %[1]s 2>/dev/null || true\n", shell.Quote(s.UnitName))
+		fmt.Fprintf(&b, "if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\n", shell.Quote(s.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")))
+		fmt.Fprintf(&b, "rm -f %s\n", shell.Quote(providers.TempName(s.unitPath())))
+		fmt.Fprintf(&b, "systemctl daemon-reload; systemctl reset-failed %s 2>/dev/null || true\n", shell.Quote(s.UnitName))
 	}
 	if s.Cleanup != "" {
 		b.WriteString("(\n" + s.Cleanup + "\n) || true\n")
 	}
 	for _, f := range s.Files {
-		fmt.Fprintf(&b, "rm -f %s %s\n", hostQuote(f.Path), hostQuote(providers.TempName(f.Path)))
+		fmt.Fprintf(&b, "rm -f %s %s\n", shell.Quote(f.Path), shell.Quote(providers.TempName(f.Path)))
 	}
 	created := map[string]bool{}
 	for _, d := range stringList(a[svcCreatedDirs]) {
@@ -331,15 +333,15 @@ func removeService(ctx context.Context, rc *RunContext, conn providers.Conn, add
 	}
 	for _, d := range stringList(a[svcOwnedData]) {
 		if created[d] {
-			fmt.Fprintf(&b, "rm -rf %s\n", hostQuote(d))
+			fmt.Fprintf(&b, "rm -rf %s\n", shell.Quote(d))
 		} else {
-			fmt.Fprintf(&b, "find %s -mindepth 1 -delete 2>/dev/null || true\n", hostQuote(d))
+			fmt.Fprintf(&b, "find %s -mindepth 1 -delete 2>/dev/null || true\n", shell.Quote(d))
 		}
 	}
 	dirs := stringList(a[svcCreatedDirs])
 	sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // children first
 	for _, d := range dirs {
-		fmt.Fprintf(&b, "rmdir %s 2>/dev/null || true\n", hostQuote(d))
+		fmt.Fprintf(&b, "rmdir %s 2>/dev/null || true\n", shell.Quote(d))
 	}
 	rc.Progress(addr, "removing "+attrOr(s.UnitName, s.Component))
 	if _, err := runScript(ctx, conn, b.String(), true); err != nil {
@@ -362,14 +364,6 @@ func unionStrings(a, b []string) []string {
 	return out
 }
 
-func quoteAll(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = hostQuote(s)
-	}
-	return strings.Join(q, " ")
-}
-
 // removeStaleFiles deletes the files a service had and no longer has.
 func removeStaleFiles(ctx context.Context, conn providers.Conn, addr string, have, want service) error {
 	keep := map[string]bool{}
@@ -385,7 +379,7 @@ func removeStaleFiles(ctx context.Context, conn providers.Conn, addr string, hav
 	if len(stale) == 0 {
 		return nil
 	}
-	if _, err := runScript(ctx, conn, "rm -f "+quoteAll(stale)+"\n", true); err != nil {
+	if _, err := runScript(ctx, conn, "rm -f "+shell.QuoteAll(stale)+"\n", true); err != nil {
 		return fmt.Errorf("%s: removing files it no longer has: %w", addr, err)
 	}
 	return nil

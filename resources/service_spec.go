@@ -1,8 +1,6 @@
 package resources
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path"
 	"sort"
@@ -118,18 +116,6 @@ func parseService(a Attrs) service {
 	return s
 }
 
-// stringList reads a JSON list of strings.
-func stringList(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, e := range list {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // render returns a file's bytes, or ok=false while an input is unknown.
 func (f serviceFile) render() (string, bool) {
 	if f.Kubeconfig != nil {
@@ -164,11 +150,6 @@ func (s service) digests() (map[string]any, bool) {
 		out[f.Path] = sha256Hex(content)
 	}
 	return out, all
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
 }
 
 // dirs are the parent directories of the service's files and its data

@@ -1,8 +1,11 @@
 package resources
 
 import (
+	"fmt"
 	"net"
 	"strconv"
+
+	"github.com/eggo-project/eggo/resources/pki"
 )
 
 // The ports eggo's components listen on.
@@ -85,3 +88,18 @@ func EtcdClientURL(n Node) string {
 func EtcdPeerURL(n Node) string {
 	return "https://" + net.JoinHostPort(n.Address, strconv.Itoa(EtcdPeerPort))
 }
+
+// ClusterDNSIP is the cluster DNS Service's address: the tenth of the
+// service range (10.96.0.0/12 → 10.96.0.10), where kubelet's clusterDNS
+// points pods. It must stay the computation kubelet's configuration makes.
+func ClusterDNSIP(serviceCIDR string) (string, error) {
+	ip, err := pki.ServiceIP(serviceCIDR)
+	if err != nil {
+		return "", err
+	}
+	b := ip.As4()
+	b[3] += 9
+	return fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3]), nil
+}
+
+func NodeArch(n Node) string { return attrOr(n.Arch, "amd64") }

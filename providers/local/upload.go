@@ -1,6 +1,8 @@
 package local
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -74,26 +76,23 @@ chmod "$mode" -- "$t" && mv -f -- "$t" "$d" || { rm -f -- "$t"; exit 92; }`
 
 func (c *Conn) uploadWithSudo(ctx context.Context, r io.Reader, dst string, mode fs.FileMode, want string) error {
 	tmp := providers.TempName(dst)
-	if err := c.Run(ctx, providers.Command{Cmd: "cat > " + quote(tmp), Stdin: r}); err != nil {
-		_ = c.Run(context.Background(), providers.Command{Cmd: "rm -f -- " + quote(tmp)})
+	if err := c.Run(ctx, providers.Command{Cmd: "cat > " + shell.Quote(tmp), Stdin: r}); err != nil {
+		_ = c.Run(context.Background(), providers.Command{Cmd: "rm -f -- " + shell.Quote(tmp)})
 		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
 	}
 	var out bytes.Buffer
-	script := "sh -c " + quote(finish) + " eggo " + quote(tmp) + " " + quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
+	script := "sh -c " + shell.Quote(finish) + " eggo " + shell.Quote(tmp) + " " + shell.Quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
 	err := c.Run(ctx, providers.Command{Cmd: script, Stdout: &out})
 	var exit *providers.ExitError
 	if errors.As(err, &exit) && exit.Code == 91 {
 		return fmt.Errorf("%s: upload to %s: checksum mismatch: expected sha256 %s, wrote %s; the file was not installed", c.name, dst, want, strings.TrimSpace(out.String()))
 	}
 	if err != nil {
-		_ = c.Run(context.Background(), providers.Command{Cmd: "rm -f -- " + quote(tmp)})
+		_ = c.Run(context.Background(), providers.Command{Cmd: "rm -f -- " + shell.Quote(tmp)})
 		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
 	}
 	return nil
 }
-
-// quote makes s one single-quoted shell word.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // ctxReader stops a copy when its context ends.
 type ctxReader struct {

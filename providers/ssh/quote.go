@@ -1,15 +1,10 @@
 package ssh
 
 import (
-	"strconv"
-	"strings"
-)
+	"github.com/eggo-project/eggo/providers/shell"
 
-// quote makes s one word for a POSIX shell: single-quoted; each quote
-// inside closes the quoting, adds an escaped quote and reopens it.
-func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+	"strconv"
+)
 
 // pgidMarker starts the first line the wrapper writes to stderr: the
 // command's process group, so that a cancelled command can be killed with
@@ -29,7 +24,7 @@ func remoteCommand(cmd string, sudo bool) string {
 	if sudo {
 		prefix += "sudo -n "
 	}
-	return prefix + "sh -c " + quote(wrapper) + " eggo " + quote(cmd)
+	return prefix + "sh -c " + shell.Quote(wrapper) + " eggo " + shell.Quote(cmd)
 }
 
 // killCommand kills process group pgid (dash's kill takes -PGID).

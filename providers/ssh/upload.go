@@ -1,6 +1,8 @@
 package ssh
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -44,7 +46,7 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 	sudo := c.sudo()
 	counted := &countingReader{r: r}
 	var stderr bytes.Buffer
-	err := c.run(ctx, providers.Command{Cmd: "cat > " + quote(tmp), Stdin: counted, Stderr: &stderr}, sudo)
+	err := c.run(ctx, providers.Command{Cmd: "cat > " + shell.Quote(tmp), Stdin: counted, Stderr: &stderr}, sudo)
 	if err != nil {
 		c.removeTemp(tmp, sudo)
 		return fmt.Errorf("%s: upload to %s failed after %d of %d bytes: %w%s", c.target.Name, dst, counted.n.Load(), size, err, detail(&stderr))
@@ -52,7 +54,7 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 
 	var stdout bytes.Buffer
 	stderr.Reset()
-	script := "sh -c " + quote(finish) + " eggo " + quote(tmp) + " " + quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
+	script := "sh -c " + shell.Quote(finish) + " eggo " + shell.Quote(tmp) + " " + shell.Quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
 	err = c.run(ctx, providers.Command{Cmd: script, Stdout: &stdout, Stderr: &stderr}, sudo)
 	var exit *providers.ExitError
 	switch {
@@ -75,7 +77,7 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 func (c *Conn) removeTemp(tmp string, sudo bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = c.run(ctx, providers.Command{Cmd: "rm -f -- " + quote(tmp)}, sudo)
+	_ = c.run(ctx, providers.Command{Cmd: "rm -f -- " + shell.Quote(tmp)}, sudo)
 }
 
 func detail(stderr *bytes.Buffer) string {

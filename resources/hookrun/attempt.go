@@ -1,6 +1,8 @@
 package hookrun
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"bytes"
 	"context"
 	"errors"
@@ -109,7 +111,7 @@ func (r *runner) attempt(ctx context.Context, n int) (a Attempt) {
 // makeDir creates the private directory the scripts live in while they run.
 func (r *runner) makeDir(ctx context.Context) (string, error) {
 	var out bytes.Buffer
-	cmd := "mktemp -d -- " + quote(strings.TrimSuffix(r.spec.TempDir, "/")+"/eggo-hook.XXXXXXXX")
+	cmd := "mktemp -d -- " + shell.Quote(strings.TrimSuffix(r.spec.TempDir, "/")+"/eggo-hook.XXXXXXXX")
 	if err := r.conn.Run(ctx, providers.Command{Cmd: cmd, Stdout: &out, Mutates: true}); err != nil {
 		return "", fmt.Errorf("create a temporary directory in %s: %w", r.spec.TempDir, err)
 	}
@@ -149,7 +151,7 @@ func (r *runner) put(ctx context.Context, b []byte, dst string) error {
 func (r *runner) removeDir(dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = r.conn.Run(ctx, providers.Command{Cmd: "rm -rf -- " + quote(dir), Mutates: true})
+	_ = r.conn.Run(ctx, providers.Command{Cmd: "rm -rf -- " + shell.Quote(dir), Mutates: true})
 }
 
 // lockedBuffer is the controller's stdout: a cancelled Run may return

@@ -1,6 +1,8 @@
 package hookrun
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,7 +35,7 @@ func copyFile(ctx context.Context, conn providers.Conn, f FileCopy) error {
 	if err != nil {
 		return err
 	}
-	mkdir := "mkdir -p -- " + quote(path.Dir(f.Dst))
+	mkdir := "mkdir -p -- " + shell.Quote(path.Dir(f.Dst))
 	if err := conn.Run(ctx, providers.Command{Cmd: mkdir, Mutates: true}); err != nil {
 		return fmt.Errorf("copy %s to %s: create its directory: %w", f.Src, f.Dst, err)
 	}

@@ -1,6 +1,8 @@
 package hookrun
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -15,7 +17,7 @@ import (
 func TestDirectoryRunsInLexicalOrderAndStopsAtAFailure(t *testing.T) {
 	src := t.TempDir()
 	out := filepath.Join(t.TempDir(), "order")
-	log := func(name string) string { return "echo " + name + " >> " + quote(out) + "\n" }
+	log := func(name string) string { return "echo " + name + " >> " + shell.Quote(out) + "\n" }
 	writeFile(t, filepath.Join(src, "20-b.sh"), log("20-b"), 0o644)
 	writeFile(t, filepath.Join(src, "10-a.sh"), log("10-a"), 0o644)
 	writeFile(t, filepath.Join(src, "30-c.sh"), log("30-c"), 0o644)
@@ -149,7 +151,7 @@ func TestFilesAreCopiedFirstWithTheirParents(t *testing.T) {
 		root := t.TempDir()
 		dst := filepath.Join(root, "etc", "hooks", "deep", "ca.pem")
 		seen := filepath.Join(root, "seen")
-		s := spec(t, "cat "+quote(dst)+" > "+quote(seen)+"\n")
+		s := spec(t, "cat "+shell.Quote(dst)+" > "+shell.Quote(seen)+"\n")
 		s.Files = []FileCopy{{Src: src, Dst: dst}}
 		if o := Run(context.Background(), conn, "node-a", s); o.Decision != DecisionOK {
 			t.Fatalf("outcome %+v", o)

@@ -1,6 +1,8 @@
 package hookrun
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -18,8 +20,8 @@ func TestEnvAndArgsReachTheScriptVerbatim(t *testing.T) {
 		// The script also counts the command lines on the host that show
 		// EGGO_NODE_NAME's value (awk reads it from the environment, so its
 		// own command line does not): values must not travel in argv.
-		s := spec(t, "#!/bin/sh\nenv -0 > "+quote(out+"/env")+"\nprintf '%s\\0' \"$@\" > "+quote(out+"/args")+"\n"+
-			`for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' <"$f"; echo; done | awk 'index($0, ENVIRON["EGGO_NODE_NAME"])' > `+quote(out+"/argv")+"\n")
+		s := spec(t, "#!/bin/sh\nenv -0 > "+shell.Quote(out+"/env")+"\nprintf '%s\\0' \"$@\" > "+shell.Quote(out+"/args")+"\n"+
+			`for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' <"$f"; echo; done | awk 'index($0, ENVIRON["EGGO_NODE_NAME"])' > `+shell.Quote(out+"/argv")+"\n")
 		s.Env = map[string]string{
 			"EGGO_CLUSTER_ID":           "demo",
 			"EGGO_CLUSTER_API_ENDPOINT": "10.77.0.10:6443",
@@ -70,8 +72,8 @@ func TestEnvAndArgsReachTheScriptVerbatim(t *testing.T) {
 func TestShebangChoosesTheInterpreter(t *testing.T) {
 	transports(t, func(t *testing.T, conn providers.Conn) {
 		out := filepath.Join(t.TempDir(), "out")
-		s := spec(t, "#!/bin/bash -e\n[[ -n $BASH_VERSION ]] && echo bash > "+quote(out)+"\n")
-		s.Scripts = append(s.Scripts, Script{Name: "plain", Content: []byte("echo sh >> " + quote(out) + "\n")})
+		s := spec(t, "#!/bin/bash -e\n[[ -n $BASH_VERSION ]] && echo bash > "+shell.Quote(out)+"\n")
+		s.Scripts = append(s.Scripts, Script{Name: "plain", Content: []byte("echo sh >> " + shell.Quote(out) + "\n")})
 		if o := Run(context.Background(), conn, "node-a", s); o.Decision != DecisionOK {
 			t.Fatalf("outcome %+v", o)
 		}

@@ -1,19 +1,14 @@
 package hookrun
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// quote makes s one word for a POSIX shell: single-quoted; each quote
-// inside closes the quoting, adds an escaped quote and reopens it. Nothing
-// inside single quotes is expanded, so values such as '$(x)" stay data.
-func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // statusMarker starts the line the controller prints on its stdout after
 // each script: index, exit status, and the signal the watchdog sent.
@@ -100,8 +95,8 @@ kill -0 "$ctl" 2>/dev/null || rm -rf -- "$d"`
 
 // controllerCommand is the command line that runs the controller.
 func controllerCommand(dir string, timeout, grace time.Duration) string {
-	return "sh -c " + quote(controller) + " eggo-hook " + quote(dir) + " " +
-		strconv.FormatInt(centis(timeout), 10) + " " + strconv.FormatInt(centis(grace), 10) + " " + quote(watchdog)
+	return "sh -c " + shell.Quote(controller) + " eggo-hook " + shell.Quote(dir) + " " +
+		strconv.FormatInt(centis(timeout), 10) + " " + strconv.FormatInt(centis(grace), 10) + " " + shell.Quote(watchdog)
 }
 
 // centis is d in hundredths of a second, at least one.
@@ -119,17 +114,17 @@ func planFile(env map[string]string, scripts []Script, args []string) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(&b, "export %s=%s\n", k, quote(env[k]))
+		fmt.Fprintf(&b, "export %s=%s\n", k, shell.Quote(env[k]))
 	}
 	for i, s := range scripts {
-		fmt.Fprintf(&b, "export EGGO_HOOK_SCRIPT=%s\n", quote(s.Name))
+		fmt.Fprintf(&b, "export EGGO_HOOK_SCRIPT=%s\n", shell.Quote(s.Name))
 		fmt.Fprintf(&b, "run_one %d", i)
 		for _, w := range interpreter(s.Content) {
-			b.WriteString(" " + quote(w))
+			b.WriteString(" " + shell.Quote(w))
 		}
 		fmt.Fprintf(&b, ` "$d/%d"`, i)
 		for _, a := range args {
-			b.WriteString(" " + quote(a))
+			b.WriteString(" " + shell.Quote(a))
 		}
 		b.WriteString(" || exit 1\n")
 	}

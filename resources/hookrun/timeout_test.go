@@ -1,6 +1,8 @@
 package hookrun
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"path/filepath"
 	"strconv"
@@ -13,7 +15,7 @@ import (
 
 // stamp is a shell command appending "NAME UNIX-NANOS" to file.
 func stamp(file, name string) string {
-	return "echo " + name + " $(date +%s%N) >> " + quote(file)
+	return "echo " + name + " $(date +%s%N) >> " + shell.Quote(file)
 }
 
 // stamps reads the times a script wrote with stamp.

@@ -1,6 +1,8 @@
 package hookrun
 
 import (
+	"github.com/eggo-project/eggo/providers/shell"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -22,7 +24,7 @@ func TestDroppedConnectionStillEndsTheHookAtItsLimit(t *testing.T) {
 	conn := sshConn(t)
 	m := marker(t)
 	started := filepath.Join(t.TempDir(), "started")
-	s := spec(t, "trap '' HUP PIPE\ntouch "+quote(started)+"\nwhile :; do sleep 0.05; done\n")
+	s := spec(t, "trap '' HUP PIPE\ntouch "+shell.Quote(started)+"\nwhile :; do sleep 0.05; done\n")
 	s.Args = []string{m}
 	s.Timeout, s.Grace = 2*time.Second, time.Second
 	start := time.Now()
@@ -71,7 +73,7 @@ func TestSudoRunsTheHookAsRoot(t *testing.T) {
 	if err := os.Chmod(filepath.Dir(out), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	s := spec(t, "id -u > "+quote(out)+"\nstat -c %a%U \"$(dirname \"$0\")\" >> "+quote(out)+"\n")
+	s := spec(t, "id -u > "+shell.Quote(out)+"\nstat -c %a%U \"$(dirname \"$0\")\" >> "+shell.Quote(out)+"\n")
 	if err := os.Chmod(s.TempDir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 // plan is made, naming the node, its definition, the file and the service.
 func TestBundleMissingComponentFile(t *testing.T) {
 	packages := t.TempDir()
-	for _, files := range componentFiles {
-		for _, rel := range files {
+	for _, rel := range RequiredBundleFiles() {
+		{
 			p := filepath.Join(packages, "amd64", filepath.FromSlash(rel))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)

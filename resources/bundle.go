@@ -1,0 +1,117 @@
+package resources
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// bundleLayout is the one description of the package bundle
+// (packages/<arch>/ mirrors a node's root): which component needs which
+// files, and on which role's nodes it runs. Both questions asked of the
+// bundle are answered from it: which files a node receives (RoleClaims) and
+// which files a complete bundle must hold (RequiredBundleFiles).
+var bundleLayout = []bundleComponent{
+	{CompEtcd, "etcd", []string{"usr/local/bin/etcd", "usr/local/bin/etcdctl"}, nil},
+	{CompAPIServer, "master", []string{"usr/local/bin/kube-apiserver", "usr/local/bin/kubectl"}, nil},
+	{CompControllerManager, "master", []string{"usr/local/bin/kube-controller-manager"}, nil},
+	{CompScheduler, "master", []string{"usr/local/bin/kube-scheduler"}, nil},
+	{CompContainerd, "worker", []string{
+		"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/runc",
+		"opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
+		"var/lib/eggo/images/pause.tar",
+	}, []string{"opt/cni/bin/", "var/lib/eggo/images/"}},
+	{CompKubelet, "worker", []string{"usr/local/bin/kubelet", "usr/local/bin/kubectl"}, nil},
+	{CompKubeProxy, "worker", []string{"usr/local/bin/kube-proxy"}, nil},
+	// The load balancer runs the distribution's haproxy: nothing from the bundle.
+}
+
+// bundleComponent is one component's part of the bundle.
+type bundleComponent struct {
+	Component string
+	Role      string
+	// Files are the bundle files (paths under packages/<arch>) the component
+	// cannot run without. A bundle that lacks one is refused when the plan
+	// is made: installing the rest would leave a node that cannot start, and
+	// an existing node would have the file removed as "no longer in the
+	// bundle".
+	Files []string
+	// Dirs are directories ("…/") whose whole content goes only to nodes of
+	// Role: CNI plugins and container images beyond the required ones.
+	Dirs []string
+}
+
+// CoreDNSArchive is the bundle file that carries CoreDNSImage, under each
+// arch's tree; containerd imports it on every worker.
+const CoreDNSArchive = "var/lib/eggo/images/coredns.tar"
+
+// RoleClaims says which files of the package bundle a role needs, as paths
+// under the target root; an entry ending in "/" claims everything under
+// that directory. A bundle file no role claims goes to every node: that is
+// how users ship their own tools.
+func RoleClaims(role string) []string {
+	var out []string
+	for _, c := range bundleLayout {
+		if c.Role == role {
+			out = append(out, c.Files...)
+			out = append(out, c.Dirs...)
+		}
+	}
+	return out
+}
+
+// CheckBundleFiles reports the first file a component on node n needs that
+// the cluster's bundle lacks; addr is the resource that runs it. Without a
+// bundle (packages unset) the programs are the operator's to install, and
+// nothing is checked.
+func CheckBundleFiles(c *Cluster, n Node, component, addr string) error {
+	if c.Packages == "" {
+		return nil
+	}
+	for _, bc := range bundleLayout {
+		if bc.Component != component {
+			continue
+		}
+		for _, rel := range bc.Files {
+			if p, why := BundleLacks(c, n, rel); why != "" {
+				return fmt.Errorf("%s: node %q needs %s from the package bundle for %s, but %s (%s)",
+					n.Source, n.Name, "/"+rel, addr, why, p)
+			}
+		}
+	}
+	return nil
+}
+
+// BundleLacks says why the bundle has no regular file rel for node n's
+// arch ("" when it has), and where it looked.
+func BundleLacks(c *Cluster, n Node, rel string) (path, why string) {
+	path = filepath.Join(c.Packages, NodeArch(n), filepath.FromSlash(rel))
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return path, "it is missing"
+	case !st.Mode().IsRegular():
+		return path, "it is not a regular file"
+	}
+	return path, ""
+}
+
+// RequiredBundleFiles lists every bundle file (a path under packages/<arch>)
+// some component or add-on needs: the contents of a complete bundle for a
+// node with every role, and CoreDNS on.
+func RequiredBundleFiles() []string {
+	out := []string{CoreDNSArchive}
+	for _, c := range bundleLayout {
+		out = append(out, c.Files...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Claims reports whether rel is claimed by claim: the same path, or a
+// path under a claimed directory ("…/").
+func Claims(claim, rel string) bool {
+	return rel == claim || (strings.HasSuffix(claim, "/") && strings.HasPrefix(rel, claim))
+}
