@@ -6,68 +6,124 @@ import (
 	"testing"
 )
 
-// TestImportBoundaries keeps dependencies flowing one way:
+const module = "github.com/eggo-project/eggo"
+
+// importRules keep dependencies flowing one way:
 // command → engine → {graph, resources, state}; resources → providers.
-// `make check` runs it; a forbidden import fails the build.
+// A key is a package and everything under it, unless a longer key rules a
+// sub-tree; a value lists the eggo packages it may import. "=P" allows P
+// itself but nothing under it, so a family may import the resources core
+// without thereby importing every other family.
+//
+// Inside resources/: the core (Kind, Attrs, the Cluster model, RunContext,
+// the shared names and the bundle layout) imports no family; each family
+// (host, certs, kube, addon, hook) imports the core and libraries
+// (pki, hookrun, hookcheck, templates) but no other family. The one declared
+// exception: addon builds on kube (it applies its objects through kube's
+// kubectl on a master and waits as kube's services do). kinds is the one
+// package that lists every family, for the engine.
+var importRules = map[string][]string{
+	"graph":                   {},
+	"state":                   {},
+	"state/etcdstate":         {"state"},
+	"providers":               {"providers"},
+	"resources":               {"providers", "resources/pki"},
+	"resources/pki":           {},
+	"resources/templates":     {},
+	"resources/hookrun":       {"providers"},
+	"resources/hookcheck":     {"providers"},
+	"resources/host":          {"=resources", "providers"},
+	"resources/certs":         {"=resources", "resources/pki", "providers"},
+	"resources/kube":          {"=resources", "resources/pki", "resources/templates", "providers"},
+	"resources/addon":         {"=resources", "resources/kube", "resources/pki", "resources/templates", "providers"},
+	"resources/hook":          {"=resources", "resources/hookrun", "resources/hookcheck", "providers"},
+	"resources/kinds":         {"=resources", "resources/host", "resources/certs", "resources/kube", "resources/addon"},
+	"resources/resourcestest": {"=resources"},
+	// The engine knows kinds through the core's interface; it places and
+	// runs hooks, so it knows the hook family and its libraries.
+	"engine":            {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state"},
+	"command":           {"command", "engine", "state", "=resources", "resources/hook"}, // resources: plan data types only
+	"internal/sshd":     {},
+	"internal/etcdtest": {},
+	"internal/testbed":  {"internal/testbed"},
+}
+
+// TestImportBoundaries fails on an import the rules forbid; `make check`
+// runs it.
 func TestImportBoundaries(t *testing.T) {
-	const mod = "github.com/eggo-project/eggo"
-	// allowed[pkg prefix] lists the eggo packages it may import (by prefix).
-	allowed := map[string][]string{
-		"graph":             {},
-		"state":             {},
-		"state/etcdstate":   {"state"},
-		"providers":         {"providers"},
-		"resources":         {"resources", "providers"},
-		"engine":            {"engine", "graph", "resources", "state"},
-		"command":           {"command", "engine", "state", "resources"}, // resources: plan data types only
-		"internal/sshd":     {},
-		"internal/etcdtest": {},
-		"internal/testbed":  {"internal/testbed"},
-	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		pkg, imports, _ := strings.Cut(line, ":")
-		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
-		if rel == "" {
-			continue // main may import anything
-		}
-		rules, ok := ruleFor(allowed, rel)
-		if !ok {
-			t.Errorf("package %s has no import rule: add it to TestImportBoundaries", rel)
-			continue
-		}
-		for _, imp := range strings.Fields(imports) {
-			if !strings.HasPrefix(imp, mod+"/") {
-				if rel == "graph" && strings.Contains(imp, ".") && !strings.HasPrefix(imp, "gonum.org/") {
-					t.Errorf("graph imports %s: graph may use only gonum and the standard library", imp)
-				}
-				continue
-			}
-			target := strings.TrimPrefix(imp, mod+"/")
-			if !hasPrefixAny(target, rules) {
-				t.Errorf("forbidden import: %s imports %s (allowed: %v)", rel, target, rules)
-			}
-		}
+	for _, v := range importViolations(string(out), importRules) {
+		t.Error(v)
 	}
 }
 
-func ruleFor(allowed map[string][]string, rel string) ([]string, bool) {
+// TestImportBoundariesRefuseAFamilyImport shows the check failing: one
+// family importing another, and the core importing a family.
+func TestImportBoundariesRefuseAFamilyImport(t *testing.T) {
+	list := module + "/resources/certs:" + module + "/resources " + module + "/resources/kube\n" +
+		module + "/resources:" + module + "/resources/host\n" +
+		module + "/resources/addon:" + module + "/resources/kube\n"
+	got := importViolations(list, importRules)
+	if len(got) != 2 || !strings.Contains(got[0], "resources/certs imports resources/kube") ||
+		!strings.Contains(got[1], "resources imports resources/host") {
+		t.Fatalf("violations = %q, want certs → kube and core → host (and addon → kube allowed)", got)
+	}
+}
+
+// importViolations reads `go list` lines "PKG:IMPORT IMPORT…" and says
+// which imports the rules forbid.
+func importViolations(list string, rules map[string][]string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if rel == "" {
+			continue // main may import anything
+		}
+		allowed, ok := ruleFor(rules, rel)
+		if !ok {
+			out = append(out, "package "+rel+" has no import rule: add it to importRules")
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if !strings.HasPrefix(imp, module+"/") {
+				if rel == "graph" && strings.Contains(imp, ".") && !strings.HasPrefix(imp, "gonum.org/") {
+					out = append(out, "graph imports "+imp+": graph may use only gonum and the standard library")
+				}
+				continue
+			}
+			target := strings.TrimPrefix(imp, module+"/")
+			if !allows(allowed, target) {
+				out = append(out, "forbidden import: "+rel+" imports "+target+" (allowed: "+strings.Join(allowed, " ")+")")
+			}
+		}
+	}
+	return out
+}
+
+func ruleFor(rules map[string][]string, rel string) ([]string, bool) {
 	best := ""
-	for p := range allowed {
+	for p := range rules {
 		if (rel == p || strings.HasPrefix(rel, p+"/")) && len(p) > len(best) {
 			best = p
 		}
 	}
-	r, ok := allowed[best]
+	r, ok := rules[best]
 	return r, ok && best != ""
 }
 
-func hasPrefixAny(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if s == p || strings.HasPrefix(s, p+"/") {
+// allows reports whether an entry of allowed covers target: "P" is P and
+// everything under it, "=P" is P alone.
+func allows(allowed []string, target string) bool {
+	for _, p := range allowed {
+		if exact, ok := strings.CutPrefix(p, "="); ok {
+			if target == exact {
+				return true
+			}
+		} else if target == p || strings.HasPrefix(target, p+"/") {
 			return true
 		}
 	}

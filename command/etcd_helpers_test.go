@@ -20,6 +20,7 @@ import (
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/etcdtest"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/host"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -222,12 +223,7 @@ func init() {
 	if os.Getenv(cliEnv) != "1" {
 		return
 	}
-	host, ok := resources.Lookup("host")
-	if !ok {
-		fmt.Fprintln(os.Stderr, "the host kind is not registered")
-		os.Exit(2)
-	}
-	testKinds = []resources.Kind{host}
+	testKinds = []resources.Kind{host.New()}
 	os.Exit(Run(os.Args[1:], StdStreams()))
 }
 

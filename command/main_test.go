@@ -1,11 +1,11 @@
 package command
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/host"
 )
 
 // TestMain runs the command layer's tests with the host kind alone: they
@@ -13,12 +13,7 @@ import (
 // Kubernetes kinds would only slow down (and could not apply here without
 // systemd). TestPlanAllKinds covers the full set of kinds.
 func TestMain(m *testing.M) {
-	host, ok := resources.Lookup("host")
-	if !ok {
-		fmt.Fprintln(os.Stderr, "the host kind is not registered")
-		os.Exit(2)
-	}
-	testKinds = []resources.Kind{host}
+	testKinds = []resources.Kind{host.New()}
 	os.Exit(m.Run())
 }
 

@@ -6,20 +6,21 @@ import (
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 )
 
 func TestPlanShowsWhichHooksRunWhere(t *testing.T) {
-	ev, _ := resources.ParseHookEvent("pre-join")
+	ev, _ := hook.ParseEvent("pre-join")
 	p := &engine.Plan{Steps: []*engine.Step{
 		{Change: resources.Change{Addr: "host.w1", Kind: "host", Node: "w1", Action: resources.Create, After: resources.Attrs{"address": "10.0.0.2"}}},
 		{Change: resources.Change{Addr: `hook.prep["pre-join/w1"]`, Kind: "hook", Node: "w1", Action: engine.HookRunAction},
-			Hook: &engine.HookStep{Name: "prep", Event: ev, Covers: []string{"w1"}, Def: resources.Hook{Name: "prep", Type: resources.HookShell}}},
+			Hook: &engine.HookStep{Name: "prep", Event: ev, Covers: []string{"w1"}, Def: hook.Hook{Name: "prep", Type: hook.TypeShell}}},
 		{Change: resources.Change{Addr: `hook.ready["pre-join/w1"]`, Kind: "hook", Node: "w1", Action: engine.HookRunAction},
-			Hook: &engine.HookStep{Name: "ready", Event: ev, Covers: []string{"w1"}, Def: resources.Hook{Name: "ready", Type: resources.HookWeb,
+			Hook: &engine.HookStep{Name: "ready", Event: ev, Covers: []string{"w1"}, Def: hook.Hook{Name: "ready", Type: hook.TypeWeb,
 				Policy: "retry", Attempts: 4, Fallback: "continue"}}},
 		{Change: resources.Change{Addr: `hook.tell["pre-join"]`, Kind: "hook", Action: engine.HookRunAction},
-			Hook: &engine.HookStep{Name: "tell", Event: ev, Covers: []string{"w1"}, Local: true, Node: resources.HookNode{Name: "m0"},
-				Def: resources.Hook{Name: "tell", Type: resources.HookShell, Scope: resources.HookClusterScope, OnOperator: true}}},
+			Hook: &engine.HookStep{Name: "tell", Event: ev, Covers: []string{"w1"}, Local: true, Node: hook.Node{Name: "m0"},
+				Def: hook.Hook{Name: "tell", Type: hook.TypeShell, Scope: hook.ClusterScope, OnOperator: true}}},
 	}}
 	var b strings.Builder
 	renderPlan(&b, p, colorizer(false))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 )
 
 var reasonWords = map[string]string{
@@ -258,7 +259,7 @@ func renderHooks(b *strings.Builder, p *engine.Plan, col colorizer) {
 		switch {
 		case h.Local:
 			where = "on this machine (for " + h.Node.Name + ")"
-		case h.Def.Type != resources.HookShell:
+		case h.Def.Type != hook.TypeShell:
 			where = "for " + s.Node + " from this machine"
 		}
 		policy := string(h.Def.PolicyFor(h.Event.Operation))

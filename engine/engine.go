@@ -14,6 +14,7 @@ import (
 
 	"github.com/eggo-project/eggo/engine/config"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/kinds"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -107,6 +108,6 @@ func (o *Options) defaults() {
 		o.hookRunner = realHookRunner{}
 	}
 	if o.Kinds == nil {
-		o.Kinds = resources.Kinds()
+		o.Kinds = kinds.All()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookcheck"
 	"github.com/eggo-project/eggo/resources/hookrun"
 	"github.com/eggo-project/eggo/state"
@@ -19,14 +20,14 @@ import (
 // runs shell hooks over the run's connections and check hooks over HTTP;
 // engine tests pass a fake.
 type hookRunner interface {
-	Shell(ctx context.Context, rc *resources.RunContext, n resources.HookNode, spec hookrun.Spec) hookrun.Outcome
+	Shell(ctx context.Context, rc *resources.RunContext, n hook.Node, spec hookrun.Spec) hookrun.Outcome
 	Check(ctx context.Context, spec hookcheck.Spec) hookcheck.Result
 }
 
 type realHookRunner struct{}
 
-func (realHookRunner) Shell(ctx context.Context, rc *resources.RunContext, n resources.HookNode, spec hookrun.Spec) hookrun.Outcome {
-	return resources.RunShellHook(ctx, rc, n, spec)
+func (realHookRunner) Shell(ctx context.Context, rc *resources.RunContext, n hook.Node, spec hookrun.Spec) hookrun.Outcome {
+	return hook.RunShell(ctx, rc, n, spec)
 }
 
 func (realHookRunner) Check(ctx context.Context, spec hookcheck.Spec) hookcheck.Result {
@@ -90,9 +91,9 @@ func (a *hookApplier) run(ctx context.Context, s *Step) (err error) {
 	var decision hookrun.Decision
 	var failure error
 	switch h.Def.Type {
-	case resources.HookShell:
+	case hook.TypeShell:
 		decision, failure = a.shell(ctx, h, &rec)
-	case resources.HookWeb, resources.HookPrometheus:
+	case hook.TypeWeb, hook.TypePrometheus:
 		decision, failure = a.check(ctx, h, &rec)
 	default:
 		decision, failure = hookrun.DecisionAbort, fmt.Errorf("hook %q (%s): unknown type %q", h.Name, h.Def.Source, h.Def.Type)
@@ -124,13 +125,13 @@ func (a *hookApplier) run(ctx context.Context, s *Step) (err error) {
 
 func (a *hookApplier) shell(ctx context.Context, h *HookStep, rec *state.HookRun) (hookrun.Decision, error) {
 	spec := h.Def.ShellSpec(h.Event.Operation)
-	spec.Env = resources.HookEnv(h.Cluster, h.Node, h.Event)
-	if h.Scope == resources.HookClusterScope {
-		spec.Args = resources.ClusterHookArgs(h.Cluster)
+	spec.Env = hook.Env(h.Cluster, h.Node, h.Event)
+	if h.Scope == hook.ClusterScope {
+		spec.Args = hook.ClusterArgs(h.Cluster)
 	}
 	where := h.Node
 	if h.Local {
-		where = resources.OperatorNode
+		where = hook.OperatorNode
 		rec.Node = where.Name
 	}
 	out := a.runner.Shell(ctx, a.rc, where, spec)
@@ -156,7 +157,7 @@ func (a *hookApplier) check(ctx context.Context, h *HookStep, rec *state.HookRun
 	if h.Def.Check == nil {
 		return hookrun.DecisionAbort, fmt.Errorf("hook %q (%s): no check to run", h.Name, h.Def.Source)
 	}
-	args := resources.ExpandHookArgs(h.Def.Check.Args, resources.HookArgValues(h.Cluster, h.Node))
+	args := hook.ExpandArgs(h.Def.Check.Args, hook.ArgValues(h.Cluster, h.Node))
 	spec, err := hookcheck.Render(*h.Def.Check, args)
 	if err != nil {
 		return hookrun.DecisionAbort, fmt.Errorf("hook %q (%s): %w", h.Name, h.Def.Source, err)

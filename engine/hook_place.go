@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 )
 
 // hookKind is the Kind of a hook step. Hook steps are not resources: they
@@ -22,15 +23,15 @@ const hostKind = "host"
 // HookStep is what a hook step runs, carried in the plan so a saved plan
 // runs exactly the hook it showed.
 type HookStep struct {
-	Name    string                    `json:"name"`
-	Event   resources.HookEvent       `json:"event"`
-	Scope   resources.HookScope       `json:"scope"`
-	Node    resources.HookNode        `json:"node"`
-	Cluster resources.HookClusterInfo `json:"cluster"`
+	Name    string           `json:"name"`
+	Event   hook.Event       `json:"event"`
+	Scope   hook.Scope       `json:"scope"`
+	Node    hook.Node        `json:"node"`
+	Cluster hook.ClusterInfo `json:"cluster"`
 	// Covers are the nodes whose operation the hook wraps: one for a
 	// node-scope hook, every node of the operation for a cluster-scope one.
-	Covers []string       `json:"covers"`
-	Def    resources.Hook `json:"definition"`
+	Covers []string  `json:"covers"`
+	Def    hook.Hook `json:"definition"`
 	// Local runs the hook on this machine (run_on = "operator"); Node
 	// still fills its EGGO_NODE_* variables.
 	Local bool `json:"local,omitempty"`
@@ -41,9 +42,9 @@ type HookStep struct {
 // a running cluster) and departure (delete); otherwise an upgrade reason
 // on any step makes it an upgrade. Any other change (a config edit) runs
 // no hook: the seeds hook only these five operations.
-func nodeOperation(steps []*Step, destroy, priorEmpty bool) (resources.HookOperation, bool) {
+func nodeOperation(steps []*Step, destroy, priorEmpty bool) (hook.Operation, bool) {
 	if destroy {
-		return resources.HookCleanup, true
+		return hook.Cleanup, true
 	}
 	for _, s := range steps {
 		if s.Kind != hostKind {
@@ -53,17 +54,17 @@ func nodeOperation(steps []*Step, destroy, priorEmpty bool) (resources.HookOpera
 		case resources.Create, resources.Replace:
 			// A replaced host is prepared anew and enters a running cluster.
 			if priorEmpty {
-				return resources.HookDeploy, true
+				return hook.Deploy, true
 			}
-			return resources.HookJoin, true
+			return hook.Join, true
 		case resources.Delete:
-			return resources.HookDelete, true
+			return hook.Delete, true
 		}
 	}
 	for _, s := range steps {
 		for _, r := range s.Reasons {
 			if r.Code == resources.ReasonUpgrade {
-				return resources.HookUpgrade, true
+				return hook.Upgrade, true
 			}
 		}
 	}
@@ -73,9 +74,9 @@ func nodeOperation(steps []*Step, destroy, priorEmpty bool) (resources.HookOpera
 // placeHooks adds a step for every hook × event × node (or once for a
 // cluster-scope hook) the plan's operations call for, with its edges:
 // a pre step runs before every step of the operation it wraps, a post step
-// after all of them. priorEmpty is true when the state had no resources.
-func placeHooks(p *Plan, c *resources.Cluster, priorEmpty bool) error {
-	if c == nil || len(c.Hooks) == 0 {
+// after all of them. hooks are the configuration's. priorEmpty is true when the state had no resources.
+func placeHooks(p *Plan, c *resources.Cluster, hooks []hook.Hook, priorEmpty bool) error {
+	if c == nil || len(hooks) == 0 {
 		return nil
 	}
 	byNode := map[string][]*Step{}
@@ -84,7 +85,7 @@ func placeHooks(p *Plan, c *resources.Cluster, priorEmpty bool) error {
 			byNode[s.Node] = append(byNode[s.Node], s)
 		}
 	}
-	ops := map[string]resources.HookOperation{}
+	ops := map[string]hook.Operation{}
 	for _, n := range sortedKeys(byNode) {
 		if op, ok := nodeOperation(byNode[n], p.Destroy, priorEmpty); ok {
 			ops[n] = op
@@ -97,9 +98,9 @@ func placeHooks(p *Plan, c *resources.Cluster, priorEmpty bool) error {
 	// Post steps first: a pre step then also waits for the post hooks of
 	// what its operation waits for (in a roll, the second node's
 	// pre-upgrade hook waits for the first node's post-upgrade check).
-	for _, timing := range []resources.HookTiming{resources.HookPost, resources.HookPre} {
-		for i := range c.Hooks {
-			h := &c.Hooks[i]
+	for _, timing := range []hook.Timing{hook.Post, hook.Pre} {
+		for i := range hooks {
+			h := &hooks[i]
 			for _, e := range h.On {
 				if e.Timing != timing {
 					continue
@@ -108,7 +109,7 @@ func placeHooks(p *Plan, c *resources.Cluster, priorEmpty bool) error {
 				if len(nodes) == 0 {
 					continue
 				}
-				if h.Scope == resources.HookClusterScope {
+				if h.Scope == hook.ClusterScope {
 					pl.add(h, e, pl.clusterNode(nodes), nodes)
 					continue
 				}
@@ -125,7 +126,7 @@ func placeHooks(p *Plan, c *resources.Cluster, priorEmpty bool) error {
 	return checkAcyclic(p)
 }
 
-func nodesOf(ops map[string]resources.HookOperation, op resources.HookOperation) []string {
+func nodesOf(ops map[string]hook.Operation, op hook.Operation) []string {
 	var out []string
 	for _, n := range sortedKeys(ops) {
 		if ops[n] == op {
@@ -167,18 +168,18 @@ func (pl *placer) model(name string) resources.Node {
 	return resources.Node{Name: name, Address: hn.IP, Arch: hn.Arch, Roles: hn.Roles}
 }
 
-func (pl *placer) hookNode(name string) resources.HookNode {
+func (pl *placer) hookNode(name string) hook.Node {
 	for _, n := range pl.c.Nodes {
 		if n.Name == name {
-			return resources.HookNodeOf(n)
+			return hook.NodeOf(n)
 		}
 	}
 	for _, s := range pl.byNode[name] {
 		if s.Kind == hostKind && s.Prior != nil {
-			return resources.HookNodeFromHost(name, s.Prior.Attrs)
+			return hook.NodeFromHost(name, s.Prior.Attrs)
 		}
 	}
-	return resources.HookNode{Name: name}
+	return hook.Node{Name: name}
 }
 
 // clusterNode is where a cluster-scope hook runs: the cluster's first
@@ -192,31 +193,31 @@ func (pl *placer) clusterNode(nodes []string) string {
 	return nodes[0]
 }
 
-func hookAddr(h *resources.Hook, e resources.HookEvent, node string) string {
+func hookAddr(h *hook.Hook, e hook.Event, node string) string {
 	key := e.String()
-	if h.Scope != resources.HookClusterScope {
+	if h.Scope != hook.ClusterScope {
 		key += "/" + node
 	}
 	return fmt.Sprintf("hook.%s[%q]", h.Name, key)
 }
 
 // add places one hook step running on node around the operation of covers.
-func (pl *placer) add(h *resources.Hook, e resources.HookEvent, node string, covers []string) {
+func (pl *placer) add(h *hook.Hook, e hook.Event, node string, covers []string) {
 	var wrapped []*Step
 	for _, n := range covers {
 		wrapped = append(wrapped, pl.byNode[n]...)
 	}
-	local := h.OnOperator && h.Scope == resources.HookClusterScope && h.Type == resources.HookShell
+	local := h.OnOperator && h.Scope == hook.ClusterScope && h.Type == hook.TypeShell
 	s := &Step{
 		Change: resources.Change{Addr: hookAddr(h, e, node), Kind: hookKind, Node: node, Action: HookRunAction,
 			Reasons: []resources.Reason{{Code: "hook", Detail: fmt.Sprintf("%s of %s", e, joinNames(covers))}}},
-		Hook: &HookStep{Name: h.Name, Event: e, Scope: h.Scope, Node: pl.hookNode(node), Cluster: resources.HookClusterOf(pl.c),
+		Hook: &HookStep{Name: h.Name, Event: e, Scope: h.Scope, Node: pl.hookNode(node), Cluster: hook.ClusterOf(pl.c),
 			Covers: covers, Def: *h, Local: local},
 	}
 	if local {
 		s.Node = "" // reaching no host: an unreachable first master does not stop it
 	}
-	if e.Timing == resources.HookPre {
+	if e.Timing == hook.Pre {
 		// The pre step waits for what the operation's first steps wait
 		// for, so it runs just before the operation starts and not at the
 		// start of the run: in a rolling upgrade the second node's

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookcheck"
 	"github.com/eggo-project/eggo/resources/hookrun"
 	"github.com/eggo-project/eggo/state"
@@ -75,7 +76,7 @@ type fakeHooks struct {
 	checks int
 }
 
-func (f *fakeHooks) Shell(_ context.Context, _ *resources.RunContext, n resources.HookNode, spec hookrun.Spec) hookrun.Outcome {
+func (f *fakeHooks) Shell(_ context.Context, _ *resources.RunContext, n hook.Node, spec hookrun.Spec) hookrun.Outcome {
 	f.seq.add("hook " + spec.Env["EGGO_HOOK_TYPE"] + " " + spec.Hook + " " + spec.Env["EGGO_OPERATOR"] + " " + n.Name)
 	f.mu.Lock()
 	f.specs = append(f.specs, spec)
@@ -128,7 +129,7 @@ func (h *hookRig) opts() Options {
 }
 
 // plan plans ds against the state and places c's hooks, as MakePlan does.
-func (h *hookRig) plan(o Options, c *resources.Cluster, ds ...resources.Desired) *Plan {
+func (h *hookRig) plan(o Options, c *hookedCluster, ds ...resources.Desired) *Plan {
 	h.t.Helper()
 	p := h.rig.plan(o, ds...)
 	prior, err := ReadState(h.state)
@@ -136,7 +137,7 @@ func (h *hookRig) plan(o Options, c *resources.Cluster, ds ...resources.Desired)
 		h.t.Fatal(err)
 	}
 	p.Deploying = deploying(o, prior) && p.HasChanges()
-	if err := placeHooks(p, c, p.Deploying); err != nil {
+	if err := placeHooks(p, c.Cluster, c.Hooks, p.Deploying); err != nil {
 		h.t.Fatalf("placing hooks: %v", err)
 	}
 	return p
@@ -155,25 +156,31 @@ func node(name string, attrs resources.Attrs) []resources.Desired {
 	return []resources.Desired{host, svc}
 }
 
-func cluster(hooks ...resources.Hook) *resources.Cluster {
-	return &resources.Cluster{Name: "demo", APIEndpoint: "10.0.0.1:6443", ConfigDir: "/etc/kubernetes",
+// hookedCluster is a cluster model with the hooks its configuration has.
+type hookedCluster struct {
+	*resources.Cluster
+	Hooks []hook.Hook
+}
+
+func cluster(hooks ...hook.Hook) *hookedCluster {
+	return &hookedCluster{Hooks: hooks, Cluster: &resources.Cluster{Name: "demo", APIEndpoint: "10.0.0.1:6443", ConfigDir: "/etc/kubernetes",
 		Labels: map[string]string{"zone": "b", "env": "x y"}, Annotations: map[string]string{"owner": "ops"},
 		Nodes: []resources.Node{{Name: "m1", Address: "10.0.0.1", Roles: []string{"master", "etcd"}},
 			{Name: "w1", Address: "10.0.0.2", Roles: []string{"worker"}}, {Name: "w2", Address: "10.0.0.3", Roles: []string{"worker"}}},
-		Hooks: hooks}
+	}}
 }
 
-func shellHook(name string, scope resources.HookScope, policy hookrun.Policy, events ...string) resources.Hook {
-	h := resources.Hook{Name: name, Type: resources.HookShell, Scope: scope, Policy: policy,
-		Shell: &resources.ShellHook{Scripts: []hookrun.Script{{Name: "x.sh", Content: []byte("env")}}}}
+func shellHook(name string, scope hook.Scope, policy hookrun.Policy, events ...string) hook.Hook {
+	h := hook.Hook{Name: name, Type: hook.TypeShell, Scope: scope, Policy: policy,
+		Shell: &hook.Shell{Scripts: []hookrun.Script{{Name: "x.sh", Content: []byte("env")}}}}
 	for _, e := range events {
-		ev, ok := resources.ParseHookEvent(e)
+		ev, ok := hook.ParseEvent(e)
 		if !ok {
 			panic(e)
 		}
 		h.On = append(h.On, ev)
 	}
-	if scope == resources.HookNodeScope {
+	if scope == hook.NodeScope {
 		h.Roles = []string{"worker"}
 	}
 	return h
@@ -192,7 +199,7 @@ func hookSteps(p *Plan) []string {
 func TestHookJoinRunsAroundThatNodeOnly(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-join", "post-join", "pre-deploy"))
+	c := cluster(shellHook("prep", hook.NodeScope, "", "pre-join", "post-join", "pre-deploy"))
 	c.Nodes = c.Nodes[:2]
 	h.apply(o, h.plan(o, c, node("m1", nil)...))
 
@@ -201,7 +208,7 @@ func TestHookJoinRunsAroundThatNodeOnly(t *testing.T) {
 		t.Fatalf("hook steps %v, want %v", got, want)
 	}
 	pre := p.Step(`hook.prep["pre-join/w1"]`)
-	if pre.Action != HookRunAction || pre.Node != "w1" || pre.Hook.Event.Operation != resources.HookJoin {
+	if pre.Action != HookRunAction || pre.Node != "w1" || pre.Hook.Event.Operation != hook.Join {
 		t.Fatalf("pre step %+v", pre.Change)
 	}
 	for _, a := range []string{"host.w1", "test.w1"} {
@@ -259,13 +266,13 @@ func TestHookOperationDetection(t *testing.T) {
 		name                string
 		steps               []*Step
 		destroy, priorEmpty bool
-		want                resources.HookOperation
+		want                hook.Operation
 	}{
-		{"deploy", []*Step{host(resources.Create)}, false, true, resources.HookDeploy},
-		{"join", []*Step{host(resources.Create)}, false, false, resources.HookJoin},
-		{"delete", []*Step{host(resources.Delete)}, false, false, resources.HookDelete},
-		{"cleanup", []*Step{host(resources.Delete)}, true, false, resources.HookCleanup},
-		{"upgrade", []*Step{edit, upgrade}, false, false, resources.HookUpgrade},
+		{"deploy", []*Step{host(resources.Create)}, false, true, hook.Deploy},
+		{"join", []*Step{host(resources.Create)}, false, false, hook.Join},
+		{"delete", []*Step{host(resources.Delete)}, false, false, hook.Delete},
+		{"cleanup", []*Step{host(resources.Delete)}, true, false, hook.Cleanup},
+		{"upgrade", []*Step{edit, upgrade}, false, false, hook.Upgrade},
 		{"edit", []*Step{edit}, false, false, ""},
 	} {
 		got, ok := nodeOperation(tc.steps, tc.destroy, tc.priorEmpty)
@@ -278,7 +285,7 @@ func TestHookOperationDetection(t *testing.T) {
 func TestHookDeployDeleteCleanupPlacement(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("n", resources.HookNodeScope, "", "pre-deploy", "pre-delete", "post-cleanup"))
+	c := cluster(shellHook("n", hook.NodeScope, "", "pre-deploy", "pre-delete", "post-cleanup"))
 	all := append(append(node("m1", nil), node("w1", nil)...), node("w2", nil)...)
 	p := h.plan(o, c, all...)
 	if got := hookSteps(p); !slices.Equal(got, []string{`hook.n["pre-deploy/w1"]`, `hook.n["pre-deploy/w2"]`}) {
@@ -310,7 +317,7 @@ func TestHookDeployDeleteCleanupPlacement(t *testing.T) {
 func TestClusterHookOnceOnFirstMaster(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("c", resources.HookClusterScope, "", "pre-deploy", "post-deploy"))
+	c := cluster(shellHook("c", hook.ClusterScope, "", "pre-deploy", "post-deploy"))
 	all := append(append(node("m1", nil), node("w1", nil)...), node("w2", nil)...)
 	p := h.plan(o, c, all...)
 	if got := hookSteps(p); !slices.Equal(got, []string{`hook.c["post-deploy"]`, `hook.c["pre-deploy"]`}) {
@@ -336,7 +343,7 @@ func TestClusterHookOnceOnFirstMaster(t *testing.T) {
 func TestHookAbortSkipsExactlyItsDependents(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("gate", resources.HookNodeScope, "", "pre-join", "post-join"))
+	c := cluster(shellHook("gate", hook.NodeScope, "", "pre-join", "post-join"))
 	h.apply(o, h.plan(o, c, node("m1", nil)...))
 	h.fake.fail["gate/w1"] = true
 	all := append(append(node("m1", nil), node("w1", nil)...), node("w2", nil)...)
@@ -379,7 +386,7 @@ func TestHookAbortSkipsExactlyItsDependents(t *testing.T) {
 func TestHookContinueGoesOnAndRecords(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("soft", resources.HookNodeScope, hookrun.Continue, "pre-join"))
+	c := cluster(shellHook("soft", hook.NodeScope, hookrun.Continue, "pre-join"))
 	h.apply(o, h.plan(o, c, node("m1", nil)...))
 	h.fake.fail["soft/w1"] = true
 	p := h.plan(o, c, append(node("m1", nil), node("w1", nil)...)...)
@@ -417,7 +424,7 @@ func TestHookContinueGoesOnAndRecords(t *testing.T) {
 func TestHookRecordsBoundedAcrossApplies(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("up", resources.HookNodeScope, "", "pre-upgrade"))
+	c := cluster(shellHook("up", hook.NodeScope, "", "pre-upgrade"))
 	c.Nodes = c.Nodes[1:2]
 	h.apply(o, h.plan(o, c, node("w1", resources.Attrs{"v": 0.0})...))
 	st, _ := ReadState(h.state)
@@ -440,7 +447,7 @@ func TestHookRecordsBoundedAcrossApplies(t *testing.T) {
 func TestPreUpgradeHookWaitsForThePreviousBatch(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("drain", resources.HookNodeScope, "", "pre-upgrade"))
+	c := cluster(shellHook("drain", hook.NodeScope, "", "pre-upgrade"))
 	c.Nodes = c.Nodes[1:]
 	h.apply(o, h.plan(o, c, rollingWorkers(0, false)...))
 	p := h.plan(o, c, rollingWorkers(1, true)...)
@@ -459,8 +466,8 @@ func TestPreUpgradeHookWaitsForThePreviousBatch(t *testing.T) {
 func TestPostUpgradeHookGatesTheRoll(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("health", resources.HookNodeScope, "", "post-upgrade"),
-		shellHook("drain", resources.HookNodeScope, "", "pre-upgrade"))
+	c := cluster(shellHook("health", hook.NodeScope, "", "post-upgrade"),
+		shellHook("drain", hook.NodeScope, "", "pre-upgrade"))
 	c.Nodes = c.Nodes[1:]
 	h.apply(o, h.plan(o, c, rollingWorkers(0, false)...))
 	h.fake.fail["health/w1"] = true
@@ -492,7 +499,7 @@ func TestPostUpgradeHookGatesTheRoll(t *testing.T) {
 func TestPreHookWaitsOnlyForTheFirstSteps(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-deploy"))
+	c := cluster(shellHook("prep", hook.NodeScope, "", "pre-deploy"))
 	w1 := node("w1", nil)
 	w1[1].DependsOn = append(w1[1].DependsOn, "test.m1")
 	p := h.plan(o, c, append(node("m1", nil), w1...)...)
@@ -516,9 +523,9 @@ func TestPreHookWaitsOnlyForTheFirstSteps(t *testing.T) {
 	}
 }
 
-func checkHook(name string, policy hookrun.Policy, events ...string) resources.Hook {
-	h := shellHook(name, resources.HookNodeScope, policy, events...)
-	h.Type, h.Shell = resources.HookWeb, nil
+func checkHook(name string, policy hookrun.Policy, events ...string) hook.Hook {
+	h := shellHook(name, hook.NodeScope, policy, events...)
+	h.Type, h.Shell = hook.TypeWeb, nil
 	h.Check = &hookcheck.Spec{Name: name, Web: &hookcheck.Web{URL: "http://127.0.0.1:1/{{ args.ip }}", JSONPath: "{$.x}"}, Args: map[string]string{"ip": "{{ node.ip }}"}}
 	h.Attempts, h.Backoff, h.Fallback = 3, time.Millisecond, hookrun.Continue
 	return h
@@ -574,7 +581,7 @@ func rollingWorkers(v float64, up bool) []resources.Desired {
 func TestResumedDeployIsStillADeploy(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-deploy", "pre-join"))
+	c := cluster(shellHook("prep", hook.NodeScope, "", "pre-deploy", "pre-join"))
 	all := append(node("m1", nil), node("w1", nil)...)
 	h.fake.fail["prep/w1"] = true
 	p := h.plan(o, c, all...)
@@ -608,7 +615,7 @@ func TestResumedDeployIsStillADeploy(t *testing.T) {
 func TestOperatorHookRunsHere(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	tell := shellHook("tell", resources.HookClusterScope, hookrun.Continue, "post-deploy")
+	tell := shellHook("tell", hook.ClusterScope, hookrun.Continue, "post-deploy")
 	tell.OnOperator = true
 	c := cluster(tell)
 	h.fake.fail["tell/operator"] = true
@@ -635,7 +642,7 @@ func TestOperatorHookRunsHere(t *testing.T) {
 func TestDestroyEndsAPendingDeploy(t *testing.T) {
 	h := newHookRig(t)
 	o := h.opts()
-	c := cluster(shellHook("prep", resources.HookNodeScope, "", "pre-deploy"))
+	c := cluster(shellHook("prep", hook.NodeScope, "", "pre-deploy"))
 	h.fake.fail["prep/w1"] = true
 	all := append(node("m1", nil), node("w1", nil)...)
 	if res := h.apply(o, h.plan(o, c, all...)); res.OK() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/eggo-project/eggo/internal/testbed"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/host"
 )
 
 // testbedConfig writes a two-node definition for the testbed with a
@@ -137,7 +138,7 @@ func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) 
 
 // hostOnly limits a run to the host kind: these tests are about hosts and
 // bundles, not about the Kubernetes components on them.
-func hostOnly(o *Options) { o.Kinds = []resources.Kind{resources.NewHost()} }
+func hostOnly(o *Options) { o.Kinds = []resources.Kind{host.New()} }
 
 func TestHostOnTestbed(t *testing.T) {
 	if testing.Short() {

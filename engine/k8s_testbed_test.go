@@ -14,6 +14,7 @@ import (
 
 	"github.com/eggo-project/eggo/internal/testbed"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/kube"
 )
 
 // The Kubernetes versions of the two bundles `make bundle` builds: the
@@ -190,7 +191,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if st := kubectl(t, tb, addr["lb"], `get node w0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
 		t.Errorf("w0 Ready = %q", st)
 	}
-	kubectl(t, tb, addr["lb"], "run p1 --image="+resources.PauseImage+" --image-pull-policy=Never --restart=Never")
+	kubectl(t, tb, addr["lb"], "run p1 --image="+kube.PauseImage+" --image-pull-policy=Never --restart=Never")
 	podIP := ""
 	for i := 0; i < 60 && podIP == ""; i++ {
 		podIP = kubectl(t, tb, addr["lb"], `get pod p1 -o jsonpath='{.status.podIP}'`)
@@ -287,7 +288,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if got := mustExec(t, tb, "w0", "ip route show proto 77"); !strings.Contains(got, "via "+addr["w1"]) {
 		t.Errorf("w0 has no eggo route to w1's pod subnet: %q", got)
 	}
-	kubectl(t, tb, addr["lb"], `run p2 --image=`+resources.PauseImage+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"w1"}}'`)
+	kubectl(t, tb, addr["lb"], `run p2 --image=`+kube.PauseImage+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"w1"}}'`)
 	p2IP := ""
 	for i := 0; i < 60 && p2IP == ""; i++ {
 		p2IP = kubectl(t, tb, addr["lb"], `get pod p2 -o jsonpath='{.status.podIP}'`)

@@ -181,8 +181,7 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 		return nil, loaded, diags, err
 	}
 	if prior != nil {
-		// Workers keep the pod subnets they were given (refreshed or not).
-		resources.RecallPodSubnets(loaded.Config.Cluster, (&recorder{st: prior}).recorded)
+		recall(o.Kinds, loaded.Config.Cluster, prior)
 	}
 	desired, err := expand(o.Kinds, loaded.Config.Cluster)
 	if err != nil {
@@ -202,7 +201,7 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 		return nil, loaded, diags, err
 	}
 	p.Deploying = deploying(o, prior) && p.HasChanges()
-	if err := placeHooks(p, loaded.Config.Cluster, p.Deploying); err != nil {
+	if err := placeHooks(p, loaded.Config.Cluster, loaded.Config.Hooks, p.Deploying); err != nil {
 		return nil, loaded, diags, err
 	}
 	p.ConfigHash = loaded.Config.Hash
@@ -246,6 +245,16 @@ func expand(kinds []resources.Kind, c *resources.Cluster) ([]resources.Desired, 
 		}
 	}
 	return all, nil
+}
+
+// recall lets the kinds that keep earlier applies' choices (a worker's pod
+// subnet) read them from the prior state before anything expands.
+func recall(kinds []resources.Kind, c *resources.Cluster, prior *state.State) {
+	for _, k := range kinds {
+		if r, ok := k.(resources.Recaller); ok {
+			r.Recall(c, (&recorder{st: prior}).recorded)
+		}
+	}
 }
 
 func kindIndex(kinds []resources.Kind) map[string]resources.Kind {

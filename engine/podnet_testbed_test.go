@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/internal/testbed"
-	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/kube"
 )
 
 // podnetConfig writes a master and the given workers (in that order).
@@ -61,7 +61,7 @@ func recordedPodSubnets(t *testing.T, dir string) map[string]string {
 	}
 	out := map[string]string{}
 	for _, r := range st.Resources {
-		if s, ok := r.Attributes[resources.AttrPodSubnet].(string); ok {
+		if s, ok := r.Attributes[kube.AttrPodSubnet].(string); ok {
 			out[r.Node] = s
 		}
 	}
@@ -72,7 +72,7 @@ func recordedPodSubnets(t *testing.T, dir string) map[string]string {
 func podIP(t *testing.T, tb *testbed.Testbed, name, node string) string {
 	t.Helper()
 	k := "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-	mustExec(t, tb, "m0", k+"run "+name+" --image="+resources.PauseImage+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"`+node+`"}}'`)
+	mustExec(t, tb, "m0", k+"run "+name+" --image="+kube.PauseImage+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"`+node+`"}}'`)
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
 		if ip := mustExec(t, tb, "m0", k+"get pod "+name+" -o jsonpath='{.status.podIP}'"); ip != "" {
 			return ip

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/kube"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -85,7 +86,7 @@ func podSubnetOf(t *testing.T, steps map[string]*Step, node string) string {
 	if s == nil || s.After == nil {
 		t.Fatalf("no containerd planned on %s", node)
 	}
-	v, _ := s.After[resources.AttrPodSubnet].(string)
+	v, _ := s.After[kube.AttrPodSubnet].(string)
 	return v
 }
 
@@ -136,7 +137,7 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 	writeWorkers(t, dir, "10.250.0.0/16", "w0", "w2")
 	moved := planSteps(t, o)
 	s := moved[resources.ServiceAddr(resources.CompContainerd, "w2")]
-	if got := podSubnetOf(t, moved, "w2"); got != "10.250.1.0/24" || s.Action != resources.Update || !strings.Contains(strings.Join(s.Changed, " "), resources.AttrPodSubnet) {
+	if got := podSubnetOf(t, moved, "w2"); got != "10.250.1.0/24" || s.Action != resources.Update || !strings.Contains(strings.Join(s.Changed, " "), kube.AttrPodSubnet) {
 		t.Errorf("pod_cidr changed: w2 gets %s, %s changing %v", got, s.Action, s.Changed)
 	}
 }

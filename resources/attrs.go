@@ -367,19 +367,19 @@ func ChangedAttrs(schema Schema, before, after Attrs) []string {
 
 // attrString is v if it is a string, else "": attributes read back from
 // state are untyped, and a missing one reads as its zero value.
-func attrString(v any) string {
+func AttrString(v any) string {
 	s, _ := v.(string)
 	return s
 }
 
 // attrInt is v as an int if it is a JSON number, else 0.
-func attrInt(v any) int {
+func AttrInt(v any) int {
 	f, _ := v.(float64)
 	return int(f)
 }
 
 // attrOr is s, or def when s is empty.
-func attrOr(s, def string) string {
+func AttrOr(s, def string) string {
 	if s == "" {
 		return def
 	}
@@ -387,7 +387,7 @@ func attrOr(s, def string) string {
 }
 
 // stringList reads a JSON list of strings.
-func stringList(v any) []string {
+func StringList(v any) []string {
 	list, _ := v.([]any)
 	out := make([]string, 0, len(list))
 	for _, e := range list {
@@ -398,7 +398,7 @@ func stringList(v any) []string {
 	return out
 }
 
-func sha256Hex(s string) string {
+func SHA256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }

@@ -1,95 +1,34 @@
 package resources
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
+	"slices"
 	"testing"
 )
 
-// A bundle without a file a node's components need is refused when the
-// plan is made, naming the node, its definition, the file and the service.
-func TestBundleMissingComponentFile(t *testing.T) {
-	packages := t.TempDir()
-	for _, rel := range RequiredBundleFiles() {
-		{
-			p := filepath.Join(packages, "amd64", filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(rel), 0o755); err != nil {
-				t.Fatal(err)
-			}
+func TestRoleTableCoversEveryRole(t *testing.T) {
+	for _, c := range bundleLayout {
+		if !slices.Contains(Roles, c.Role) {
+			t.Errorf("the bundle layout runs %s on %s, which is not a role", c.Component, c.Role)
 		}
 	}
-	c := &Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes", Packages: packages,
-		Network: Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
-		Nodes: []Node{
-			{Name: "m0", Source: "main.hcl:10", Address: "10.0.0.11", Roles: []string{"master", "etcd"}},
-			{Name: "w0", Source: "main.hcl:14", Address: "10.0.0.21", Roles: []string{"worker"}},
-		}}
-	if _, err := componentServices(c); err != nil {
-		t.Fatalf("a complete bundle: %v", err)
+	if len(Roles) > 32 {
+		t.Errorf("%d roles do not fit a roleSet", len(Roles))
 	}
-	if _, err := (EtcdMember{}).Expand(c); err != nil {
-		t.Fatalf("a complete bundle: %v", err)
+	// What each role's nodes receive, as the bundle layout says it.
+	want := map[string][]string{
+		"etcd":   {"usr/local/bin/etcd", "usr/local/bin/etcdctl"},
+		"master": {"usr/local/bin/kube-apiserver", "usr/local/bin/kube-controller-manager", "usr/local/bin/kube-scheduler", "usr/local/bin/kubectl"},
+		"worker": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
+			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/kube-proxy",
+			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar"},
+		"loadbalance": nil,
 	}
-
-	if err := os.Remove(filepath.Join(packages, "amd64/usr/local/bin/kubelet")); err != nil {
-		t.Fatal(err)
-	}
-	_, err := componentServices(c)
-	if err == nil {
-		t.Fatal("a bundle without kubelet was accepted")
-	}
-	for _, want := range []string{"main.hcl:14", `"w0"`, "/usr/local/bin/kubelet", `service.kubelet["w0"]`, "missing"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %s", err, want)
-		}
-	}
-
-	if err := os.Remove(filepath.Join(packages, "amd64/usr/local/bin/etcdctl")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (EtcdMember{}).Expand(c); err == nil || !strings.Contains(err.Error(), "main.hcl:10") || !strings.Contains(err.Error(), "etcdctl") || !strings.Contains(err.Error(), "etcd_member.m0") {
-		t.Errorf("etcd without etcdctl: %v", err)
-	}
-
-	// No bundle: the operator installs the programs; nothing to check.
-	c.Packages = ""
-	if _, err := componentServices(c); err != nil {
-		t.Errorf("without a bundle: %v", err)
-	}
-}
-
-// kube_proxy = false leaves kube-proxy off the workers, and add-ons do not
-// wait for it.
-func TestKubeProxyOptional(t *testing.T) {
-	c := &Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes",
-		Network: Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
-		Addons:  Addons{CoreDNS: true, CoreDNSReplicas: 1, SkipKubeProxy: true},
-		Nodes: []Node{
-			{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}},
-			{Name: "w0", Address: "10.0.0.21", Roles: []string{"worker"}},
-		}}
-	ds, err := componentServices(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range ds {
-		if d.Addr == ServiceAddr(CompKubeProxy, "w0") {
-			t.Errorf("kube-proxy planned with kube_proxy = false")
-		}
-	}
-	addons, err := Addon{}.Expand(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range addons {
-		for _, dep := range d.DependsOn {
-			if dep == ServiceAddr(CompKubeProxy, "w0") {
-				t.Errorf("%s waits for a kube-proxy that is not there", d.Addr)
-			}
+	for role, files := range want {
+		got := RoleClaims(role)
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if !slices.Equal(got, files) {
+			t.Errorf("RoleClaims(%s) = %v, want %v", role, got, files)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -101,3 +102,32 @@ func NewRunContext(log hclog.Logger, progress func(addr, msg string)) *RunContex
 
 // Close closes every connection of the run.
 func (rc *RunContext) Close() error { return rc.Pool.Close() }
+
+// Connect is the run's connection to a node, reached as its record says:
+// attrs holds the "address" and "connection" attributes ConnectionAttrs
+// wrote, so a node that has left the configuration is still reached from
+// the state alone. One connection per host per run (the pool). A record
+// without a way to reach the node is an error of its own; a failed dial
+// says "host NODE unreachable" and stays an unreachable error for -force.
+func (rc *RunContext) Connect(ctx context.Context, node string, attrs Attrs) (providers.Conn, error) {
+	t, err := TargetFromAttrs(node, attrs)
+	if err != nil {
+		return nil, err
+	}
+	return rc.dial(ctx, t)
+}
+
+// dial is Connect for a target already built (a hook on the operator's
+// machine has no record).
+func (rc *RunContext) dial(ctx context.Context, t providers.Target) (providers.Conn, error) {
+	conn, err := rc.Pool.Get(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("host %s unreachable: %w", t.Name, err)
+	}
+	return conn, nil
+}
+
+// ConnectLocal is the run's connection to the machine running eggo.
+func (rc *RunContext) ConnectLocal(ctx context.Context, name string) (providers.Conn, error) {
+	return rc.dial(ctx, providers.Target{Name: name, Type: "local"})
+}

@@ -46,6 +46,9 @@ const (
 	ReasonGone             = "gone"                // refresh found the live object missing
 	ReasonExpiring         = "expiring"            // a certificate is within renew_before of expiry
 	ReasonUpgrade          = "upgrade"             // kubernetes_version changed
+	ReasonRestart          = "restart"             // an update restarts a running service
+	ReasonJoin             = "join"                // a new etcd member joins the running cluster
+	ReasonHook             = "hook"                // a hook step of the operation it wraps
 )
 
 // PlanChecker is implemented by kinds that judge a whole plan, not one
@@ -54,6 +57,14 @@ const (
 // warnings are shown with it.
 type PlanChecker interface {
 	CheckPlan(changes []Change, recorded []Object, destroy bool) (warnings []string, err error)
+}
+
+// Recaller is implemented by kinds whose expansion keeps what earlier
+// applies chose, such as the pod subnet each worker was given: the engine
+// calls Recall with the prior state's objects before any kind expands, so
+// a plan (refreshed or not) keeps those choices.
+type Recaller interface {
+	Recall(c *Cluster, recorded func(kind string) []Object)
 }
 
 // Desired is one resource as the configuration wants it.

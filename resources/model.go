@@ -1,6 +1,8 @@
 package resources
 
-import "time"
+import (
+	"time"
+)
 
 // Cluster is the decoded cluster definition: the model every kind expands
 // from. engine/config fills it from HCL; kinds only read it.
@@ -26,8 +28,6 @@ type Cluster struct {
 	// Addons are the Kubernetes objects eggo applies once the cluster
 	// runs: the built-in CoreDNS and the user's manifests.
 	Addons Addons
-	// Hooks are the hook blocks, in declaration order (see hook_model.go).
-	Hooks []Hook
 	// RecordedPodSubnets are the pod subnets workers were given by earlier
 	// applies (node name → CIDR), as the state records them; the engine
 	// fills it with RecallPodSubnets before expanding. A worker keeps its

@@ -102,4 +102,4 @@ func ClusterDNSIP(serviceCIDR string) (string, error) {
 	return fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3]), nil
 }
 
-func NodeArch(n Node) string { return attrOr(n.Arch, "amd64") }
+func NodeArch(n Node) string { return AttrOr(n.Arch, "amd64") }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/addon"
 )
 
 func TestAddonsDefaults(t *testing.T) {
@@ -57,8 +58,7 @@ cluster "demo" {
 
 	// The model expands to one addon resource per add-on.
 	var addrs []string
-	k, _ := resources.Lookup("addon")
-	ds, err := k.Expand(c)
+	ds, err := addon.Addon{}.Expand(c)
 	if err != nil {
 		t.Fatal(err)
 	}

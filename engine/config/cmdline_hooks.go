@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
@@ -48,8 +49,8 @@ func (e *HookFlagError) Error() string { return e.Flag.String() + ": " + e.Msg }
 // cleanup. Relative paths start at the working directory, where the user
 // typed them. The scripts are read now, so a plan carries what it shows.
 // Every bad flag is reported, each as a *HookFlagError (errors.Join).
-func CommandLineHooks(flags []HookFlag, destroy bool) ([]resources.Hook, error) {
-	var hooks []resources.Hook
+func CommandLineHooks(flags []HookFlag, destroy bool) ([]hook.Hook, error) {
+	var hooks []hook.Hook
 	var errs []error
 	seq := map[string]int{}
 	for _, f := range flags {
@@ -66,26 +67,26 @@ func CommandLineHooks(flags []HookFlag, destroy bool) ([]resources.Hook, error) 
 	return hooks, errors.Join(errs...)
 }
 
-func commandLineHook(f HookFlag, destroy bool) (resources.Hook, error) {
-	fail := func(format string, a ...any) (resources.Hook, error) {
-		return resources.Hook{}, &HookFlagError{Flag: f, Msg: fmt.Sprintf(format, a...)}
+func commandLineHook(f HookFlag, destroy bool) (hook.Hook, error) {
+	fail := func(format string, a ...any) (hook.Hook, error) {
+		return hook.Hook{}, &HookFlagError{Flag: f, Msg: fmt.Sprintf(format, a...)}
 	}
-	var timing resources.HookTiming
-	scope := resources.HookNodeScope
+	var timing hook.Timing
+	scope := hook.NodeScope
 	switch f.Name {
 	case FlagPrehook:
-		timing = resources.HookPre
+		timing = hook.Pre
 	case FlagPosthook:
-		timing = resources.HookPost
+		timing = hook.Post
 	case FlagClusterPrehook:
-		timing, scope = resources.HookPre, resources.HookClusterScope
+		timing, scope = hook.Pre, hook.ClusterScope
 	case FlagClusterPosthook:
-		timing, scope = resources.HookPost, resources.HookClusterScope
+		timing, scope = hook.Post, hook.ClusterScope
 	default:
 		return fail("not a hook flag; they are --%s", strings.Join(HookFlagNames, ", --"))
 	}
 	path, roles := f.Value, []string(nil)
-	if scope == resources.HookNodeScope {
+	if scope == hook.NodeScope {
 		var err error
 		if path, roles, err = splitPathRole(f.Value); err != nil {
 			return fail("%v", err)
@@ -93,22 +94,22 @@ func commandLineHook(f HookFlag, destroy bool) (resources.Hook, error) {
 	}
 	if path == "" {
 		usage := "PATH"
-		if scope == resources.HookNodeScope {
+		if scope == hook.NodeScope {
 			usage = "PATH[,ROLE]"
 		}
 		return fail("no script path: write --%s=%s (a script, or a directory of scripts)", f.Name, usage)
 	}
 	sh, err := loadFlagSource(path)
 	if err != nil {
-		if scope == resources.HookClusterScope && strings.Contains(path, ",") {
+		if scope == hook.ClusterScope && strings.Contains(path, ",") {
 			err = fmt.Errorf("%v (a cluster hook takes no ROLE: it runs once per operation, on the first master)", err)
 		}
 		return fail("%v", err)
 	}
-	return resources.Hook{
+	return hook.Hook{
 		Source:  f.String(),
 		On:      flagEvents(timing, destroy),
-		Type:    resources.HookShell,
+		Type:    hook.TypeShell,
 		Scope:   scope,
 		Roles:   roles,
 		Timeout: hookrun.DefaultTimeout,
@@ -136,7 +137,7 @@ func splitPathRole(v string) (string, []string, error) {
 // loadFlagSource reads the scripts the way a hook block's source is read
 // (hookrun.LoadSource), with "~/" expanded and relative paths resolved
 // against the working directory.
-func loadFlagSource(p string) (*resources.ShellHook, error) {
+func loadFlagSource(p string) (*hook.Shell, error) {
 	abs, err := (&loader{dir: "."}).localPath(p)
 	if err != nil {
 		return nil, err
@@ -148,17 +149,17 @@ func loadFlagSource(p string) (*resources.ShellHook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v; it must be a script file, or a directory whose regular top-level files are the scripts", err)
 	}
-	return &resources.ShellHook{Path: abs, Scripts: scripts}, nil
+	return &hook.Shell{Path: abs, Scripts: scripts}, nil
 }
 
 // flagEvents are the events of every operation the command can cause.
-func flagEvents(t resources.HookTiming, destroy bool) []resources.HookEvent {
+func flagEvents(t hook.Timing, destroy bool) []hook.Event {
 	if destroy {
-		return []resources.HookEvent{{Timing: t, Operation: resources.HookCleanup}}
+		return []hook.Event{{Timing: t, Operation: hook.Cleanup}}
 	}
-	var out []resources.HookEvent
-	for _, op := range []resources.HookOperation{resources.HookDeploy, resources.HookJoin, resources.HookDelete, resources.HookUpgrade} {
-		out = append(out, resources.HookEvent{Timing: t, Operation: op})
+	var out []hook.Event
+	for _, op := range []hook.Operation{hook.Deploy, hook.Join, hook.Delete, hook.Upgrade} {
+		out = append(out, hook.Event{Timing: t, Operation: op})
 	}
 	return out
 }
@@ -177,7 +178,7 @@ func AddCommandLineHooks(c *Config, flags []HookFlag, destroy bool) hcl.Diagnost
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid hook flag", Detail: e.Error() + "."})
 	}
 	for _, h := range hooks {
-		for _, prev := range c.Cluster.Hooks {
+		for _, prev := range c.Hooks {
 			if prev.Name == h.Name {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid hook flag",
 					Detail: fmt.Sprintf("%s: its hook is named %s, and the hook block at %s has that name. Rename the block: names starting with cli_ are taken by command-line hooks.", h.Source, h.Name, prev.Source)})
@@ -187,7 +188,7 @@ func AddCommandLineHooks(c *Config, flags []HookFlag, destroy bool) hcl.Diagnost
 	if diags.HasErrors() {
 		return diags
 	}
-	c.Cluster.Hooks = append(c.Cluster.Hooks, hooks...)
+	c.Hooks = append(c.Hooks, hooks...)
 	for _, h := range hooks {
 		if !selectsAny(&h, c.Cluster.Nodes) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Hook selects no node",
@@ -199,8 +200,8 @@ func AddCommandLineHooks(c *Config, flags []HookFlag, destroy bool) hcl.Diagnost
 
 // selectsAny says whether a node hook runs on any of nodes (a cluster
 // hook always runs).
-func selectsAny(h *resources.Hook, nodes []resources.Node) bool {
-	if h.Scope == resources.HookClusterScope {
+func selectsAny(h *hook.Hook, nodes []resources.Node) bool {
+	if h.Scope == hook.ClusterScope {
 		return true
 	}
 	for i := range nodes {

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
@@ -49,23 +49,23 @@ func TestCommandLineHooksApply(t *testing.T) {
 	if want := []string{"cli_prehook_1", "cli_posthook_1", "cli_prehook_2", "cli_cluster_posthook_1", "cli_cluster_prehook_1"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
-	applyPre := []resources.HookEvent{ev(resources.HookPre, resources.HookDeploy), ev(resources.HookPre, resources.HookJoin),
-		ev(resources.HookPre, resources.HookDelete), ev(resources.HookPre, resources.HookUpgrade)}
-	want := resources.Hook{
+	applyPre := []hook.Event{ev(hook.Pre, hook.Deploy), ev(hook.Pre, hook.Join),
+		ev(hook.Pre, hook.Delete), ev(hook.Pre, hook.Upgrade)}
+	want := hook.Hook{
 		Name: "cli_prehook_1", Source: "--prehook=x.sh,worker",
-		On: applyPre, Type: resources.HookShell, Scope: resources.HookNodeScope, Roles: []string{"worker"},
+		On: applyPre, Type: hook.TypeShell, Scope: hook.NodeScope, Roles: []string{"worker"},
 		Timeout: hookrun.DefaultTimeout, Grace: hookrun.DefaultGrace,
-		Shell: &resources.ShellHook{Path: filepath.Join(dir, "x.sh"),
+		Shell: &hook.Shell{Path: filepath.Join(dir, "x.sh"),
 			Scripts: []hookrun.Script{{Name: "x.sh", Content: []byte("#!/bin/sh\necho x\n")}}},
 	}
 	if !reflect.DeepEqual(hooks[0], want) {
 		t.Errorf("prehook =\n%+v\nwant\n%+v", hooks[0], want)
 	}
 	post := hooks[1]
-	if post.Roles != nil || post.Scope != resources.HookNodeScope {
+	if post.Roles != nil || post.Scope != hook.NodeScope {
 		t.Errorf("a posthook without ROLE must select every node: roles %v scope %s", post.Roles, post.Scope)
 	}
-	if post.On[0] != ev(resources.HookPost, resources.HookDeploy) || len(post.On) != 4 {
+	if post.On[0] != ev(hook.Post, hook.Deploy) || len(post.On) != 4 {
 		t.Errorf("posthook events %v", post.On)
 	}
 	var scripts []string
@@ -76,11 +76,11 @@ func TestCommandLineHooksApply(t *testing.T) {
 		t.Errorf("directory scripts %v: want lexical order, sub-directory ignored", scripts)
 	}
 	cl := hooks[3]
-	if cl.Scope != resources.HookClusterScope || cl.Roles != nil || cl.Policy != "" {
+	if cl.Scope != hook.ClusterScope || cl.Roles != nil || cl.Policy != "" {
 		t.Errorf("cluster posthook: scope %s roles %v policy %q", cl.Scope, cl.Roles, cl.Policy)
 	}
 	// The policy is left to the operation: a cleanup goes on, a deploy stops.
-	if hooks[0].PolicyFor(resources.HookDelete) != hookrun.Continue || hooks[0].PolicyFor(resources.HookDeploy) != hookrun.Abort {
+	if hooks[0].PolicyFor(hook.Delete) != hookrun.Continue || hooks[0].PolicyFor(hook.Deploy) != hookrun.Abort {
 		t.Error("a command-line hook must take each operation's default policy")
 	}
 }
@@ -91,10 +91,10 @@ func TestCommandLineHooksDestroyRunOnCleanupOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := hooks[0].On; !reflect.DeepEqual(got, []resources.HookEvent{ev(resources.HookPre, resources.HookCleanup)}) {
+	if got := hooks[0].On; !reflect.DeepEqual(got, []hook.Event{ev(hook.Pre, hook.Cleanup)}) {
 		t.Errorf("destroy prehook events %v, want only pre-cleanup", got)
 	}
-	if got := hooks[1].On; !reflect.DeepEqual(got, []resources.HookEvent{ev(resources.HookPost, resources.HookCleanup)}) {
+	if got := hooks[1].On; !reflect.DeepEqual(got, []hook.Event{ev(hook.Post, hook.Cleanup)}) {
 		t.Errorf("destroy cluster posthook events %v, want only post-cleanup", got)
 	}
 }
@@ -157,8 +157,8 @@ hook "a" {
 	if diags := AddCommandLineHooks(cfg, []HookFlag{{FlagPrehook, "x.sh,master"}}, false); diags.HasErrors() {
 		t.Fatal(render(cfg, diags))
 	}
-	if len(cfg.Cluster.Hooks) != 2 || cfg.Cluster.Hooks[0].Name != "a" || cfg.Cluster.Hooks[1].Name != "cli_prehook_1" {
-		t.Fatalf("hooks %+v: want the HCL hook, then the flag's", cfg.Cluster.Hooks)
+	if len(cfg.Hooks) != 2 || cfg.Hooks[0].Name != "a" || cfg.Hooks[1].Name != "cli_prehook_1" {
+		t.Fatalf("hooks %+v: want the HCL hook, then the flag's", cfg.Hooks)
 	}
 	if cfg.Hash != hash {
 		t.Error("a hook flag changed the configuration hash: a saved plan carries its hooks, the hash is the HCL's")
@@ -169,7 +169,7 @@ hook "a" {
 		!strings.Contains(diags[1].Detail, "--posthook=nope.sh") {
 		t.Fatalf("diagnostics %s", render(cfg, diags))
 	}
-	if len(cfg.Cluster.Hooks) != 2 {
+	if len(cfg.Hooks) != 2 {
 		t.Error("bad flags must add no hook")
 	}
 }
@@ -209,7 +209,7 @@ node "m0" {
 	if diags.HasErrors() || len(diags) != 1 || diags[0].Summary != "Hook selects no node" || !strings.Contains(diags[0].Detail, "--prehook=x.sh,loadbalance") {
 		t.Fatalf("want one warning naming the flag, got %s", render(cfg, diags))
 	}
-	if len(cfg.Cluster.Hooks) != 2 {
-		t.Fatalf("hooks %d: a warning adds the hook all the same", len(cfg.Cluster.Hooks))
+	if len(cfg.Hooks) != 2 {
+		t.Fatalf("hooks %d: a warning adds the hook all the same", len(cfg.Hooks))
 	}
 }

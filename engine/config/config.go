@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 )
 
 // VarInput is where input variable values come from, besides defaults.
@@ -25,6 +26,10 @@ type VarInput struct {
 type Config struct {
 	Dir     string
 	Cluster *resources.Cluster
+	// Hooks are the hook blocks, in declaration order, then the hooks of
+	// the command line (--prehook …). They are the run's, not the
+	// cluster model's: kinds never see them; the engine places them.
+	Hooks   []hook.Hook
 	Outputs []Output // sorted by name
 	// Files maps each file name used in diagnostic ranges to its source, so
 	// WriteDiagnostics can print snippets.

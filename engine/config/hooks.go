@@ -5,6 +5,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 )
 
 // hookBlock is one hook block on its way into the model.
@@ -19,7 +20,7 @@ type hookBlock struct {
 // the root schema already reported about the other blocks.
 var hookOnly = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "hook", LabelNames: []string{"name"}}}}
 
-// loadHooks decodes the hook blocks into cfg.Cluster.Hooks. Hooks are
+// loadHooks decodes the hook blocks into cfg.Hooks. Hooks are
 // checked against the whole cluster (the nodes they name, the roles they
 // select), so they are decoded last, once everything else has loaded: with
 // other errors (cfg == nil) they are left for the next run. Nothing refers
@@ -30,7 +31,7 @@ func (l *loader) loadHooks(cfg *Config) hcl.Diagnostics {
 	}
 	var diags hcl.Diagnostics
 	seen := map[string]*hcl.Block{}
-	hooks := []resources.Hook{}
+	hooks := []hook.Hook{}
 	for _, b := range l.hookBlocks() {
 		name := b.Labels[0]
 		if !hclsyntax.ValidIdentifier(name) {
@@ -51,7 +52,7 @@ func (l *loader) loadHooks(cfg *Config) hcl.Diagnostics {
 	if diags.HasErrors() {
 		return diags
 	}
-	cfg.Cluster.Hooks = hooks
+	cfg.Hooks = hooks
 	// file() calls inside hook blocks and the scripts themselves are part
 	// of what a saved plan was made from.
 	cfg.Hash = l.hash()
@@ -83,9 +84,9 @@ func parseHook(b *hcl.Block) (*hookBlock, hcl.Diagnostics) {
 }
 
 // evalHook evaluates one hook block with the values it refers to.
-func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (resources.Hook, hcl.Diagnostics) {
+func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (hook.Hook, hcl.Diagnostics) {
 	b := hb.block
-	h := resources.Hook{Name: b.Labels[0], Source: source(b.DefRange)}
+	h := hook.Hook{Name: b.Labels[0], Source: source(b.DefRange)}
 	refs, diags := l.references(bodyTraversals(b.Body), scopeRules{})
 	if diags.HasErrors() {
 		return h, diags
@@ -102,10 +103,10 @@ func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (resources.Hook, 
 	h.OnOperator = decodeHookRunOn(dec, attrs, h.Scope)
 	decodeHookPolicy(dec, attrs, &h)
 	switch h.Type {
-	case resources.HookShell:
+	case hook.TypeShell:
 		h.Shell = l.decodeShellHook(dec, hb)
 		h.Timeout, h.Grace = decodeShellTimes(dec, attrs)
-	case resources.HookWeb, resources.HookPrometheus:
+	case hook.TypeWeb, hook.TypePrometheus:
 		h.Check = decodeCheckHook(dec, hb, h.Type)
 		if h.Check != nil {
 			h.Timeout = h.Check.Timeout

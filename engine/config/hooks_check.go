@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookcheck"
 )
 
@@ -17,17 +17,17 @@ const maxMeasurements = 10000
 // decodeCheckHook reads a web or prometheus hook into a hookcheck.Spec and
 // runs hookcheck's own plan-time checks, part by part, so each error points
 // at the attribute it is about.
-func decodeCheckHook(dec *decoder, hb *hookBlock, t resources.HookType) *hookcheck.Spec {
+func decodeCheckHook(dec *decoder, hb *hookBlock, t hook.Type) *hookcheck.Spec {
 	attrs := hb.content.Attributes
 	s := &hookcheck.Spec{Name: hb.block.Labels[0]}
 	before := len(dec.diags)
 	var provider hcl.Attributes // the provider block's attributes, to point at
 	var block *hcl.Block
 	switch {
-	case t == resources.HookWeb && hb.web != nil:
+	case t == hook.TypeWeb && hb.web != nil:
 		block = hb.web
 		s.Web, provider = decodeWeb(dec, hb.web)
-	case t == resources.HookPrometheus && hb.prom != nil:
+	case t == hook.TypePrometheus && hb.prom != nil:
 		block = hb.prom
 		s.Prometheus, provider = decodePrometheus(dec, hb.prom)
 	}
@@ -84,7 +84,7 @@ func decodePrometheus(dec *decoder, b *hcl.Block) (*hookcheck.Prometheus, hcl.At
 }
 
 // checkArgTemplates: an argument's value may take the node's or cluster's
-// values of each run (resources.HookArgVars), nothing else.
+// values of each run (hook.ArgVars), nothing else.
 func checkArgTemplates(dec *decoder, a *hcl.Attribute, args map[string]string) {
 	names := make([]string, 0, len(args))
 	for k := range args {
@@ -92,11 +92,11 @@ func checkArgTemplates(dec *decoder, a *hcl.Attribute, args map[string]string) {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		for _, m := range resources.HookArgTemplate.FindAllStringSubmatch(args[k], -1) {
-			if !slices.Contains(resources.HookArgVars, m[1]) {
+		for _, m := range hook.ArgTemplate.FindAllStringSubmatch(args[k], -1) {
+			if !slices.Contains(hook.ArgVars, m[1]) {
 				dec.errorf(a.Expr.Range(), "Unresolved hook argument",
 					"args[%q] holds %s, which eggo cannot fill in. An argument's value may use {{ %s }}.",
-					k, m[0], strings.Join(resources.HookArgVars, " }}, {{ "))
+					k, m[0], strings.Join(hook.ArgVars, " }}, {{ "))
 			}
 		}
 	}

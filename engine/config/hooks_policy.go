@@ -3,14 +3,14 @@ package config
 import (
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
 // decodeHookPolicy reads policy and its retry settings. Without policy the
-// hook takes its operation's default (resources.DefaultHookPolicy), so
+// hook takes its operation's default (hook.DefaultPolicy), so
 // Policy stays "".
-func decodeHookPolicy(dec *decoder, attrs hcl.Attributes, h *resources.Hook) {
+func decodeHookPolicy(dec *decoder, attrs hcl.Attributes, h *hook.Hook) {
 	if a := attrs["policy"]; a != nil {
 		s := dec.str(attrs, "policy", "")
 		switch p := hookrun.Policy(s); p {

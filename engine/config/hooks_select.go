@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 )
 
 // stringOrList reads an attribute that may be one string or a list of
@@ -34,7 +35,7 @@ func (d *decoder) stringOrList(attrs hcl.Attributes, name string) ([]string, boo
 
 // decodeHookEvents reads `on`, naming the nearest valid event for the
 // spellings of the systems eggo follows (prejoin, PreInstall …).
-func decodeHookEvents(dec *decoder, a *hcl.Attribute) []resources.HookEvent {
+func decodeHookEvents(dec *decoder, a *hcl.Attribute) []hook.Event {
 	if a == nil {
 		return nil
 	}
@@ -48,9 +49,9 @@ func decodeHookEvents(dec *decoder, a *hcl.Attribute) []resources.HookEvent {
 			"on lists no event, so the hook would never run. Name at least one, like [\"pre-join\"].")
 		return nil
 	}
-	var out []resources.HookEvent
+	var out []hook.Event
 	for i, s := range list {
-		e, ok := resources.ParseHookEvent(s)
+		e, ok := hook.ParseEvent(s)
 		if !ok {
 			dec.errorf(elementRange(a.Expr, i, len(list)), "Unknown hook event",
 				"%s is not an event.%s Events are pre- or post- and an operation: %s.",
@@ -66,9 +67,9 @@ func decodeHookEvents(dec *decoder, a *hcl.Attribute) []resources.HookEvent {
 
 func eventNames() []string {
 	var names []string
-	for _, t := range []resources.HookTiming{resources.HookPre, resources.HookPost} {
-		for _, op := range resources.HookOperations {
-			names = append(names, resources.HookEvent{Timing: t, Operation: op}.String())
+	for _, t := range []hook.Timing{hook.Pre, hook.Post} {
+		for _, op := range hook.Operations {
+			names = append(names, hook.Event{Timing: t, Operation: op}.String())
 		}
 	}
 	return names
@@ -103,22 +104,22 @@ func eventHint(s string) string {
 // decodeHookType reads `type`; without one a hook with a web or
 // prometheus block is that check, any other a shell hook. The provider
 // block must match the type.
-func decodeHookType(dec *decoder, hb *hookBlock) resources.HookType {
+func decodeHookType(dec *decoder, hb *hookBlock) hook.Type {
 	a := hb.content.Attributes["type"]
-	t := resources.HookShell
+	t := hook.TypeShell
 	switch {
 	case a != nil:
-		s := dec.str(hb.content.Attributes, "type", string(resources.HookShell))
-		t = resources.HookType(s)
-		if t != resources.HookShell && t != resources.HookWeb && t != resources.HookPrometheus {
+		s := dec.str(hb.content.Attributes, "type", string(hook.TypeShell))
+		t = hook.Type(s)
+		if t != hook.TypeShell && t != hook.TypeWeb && t != hook.TypePrometheus {
 			dec.errorf(a.Expr.Range(), "Invalid hook type",
 				"type must be \"shell\" (run scripts), \"web\" or \"prometheus\" (check hooks); got %s.", dec.show(a, s))
 			return ""
 		}
 	case hb.web != nil && hb.prom == nil:
-		t = resources.HookWeb
+		t = hook.TypeWeb
 	case hb.prom != nil && hb.web == nil:
-		t = resources.HookPrometheus
+		t = hook.TypePrometheus
 	}
 	name := hb.block.Labels[0]
 	if hb.web != nil && hb.prom != nil {
@@ -129,14 +130,14 @@ func decodeHookType(dec *decoder, hb *hookBlock) resources.HookType {
 	}
 	var wrong *hcl.Block
 	switch t {
-	case resources.HookShell:
+	case hook.TypeShell:
 		wrong = hb.web
 		if wrong == nil {
 			wrong = hb.prom
 		}
-	case resources.HookWeb:
+	case hook.TypeWeb:
 		wrong = hb.prom
-	case resources.HookPrometheus:
+	case hook.TypePrometheus:
 		wrong = hb.web
 	}
 	if wrong != nil {
@@ -144,7 +145,7 @@ func decodeHookType(dec *decoder, hb *hookBlock) resources.HookType {
 			"Hook %q has type = %q, which takes no %s block. Set type = %q, or remove the block.", name, t, wrong.Type, wrong.Type)
 		return t
 	}
-	if t != resources.HookShell && hb.web == nil && hb.prom == nil {
+	if t != hook.TypeShell && hb.web == nil && hb.prom == nil {
 		dec.errorf(a.Expr.Range(), "Missing check provider",
 			"A %s hook measures what its %s { ... } block describes, and hook %q has none. Add the block, like %s.",
 			t, t, name, providerExample[t])
@@ -152,9 +153,9 @@ func decodeHookType(dec *decoder, hb *hookBlock) resources.HookType {
 	return t
 }
 
-var providerExample = map[resources.HookType]string{
-	resources.HookWeb:        `web { url = "http://{{ args.host }}/healthz"  json_path = "{$.status}" }`,
-	resources.HookPrometheus: `prometheus { address = "http://prometheus:9090"  query = "up" }`,
+var providerExample = map[hook.Type]string{
+	hook.TypeWeb:        `web { url = "http://{{ args.host }}/healthz"  json_path = "{$.status}" }`,
+	hook.TypePrometheus: `prometheus { address = "http://prometheus:9090"  query = "up" }`,
 }
 
 // Attributes that only one kind of hook takes.
@@ -166,9 +167,9 @@ var (
 
 // checkHookAttributes refuses an attribute the hook's type would ignore:
 // silently ignoring `count` on a shell hook would hide a mistake.
-func checkHookAttributes(dec *decoder, hb *hookBlock, t resources.HookType) {
+func checkHookAttributes(dec *decoder, hb *hookBlock, t hook.Type) {
 	wrong := checkOnlyAttrs
-	if t != resources.HookShell {
+	if t != hook.TypeShell {
 		wrong = shellOnlyAttrs
 	}
 	if t == "" {
@@ -183,36 +184,36 @@ func checkHookAttributes(dec *decoder, hb *hookBlock, t resources.HookType) {
 	}
 }
 
-func otherKind(t resources.HookType) string {
-	if t == resources.HookShell {
+func otherKind(t hook.Type) string {
+	if t == hook.TypeShell {
 		return "check hooks (type = \"web\" or \"prometheus\")"
 	}
 	return "shell hooks"
 }
 
 // decodeHookScope reads `scope`: node (default) or cluster.
-func decodeHookScope(dec *decoder, attrs hcl.Attributes) resources.HookScope {
-	s := resources.HookScope(dec.str(attrs, "scope", string(resources.HookNodeScope)))
-	if s != resources.HookNodeScope && s != resources.HookClusterScope {
+func decodeHookScope(dec *decoder, attrs hcl.Attributes) hook.Scope {
+	s := hook.Scope(dec.str(attrs, "scope", string(hook.NodeScope)))
+	if s != hook.NodeScope && s != hook.ClusterScope {
 		a := attrs["scope"]
 		dec.errorf(a.Expr.Range(), "Invalid hook scope",
 			"scope must be \"node\" (on each node the operation touches) or \"cluster\" (once per operation, on the first master); got %s.",
 			dec.show(a, string(s)))
-		return resources.HookNodeScope
+		return hook.NodeScope
 	}
 	return s
 }
 
 // decodeHookRunOn reads `run_on` of a cluster-scope shell hook:
 // "first_master" (the default) or "operator", this machine.
-func decodeHookRunOn(dec *decoder, attrs hcl.Attributes, scope resources.HookScope) bool {
+func decodeHookRunOn(dec *decoder, attrs hcl.Attributes, scope hook.Scope) bool {
 	a := attrs["run_on"]
 	if a == nil {
 		return false
 	}
 	v := dec.str(attrs, "run_on", "first_master")
 	switch {
-	case scope != resources.HookClusterScope:
+	case scope != hook.ClusterScope:
 		dec.errorf(a.NameRange, "run_on on a node hook",
 			"A node hook runs on each node it selects; run_on chooses where a cluster hook (scope = \"cluster\") runs. Remove run_on, or set scope = \"cluster\".")
 	case v == "operator":
@@ -227,16 +228,16 @@ func decodeHookRunOn(dec *decoder, attrs hcl.Attributes, scope resources.HookSco
 
 // decodeHookTargets reads roles and nodes: every role a known one, every
 // node a node of the cluster, neither on a cluster-scope hook.
-func decodeHookTargets(dec *decoder, hb *hookBlock, h *resources.Hook, c *resources.Cluster) {
+func decodeHookTargets(dec *decoder, hb *hookBlock, h *hook.Hook, c *resources.Cluster) {
 	attrs := hb.content.Attributes
 	for _, n := range []string{"roles", "nodes"} {
-		if a := attrs[n]; a != nil && h.Scope == resources.HookClusterScope {
+		if a := attrs[n]; a != nil && h.Scope == hook.ClusterScope {
 			dec.errorf(a.NameRange, "Roles or nodes on a cluster hook",
 				"Hook %q has scope = \"cluster\": it runs once per operation, on the first master, so %s selects nothing. "+
 					"Remove %s, or make it a node hook (scope = \"node\") that runs on each selected node.", h.Name, n, n)
 		}
 	}
-	if h.Scope == resources.HookClusterScope {
+	if h.Scope == hook.ClusterScope {
 		return
 	}
 	if roles, ok := dec.stringList(attrs, "roles"); ok {

@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
@@ -22,9 +22,9 @@ var fileCopyType = cty.Object(map[string]cty.Type{"src": cty.String, "dst": cty.
 // decodeShellHook reads source and files and reads the scripts now, with
 // hookrun's own rules, so a missing script fails the plan at its line and
 // apply runs exactly what the plan saw.
-func (l *loader) decodeShellHook(dec *decoder, hb *hookBlock) *resources.ShellHook {
+func (l *loader) decodeShellHook(dec *decoder, hb *hookBlock) *hook.Shell {
 	attrs := hb.content.Attributes
-	sh := &resources.ShellHook{}
+	sh := &hook.Shell{}
 	a := attrs["source"]
 	if a == nil {
 		dec.errorf(hb.block.DefRange, "Missing hook source",
@@ -37,7 +37,7 @@ func (l *loader) decodeShellHook(dec *decoder, hb *hookBlock) *resources.ShellHo
 	return sh
 }
 
-func (l *loader) loadHookSource(dec *decoder, a *hcl.Attribute, p string, sh *resources.ShellHook) {
+func (l *loader) loadHookSource(dec *decoder, a *hcl.Attribute, p string, sh *hook.Shell) {
 	abs, err := l.localPath(p)
 	if err != nil {
 		dec.errorf(a.Expr.Range(), "Invalid hook source", "%s.", err)

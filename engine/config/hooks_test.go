@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookcheck"
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
-func hookByName(t *testing.T, c *resources.Cluster, name string) resources.Hook {
+func hookByName(t *testing.T, c *Config, name string) hook.Hook {
 	t.Helper()
 	for _, h := range c.Hooks {
 		if h.Name == name {
@@ -21,17 +21,17 @@ func hookByName(t *testing.T, c *resources.Cluster, name string) resources.Hook 
 		}
 	}
 	t.Fatalf("no hook %q in %+v", name, c.Hooks)
-	return resources.Hook{}
+	return hook.Hook{}
 }
 
-func ev(t resources.HookTiming, op resources.HookOperation) resources.HookEvent {
-	return resources.HookEvent{Timing: t, Operation: op}
+func ev(t hook.Timing, op hook.Operation) hook.Event {
+	return hook.Event{Timing: t, Operation: op}
 }
 
 // TestHookDecoding reads every attribute of testdata/valid/hooks.
 func TestHookDecoding(t *testing.T) {
 	dir, _ := filepath.Abs("testdata/valid/hooks")
-	c := mustLoad(t, dir, VarInput{}).Cluster
+	c := mustLoad(t, dir, VarInput{})
 	var names []string
 	for _, h := range c.Hooks {
 		names = append(names, h.Name)
@@ -42,14 +42,14 @@ func TestHookDecoding(t *testing.T) {
 
 	p := hookByName(t, c, "prepare")
 	script, _ := os.ReadFile(filepath.Join(dir, "hooks/prejoin.sh"))
-	want := resources.Hook{
+	want := hook.Hook{
 		Name: "prepare", Source: "main.hcl:17",
-		On:   []resources.HookEvent{ev(resources.HookPre, resources.HookDeploy), ev(resources.HookPre, resources.HookJoin)},
-		Type: resources.HookShell, Scope: resources.HookNodeScope,
+		On:   []hook.Event{ev(hook.Pre, hook.Deploy), ev(hook.Pre, hook.Join)},
+		Type: hook.TypeShell, Scope: hook.NodeScope,
 		Roles:   []string{"worker"},
 		Timeout: 2 * time.Minute, Grace: 10 * time.Second,
 		Policy: hookrun.Retry, Attempts: 5, Backoff: 2 * time.Second, Fallback: hookrun.Continue,
-		Shell: &resources.ShellHook{
+		Shell: &hook.Shell{
 			Path:    filepath.Join(dir, "hooks/prejoin.sh"),
 			Scripts: []hookrun.Script{{Name: "prejoin.sh", Content: script}},
 			Files:   []hookrun.FileCopy{{Src: filepath.Join(dir, "certs/ca.pem"), Dst: "/etc/hooks/ca.pem"}},
@@ -60,7 +60,7 @@ func TestHookDecoding(t *testing.T) {
 	}
 
 	b := hookByName(t, c, "bootstrap")
-	if b.Scope != resources.HookClusterScope || len(b.On) != 1 || b.On[0] != ev(resources.HookPre, resources.HookDeploy) {
+	if b.Scope != hook.ClusterScope || len(b.On) != 1 || b.On[0] != ev(hook.Pre, hook.Deploy) {
 		t.Errorf("bootstrap: scope %q on %v", b.Scope, b.On)
 	}
 	var scripts []string
@@ -80,8 +80,8 @@ func TestHookDecoding(t *testing.T) {
 	if !reflect.DeepEqual(d.Nodes, []string{"w1"}) {
 		t.Errorf("nodes from a reference: %v", d.Nodes)
 	}
-	if d.PolicyFor(resources.HookDelete) != hookrun.Continue || d.PolicyFor(resources.HookJoin) != hookrun.Abort {
-		t.Errorf("default policies: delete %q join %q", d.PolicyFor(resources.HookDelete), d.PolicyFor(resources.HookJoin))
+	if d.PolicyFor(hook.Delete) != hookrun.Continue || d.PolicyFor(hook.Join) != hookrun.Abort {
+		t.Errorf("default policies: delete %q join %q", d.PolicyFor(hook.Delete), d.PolicyFor(hook.Join))
 	}
 
 	cn := hookByName(t, c, "canary")
@@ -98,17 +98,17 @@ func TestHookDecoding(t *testing.T) {
 	if !reflect.DeepEqual(cn.Check, wantSpec) {
 		t.Errorf("canary check =\n%+v\nwant\n%+v", cn.Check, wantSpec)
 	}
-	if cn.Type != resources.HookWeb || cn.Shell != nil || cn.Timeout != 2*time.Minute || cn.Grace != 0 || cn.Policy != hookrun.Continue {
+	if cn.Type != hook.TypeWeb || cn.Shell != nil || cn.Timeout != 2*time.Minute || cn.Grace != 0 || cn.Policy != hookrun.Continue {
 		t.Errorf("canary: %+v", cn)
 	}
 
 	n := hookByName(t, c, "node_up")
-	if n.Type != resources.HookPrometheus || n.Check.Prometheus == nil || n.Check.Prometheus.Timeout != 3*time.Second ||
+	if n.Type != hook.TypePrometheus || n.Check.Prometheus == nil || n.Check.Prometheus.Timeout != 3*time.Second ||
 		n.Check.ConsecutiveErrorLimit != nil || n.Check.Count != 0 || n.Timeout != 0 {
 		t.Errorf("node_up: type inferred from its block, defaults left to hookcheck: %+v %+v", n, n.Check)
 	}
 	// What the engine does per run: fill node values, then render.
-	args := resources.ExpandHookArgs(n.Check.Args, map[string]string{"node.ip": "10.77.0.21"})
+	args := hook.ExpandArgs(n.Check.Args, map[string]string{"node.ip": "10.77.0.21"})
 	spec, err := hookcheck.Render(*n.Check, args)
 	if err != nil || spec.Prometheus.Query != `up{instance="10.77.0.21:9100"}` {
 		t.Errorf("render: %v %q", err, spec.Prometheus.Query)
@@ -134,8 +134,8 @@ hook "b" {
 `,
 		"s.sh": "true\n",
 	})
-	c := mustLoad(t, dir, VarInput{}).Cluster
-	if got := c.Hooks[0].On; !reflect.DeepEqual(got, []resources.HookEvent{ev(resources.HookPost, resources.HookUpgrade)}) {
+	c := mustLoad(t, dir, VarInput{})
+	if got := c.Hooks[0].On; !reflect.DeepEqual(got, []hook.Event{ev(hook.Post, hook.Upgrade)}) {
 		t.Errorf("string on: %v", got)
 	}
 	if got := c.Hooks[1].On; len(got) != 2 || got[0].String() != "pre-cleanup" || got[1].String() != "post-delete" {
@@ -177,7 +177,7 @@ node "m0" {
   roles   = ["master", "etcd", "worker"]
 }
 `})
-	c := mustLoad(t, dir, VarInput{}).Cluster
+	c := mustLoad(t, dir, VarInput{})
 	if c.Hooks == nil || len(c.Hooks) != 0 {
 		t.Errorf("hooks = %#v", c.Hooks)
 	}

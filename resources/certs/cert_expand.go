@@ -1,0 +1,148 @@
+package certs
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/pki"
+)
+
+// Expand declares the cluster's leaf certificates. The control plane's
+// (apiserver per master, its clients, admin, controller-manager,
+// scheduler) and the workers' (kubelet per worker, kube-proxy) need a
+// master, as the cluster CA exists only then; etcd's need etcd nodes.
+func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
+	s := certSettingsOf(cl)
+	masters := cl.NodesWithRole("master")
+	workers := cl.NodesWithRole("worker")
+	etcds := cl.NodesWithRole("etcd")
+	out := make([]resources.Desired, 0, len(masters)+2*len(etcds)+len(workers)+8)
+	add := func(name string, n *resources.Node, issuer string, spec pki.CertSpec, err error) error {
+		d := resources.Desired{Addr: resources.CertAddr(name, ""), Kind: c.Name(), Source: cl.Source}
+		if n != nil {
+			d.Addr, d.Node, d.Source = resources.CertAddr(name, n.Name), n.Name, n.Source
+		}
+		if err == nil {
+			spec, err = spec.Normalize()
+		}
+		if err != nil {
+			return fmt.Errorf("%s (%s): %w", d.Addr, d.Source, err)
+		}
+		d.Attrs = certAttrs(issuer, spec, s)
+		out = append(out, d)
+		return nil
+	}
+	cluster, etcd, front := resources.PKIAddr(resources.PKIClusterCA), resources.PKIAddr(resources.PKIEtcdCA), resources.PKIAddr(resources.PKIFrontProxyCA)
+
+	if len(masters) > 0 {
+		hosts := make([]pki.Host, len(masters))
+		for i, m := range masters {
+			hosts[i] = pki.Host{Name: m.Name, Address: m.Address}
+		}
+		spec, err := pki.APIServerSpec(cl.Network.ServiceCIDR, cl.Network.DNSDomain, hosts, cl.Endpoint(), cl.Certificates.ExtraSANs, s.validity)
+		for i := range masters {
+			if err := add(resources.CertAPIServer, &masters[i], cluster, spec, err); err != nil {
+				return nil, err
+			}
+		}
+		clients := []struct {
+			name, issuer string
+			spec         func(time.Duration) pki.CertSpec
+		}{
+			{resources.CertAPIServerKubeletClient, cluster, pki.APIServerKubeletClientSpec},
+			{resources.CertAPIServerEtcdClient, etcd, pki.APIServerEtcdClientSpec},
+			{resources.CertFrontProxyClient, front, pki.FrontProxyClientSpec},
+			{resources.CertAdmin, cluster, pki.AdminSpec},
+			{resources.CertControllerManager, cluster, pki.ControllerManagerSpec},
+			{resources.CertScheduler, cluster, pki.SchedulerSpec},
+		}
+		if len(workers) > 0 {
+			clients = append(clients, struct {
+				name, issuer string
+				spec         func(time.Duration) pki.CertSpec
+			}{resources.CertKubeProxy, cluster, pki.KubeProxySpec})
+		}
+		for _, cc := range clients {
+			if err := add(cc.name, nil, cc.issuer, cc.spec(s.validity), nil); err != nil {
+				return nil, err
+			}
+		}
+		for i, w := range workers {
+			spec, err := pki.KubeletSpec(pki.Host{Name: w.Name, Address: w.Address}, s.validity)
+			if err := add(resources.CertKubelet, &workers[i], cluster, spec, err); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, e := range etcds {
+		h := pki.Host{Name: e.Name, Address: e.Address}
+		spec, err := pki.EtcdServerSpec(h, s.validity)
+		if err := add(resources.CertEtcdServer, &etcds[i], etcd, spec, err); err != nil {
+			return nil, err
+		}
+		spec, err = pki.EtcdPeerSpec(h, s.validity)
+		if err := add(resources.CertEtcdPeer, &etcds[i], etcd, spec, err); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// certAttrs are a certificate's desired attributes: its issuer (the CA's
+// certificate and key arrive through Refs) and the normalized spec.
+func certAttrs(issuer string, spec pki.CertSpec, s certSettings) resources.Attrs {
+	return resources.Attrs{
+		certIssuer:      issuer,
+		certCA:          resources.Ref{Addr: issuer, Attr: pkiCert},
+		certCAKey:       resources.Ref{Addr: issuer, Attr: pkiKey},
+		certCommonName:  spec.CommonName,
+		certOrg:         stringsAttr(spec.Organization),
+		certDNSNames:    stringsAttr(spec.DNSNames),
+		certIPs:         stringsAttr(spec.IPs),
+		certServer:      spec.Server,
+		certClient:      spec.Client,
+		certValidity:    durationText(s.validity),
+		certRenewBefore: durationText(s.renewBefore),
+	}
+}
+
+// stringsAttr is a list attribute; empty is [] (never null), so "none"
+// compares equal to "none" after a trip through the state file.
+func stringsAttr(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func stringsOf(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// certSpecOf reads the spec back from a certificate's attributes.
+func certSpecOf(addr string, a resources.Attrs) (pki.CertSpec, error) {
+	validity, err := parseDurationAttr(addr, a, certValidity)
+	if err != nil {
+		return pki.CertSpec{}, err
+	}
+	server, _ := a[certServer].(bool)
+	client, _ := a[certClient].(bool)
+	return pki.CertSpec{
+		CommonName:   resources.AttrString(a[certCommonName]),
+		Organization: stringsOf(a[certOrg]),
+		DNSNames:     stringsOf(a[certDNSNames]),
+		IPs:          stringsOf(a[certIPs]),
+		Server:       server,
+		Client:       client,
+		Validity:     validity,
+	}, nil
+}

@@ -1,0 +1,158 @@
+package resources
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/eggo-project/eggo/providers"
+)
+
+// TargetFor says how to reach a node as its configuration describes it.
+func TargetFor(n Node) providers.Target {
+	c := n.Connection
+	t := providers.Target{
+		Name:           n.Name,
+		Type:           ConnType(c.Type),
+		Address:        n.Address,
+		Port:           connPort(c.Type, c.Port),
+		User:           c.User,
+		PrivateKeyFile: c.PrivateKeyFile,
+		PasswordEnv:    c.PasswordEnv,
+		Agent:          c.Agent,
+		KnownHostsFile: c.KnownHostsFile,
+		Sudo:           c.Sudo,
+		ConnectTimeout: c.Timeout,
+		Retries:        c.Retries,
+	}
+	if b := c.Bastion; b != nil {
+		t.Bastion = &providers.Target{
+			Name:           n.Name + " bastion " + b.Host,
+			Type:           "ssh",
+			Address:        b.Host,
+			Port:           connPort("ssh", b.Port),
+			User:           b.User,
+			PrivateKeyFile: b.PrivateKeyFile,
+			PasswordEnv:    b.PasswordEnv,
+			KnownHostsFile: c.KnownHostsFile,
+			ConnectTimeout: c.Timeout,
+			Retries:        c.Retries,
+		}
+	}
+	return t
+}
+
+// ConnectionAttrs is a node's connection as a JSON attribute. Kinds store it
+// so Read and Delete can reach the host from state alone after the node has
+// left the configuration. A password is never stored, only the name of the
+// environment variable holding it.
+func ConnectionAttrs(n Node) map[string]any {
+	t := TargetFor(n)
+	m := map[string]any{
+		"type":             t.Type,
+		"user":             t.User,
+		"port":             float64(t.Port),
+		"private_key_file": portablePath(t.PrivateKeyFile),
+		"password_env":     t.PasswordEnv,
+		"agent":            t.Agent,
+		"known_hosts_file": portablePath(t.KnownHostsFile),
+		"sudo":             t.Sudo,
+		"timeout":          durationAttr(t.ConnectTimeout),
+		"retries":          float64(t.Retries),
+		"bastion":          nil,
+	}
+	if b := t.Bastion; b != nil {
+		m["bastion"] = map[string]any{
+			"host":             b.Address,
+			"port":             float64(b.Port),
+			"user":             b.User,
+			"private_key_file": portablePath(b.PrivateKeyFile),
+			"password_env":     b.PasswordEnv,
+		}
+	}
+	return m
+}
+
+// TargetFromAttrs rebuilds the Target of a node from the "address" and
+// "connection" attributes that ConnectionAttrs produced.
+func TargetFromAttrs(node string, a Attrs) (providers.Target, error) {
+	addr, _ := a["address"].(string)
+	conn, ok := a["connection"].(map[string]any)
+	if !ok || addr == "" {
+		return providers.Target{}, fmt.Errorf("%s: state has no address or connection to reach it", node)
+	}
+	timeout, err := time.ParseDuration(AttrOr(AttrString(conn["timeout"]), "0s"))
+	if err != nil {
+		return providers.Target{}, fmt.Errorf("%s: connection timeout in state: %v", node, err)
+	}
+	t := providers.Target{
+		Name:           node,
+		Type:           ConnType(AttrString(conn["type"])),
+		Address:        addr,
+		Port:           AttrInt(conn["port"]),
+		User:           AttrString(conn["user"]),
+		PrivateKeyFile: localPath(AttrString(conn["private_key_file"])),
+		PasswordEnv:    AttrString(conn["password_env"]),
+		Agent:          conn["agent"] == true,
+		KnownHostsFile: localPath(AttrString(conn["known_hosts_file"])),
+		Sudo:           conn["sudo"] == true,
+		ConnectTimeout: timeout,
+		Retries:        AttrInt(conn["retries"]),
+	}
+	if b, ok := conn["bastion"].(map[string]any); ok {
+		t.Bastion = &providers.Target{
+			Name:           node + " bastion " + AttrString(b["host"]),
+			Type:           "ssh",
+			Address:        AttrString(b["host"]),
+			Port:           AttrInt(b["port"]),
+			User:           AttrString(b["user"]),
+			PrivateKeyFile: localPath(AttrString(b["private_key_file"])),
+			PasswordEnv:    AttrString(b["password_env"]),
+			KnownHostsFile: t.KnownHostsFile,
+			ConnectTimeout: timeout,
+			Retries:        t.Retries,
+		}
+	}
+	return t, nil
+}
+
+func ConnType(t string) string { return AttrOr(t, "ssh") }
+
+// connPort fills in ssh's port so that "22" and "unset" are not a change.
+func connPort(typ string, port int) int {
+	if port == 0 && ConnType(typ) == "ssh" {
+		return 22
+	}
+	return port
+}
+
+func durationAttr(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// portablePath writes a path under the operator's home as "~/…", so the
+// state file reads the same on every operator's machine.
+func portablePath(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" || !strings.HasPrefix(p, home+"/") {
+		return p
+	}
+	return "~/" + strings.TrimPrefix(p, home+"/")
+}
+
+// localPath expands a "~/…" path from state to this operator's home.
+func localPath(p string) string {
+	if !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(home, p[2:])
+}

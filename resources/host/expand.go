@@ -1,0 +1,77 @@
+package host
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+// Expand returns one host per node, each with the bundle files its roles
+// need (host_roles.go). Nodes of the same arch share one walk and one
+// hashing of their bundle, and nodes of the same arch and roles one files
+// list: 1000 nodes cost one bundle read. The shared lists must be treated
+// as read-only, like all Attrs.
+func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
+	bundles := map[string]*archBundle{}
+	out := make([]resources.Desired, 0, len(c.Nodes))
+	for _, n := range c.Nodes {
+		if n.Name == "" || n.Address == "" {
+			return nil, fmt.Errorf("host.%s (%s): a node needs a name and an address", n.Name, n.Source)
+		}
+		arch := resources.NodeArch(n)
+		bundle, ok := bundles[arch]
+		if !ok {
+			var err error
+			bundle, err = h.bundleFiles(c.Packages, arch)
+			if err != nil {
+				return nil, fmt.Errorf("host.%s (%s): node %s has arch %s: %w", n.Name, n.Source, n.Name, arch, err)
+			}
+			bundles[arch] = bundle
+		}
+		files := bundle.filesFor(rolesOf(n.Roles))
+		out = append(out, resources.Desired{
+			Addr:      "host." + n.Name,
+			Kind:      "host",
+			Node:      n.Name,
+			Source:    n.Source,
+			Attrs:     hostAttrs(n, arch, files),
+			DependsOn: hostDeps(n),
+		})
+	}
+	return out, nil
+}
+
+// hostAttrs are the configured attributes of a node's host. Empty roles and
+// labels are [] and {}, never null, so "none" compares equal to "none".
+func hostAttrs(n resources.Node, arch string, files []any) resources.Attrs {
+	roles := make([]any, len(n.Roles))
+	for i, r := range n.Roles {
+		roles[i] = r
+	}
+	labels := make(map[string]any, len(n.Labels))
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	return resources.Attrs{
+		hostName:       n.Name,
+		hostAddress:    n.Address,
+		hostArch:       arch,
+		hostRoles:      roles,
+		hostLabels:     labels,
+		hostConnection: resources.ConnectionAttrs(n),
+		hostFiles:      files,
+	}
+}
+
+func hostDeps(n resources.Node) []string {
+	if len(n.DependsOn) == 0 {
+		return nil
+	}
+	deps := make([]string, len(n.DependsOn))
+	for i, d := range n.DependsOn {
+		deps[i] = "host." + d
+	}
+	sort.Strings(deps)
+	return deps
+}

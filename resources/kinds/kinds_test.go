@@ -1,0 +1,16 @@
+package kinds
+
+import "testing"
+
+// The list is sorted by name and names each kind once.
+func TestAllSortedAndUnique(t *testing.T) {
+	all := All()
+	if len(all) != 8 {
+		t.Fatalf("%d kinds, want 8", len(all))
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i-1].Name() >= all[i].Name() {
+			t.Fatalf("kinds not sorted or repeated: %s before %s", all[i-1].Name(), all[i].Name())
+		}
+	}
+}

@@ -1,0 +1,203 @@
+package kube
+
+import (
+	"fmt"
+	"net"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/pki"
+)
+
+// AdminKubeconfigPath is the admin kubeconfig on every master, which eggo's
+// own checks (readiness, drain) and the operator on the machine use.
+func AdminKubeconfigPath(c *resources.Cluster) string { return path.Join(c.ConfigDir, "admin.conf") }
+
+func localAPIServer() string { return "https://127.0.0.1:" + strconv.Itoa(resources.APIServerPort) }
+
+func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
+	dir := path.Join(c.ConfigDir, resources.CompAPIServer)
+	f := func(name string) string { return path.Join(dir, name) }
+	files := []serviceFile{
+		certFile(dir, "ca.crt", pkiRef(resources.PKIClusterCA, "cert")),
+		certFile(dir, "apiserver.crt", certRef(resources.CertAPIServer, n.Name, "cert")),
+		certFile(dir, "apiserver.key", certRef(resources.CertAPIServer, n.Name, "key")),
+		certFile(dir, "kubelet-client.crt", certRef(resources.CertAPIServerKubeletClient, "", "cert")),
+		certFile(dir, "kubelet-client.key", certRef(resources.CertAPIServerKubeletClient, "", "key")),
+		certFile(dir, "etcd-ca.crt", pkiRef(resources.PKIEtcdCA, "cert")),
+		certFile(dir, "etcd-client.crt", certRef(resources.CertAPIServerEtcdClient, "", "cert")),
+		certFile(dir, "etcd-client.key", certRef(resources.CertAPIServerEtcdClient, "", "key")),
+		certFile(dir, "front-proxy-ca.crt", pkiRef(resources.PKIFrontProxyCA, "cert")),
+		certFile(dir, "front-proxy-client.crt", certRef(resources.CertFrontProxyClient, "", "cert")),
+		certFile(dir, "front-proxy-client.key", certRef(resources.CertFrontProxyClient, "", "key")),
+		{Path: f("sa.pub"), Mode: "0644", Content: pkiRef(resources.PKIServiceAccount, "public_key")},
+		{Path: f("sa.key"), Mode: "0600", Content: pkiRef(resources.PKIServiceAccount, "key")},
+		kubeconfigFile(c, AdminKubeconfigPath(c), localAPIServer(), "kubernetes-admin", resources.CertAdmin, ""),
+	}
+	domain := resources.AttrOr(c.Network.DNSDomain, pki.DefaultDNSDomain)
+	own := map[string]string{
+		"advertise-address":                  n.Address,
+		"allow-privileged":                   "true",
+		"authorization-mode":                 "Node,RBAC",
+		"bind-address":                       "0.0.0.0",
+		"client-ca-file":                     f("ca.crt"),
+		"enable-admission-plugins":           "NodeRestriction",
+		"etcd-cafile":                        f("etcd-ca.crt"),
+		"etcd-certfile":                      f("etcd-client.crt"),
+		"etcd-keyfile":                       f("etcd-client.key"),
+		"etcd-servers":                       strings.Join(c.EtcdClientURLs(), ","),
+		"kubelet-client-certificate":         f("kubelet-client.crt"),
+		"kubelet-client-key":                 f("kubelet-client.key"),
+		"kubelet-preferred-address-types":    "InternalIP,Hostname",
+		"proxy-client-cert-file":             f("front-proxy-client.crt"),
+		"proxy-client-key-file":              f("front-proxy-client.key"),
+		"requestheader-allowed-names":        "front-proxy-client",
+		"requestheader-client-ca-file":       f("front-proxy-ca.crt"),
+		"requestheader-extra-headers-prefix": "X-Remote-Extra-",
+		"requestheader-group-headers":        "X-Remote-Group",
+		"requestheader-username-headers":     "X-Remote-User",
+		"secure-port":                        strconv.Itoa(resources.APIServerPort),
+		"service-account-issuer":             "https://kubernetes.default.svc." + domain,
+		// Long enough for load balancers to see /readyz fail and drain it
+		// before a restart stops it serving.
+		"shutdown-delay-duration":          "5s",
+		"service-account-key-file":         f("sa.pub"),
+		"service-account-signing-key-file": f("sa.key"),
+		"service-cluster-ip-range":         c.Network.ServiceCIDR,
+		"tls-cert-file":                    f("apiserver.crt"),
+		"tls-private-key-file":             f("apiserver.key"),
+	}
+	var deps []string
+	for _, e := range c.NodesWithRole("etcd") {
+		deps = append(deps, EtcdMemberAddr(e.Name))
+	}
+	admin := "kubectl --kubeconfig " + AdminKubeconfigPath(c)
+	return componentSpec{
+		service: service{
+			Component: resources.CompAPIServer,
+			UnitName:  resources.CompAPIServer + ".service",
+			Unit: renderUnit(unitOptions{description: "Kubernetes API server (eggo)", exec: "/usr/local/bin/kube-apiserver",
+				args: flags(c, resources.CompAPIServer, own), typ: "notify"}),
+			Files: files,
+			// Ready, and serving the version this apply installed.
+			Health: fmt.Sprintf("%s get --raw /readyz >/dev/null && %s get --raw /version | grep -q '\"gitVersion\": \"%s\"'",
+				admin, admin, gitVersion(c.KubernetesVersion)),
+			HealthTimeout: DefaultHealthTimeout,
+			Version:       c.KubernetesVersion,
+		},
+		deps: deps,
+		roll: &resources.Roll{Group: "control-plane", Stage: stageControlPlane, Unit: n.Name, Batch: 1},
+	}
+}
+
+func controllerManager(c *resources.Cluster, n resources.Node) componentSpec {
+	dir := path.Join(c.ConfigDir, resources.CompControllerManager)
+	f := func(name string) string { return path.Join(dir, name) }
+	kubeconfig := f("kubeconfig")
+	own := map[string]string{
+		"authentication-kubeconfig":        kubeconfig,
+		"authorization-kubeconfig":         kubeconfig,
+		"bind-address":                     "127.0.0.1",
+		"client-ca-file":                   f("ca.crt"),
+		"cluster-cidr":                     c.Network.PodCIDR,
+		"cluster-name":                     c.Name,
+		"cluster-signing-cert-file":        f("ca.crt"),
+		"cluster-signing-key-file":         f("ca.key"),
+		"kubeconfig":                       kubeconfig,
+		"leader-elect":                     "true",
+		"root-ca-file":                     f("ca.crt"),
+		"service-account-private-key-file": f("sa.key"),
+		"service-cluster-ip-range":         c.Network.ServiceCIDR,
+		"use-service-account-credentials":  "true",
+	}
+	return controlPlaneComponent(c, n, resources.CompControllerManager, "Kubernetes controller manager (eggo)", 10257, own, []serviceFile{
+		kubeconfigFile(c, kubeconfig, localAPIServer(), "system:kube-controller-manager", resources.CertControllerManager, ""),
+		certFile(dir, "ca.crt", pkiRef(resources.PKIClusterCA, "cert")),
+		certFile(dir, "ca.key", pkiRef(resources.PKIClusterCA, "key")),
+		{Path: f("sa.key"), Mode: "0600", Content: pkiRef(resources.PKIServiceAccount, "key")},
+	})
+}
+
+func scheduler(c *resources.Cluster, n resources.Node) componentSpec {
+	dir := path.Join(c.ConfigDir, resources.CompScheduler)
+	kubeconfig := path.Join(dir, "kubeconfig")
+	own := map[string]string{
+		"authentication-kubeconfig": kubeconfig,
+		"authorization-kubeconfig":  kubeconfig,
+		"bind-address":              "127.0.0.1",
+		"kubeconfig":                kubeconfig,
+		"leader-elect":              "true",
+	}
+	return controlPlaneComponent(c, n, resources.CompScheduler, "Kubernetes scheduler (eggo)", 10259, own, []serviceFile{
+		kubeconfigFile(c, kubeconfig, localAPIServer(), "system:kube-scheduler", resources.CertScheduler, ""),
+	})
+}
+
+// controlPlaneComponent is a component that talks to its own master's
+// apiserver and serves /healthz on a local port.
+func controlPlaneComponent(c *resources.Cluster, n resources.Node, name, description string, port int, own map[string]string, files []serviceFile) componentSpec {
+	exec := "/usr/local/bin/" + name
+	return componentSpec{
+		service: service{
+			Component: name,
+			UnitName:  name + ".service",
+			Unit: renderUnit(unitOptions{description: description, exec: exec,
+				args: flags(c, name, own), after: []string{resources.CompAPIServer + ".service"}}),
+			Files:         files,
+			Health:        tlsHealthz(port) + " >/dev/null",
+			HealthTimeout: DefaultHealthTimeout,
+			Version:       c.KubernetesVersion,
+		},
+		deps: []string{resources.ServiceAddr(resources.CompAPIServer, n.Name)},
+		roll: &resources.Roll{Group: "control-plane", Stage: stageControlPlane, Unit: n.Name, Batch: 1},
+	}
+}
+
+// loadBalancer is haproxy in TCP mode in front of every apiserver.
+func loadBalancer(c *resources.Cluster, n resources.Node) componentSpec {
+	dir := path.Join(c.ConfigDir, resources.CompLoadBalancer)
+	cfgPath := path.Join(dir, "haproxy.cfg")
+	var b strings.Builder
+	b.WriteString(`global
+  maxconn 4096
+defaults
+  mode tcp
+  timeout connect 3s
+  timeout client 1h
+  timeout server 1h
+  retries 3
+  option redispatch
+frontend kube-apiserver
+  bind :` + strconv.Itoa(resources.APIServerPort) + `
+  default_backend kube-apiservers
+backend kube-apiservers
+  balance roundrobin
+  # An apiserver that is shutting down fails /readyz first (see
+  # shutdown-delay-duration): it leaves the pool before it stops serving.
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter 1s fall 2 rise 2 check-ssl verify none
+`)
+	var deps []string
+	for _, m := range c.NodesWithRole("master") {
+		fmt.Fprintf(&b, "  server %s %s check\n", m.Name, net.JoinHostPort(m.Address, strconv.Itoa(resources.APIServerPort)))
+		deps = append(deps, resources.ServiceAddr(resources.CompAPIServer, m.Name))
+	}
+	return componentSpec{
+		service: service{
+			Component: resources.CompLoadBalancer,
+			UnitName:  resources.CompLoadBalancer + ".service",
+			Unit: renderUnit(unitOptions{description: "Kubernetes API load balancer (eggo, haproxy)", exec: "/usr/sbin/haproxy",
+				args: []string{"-Ws", "-f", cfgPath}, typ: "notify",
+				extra: []string{"ExecStartPre=/usr/sbin/haproxy -c -q -f " + cfgPath}}),
+			Files:         []serviceFile{{Path: cfgPath, Mode: "0644", Content: b.String()}},
+			Health:        fmt.Sprintf("bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", resources.APIServerPort),
+			HealthTimeout: DefaultHealthTimeout,
+			// No Version: haproxy does not change with Kubernetes.
+		},
+		deps: deps,
+		roll: &resources.Roll{Group: "loadbalancers", Stage: stageLoadBalancers, Unit: n.Name, Batch: 1},
+	}
+}

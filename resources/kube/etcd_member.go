@@ -1,0 +1,366 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/eggo-project/eggo/providers/shell"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// EtcdMember is the etcd_member kind: one member of the cluster's etcd
+// (etcd_member.m0), its unit, certificates and membership. The members of
+// a new cluster bootstrap together; a member added to a running cluster is
+// `member add`ed first and starts as "existing"; a member removed from the
+// configuration is `member remove`d through another member before it
+// stops. A plan that would lose quorum in one step is refused.
+type EtcdMember struct{}
+
+
+// EtcdMemberAddr is a member's address.
+func EtcdMemberAddr(node string) string { return "etcd_member." + node }
+
+// Attributes beyond the service's.
+const (
+	etcdName      = "member_name"
+	etcdPeerURL   = "peer_url"
+	etcdClientURL = "client_url"
+	etcdInitial   = "initial_cluster" // the members of a new cluster: name=peer URL, …
+	etcdBootstrap = "bootstrap"       // computed: how this member started: new | existing
+)
+
+// Name is "etcd_member".
+func (EtcdMember) Name() string { return "etcd_member" }
+
+// Schema is the service's plus membership.
+func (EtcdMember) Schema() resources.Schema {
+	s := serviceSchema()
+	s.Attributes[etcdName] = resources.AttrSchema{Description: "member name", ForceNew: true}
+	s.Attributes[etcdPeerURL] = resources.AttrSchema{Description: "peer URL", ForceNew: true}
+	s.Attributes[etcdClientURL] = resources.AttrSchema{Description: "client URL"}
+	s.Attributes[etcdInitial] = resources.AttrSchema{Description: "the members a new cluster starts with"}
+	s.Attributes[etcdBootstrap] = resources.AttrSchema{Description: "new: bootstrapped with the cluster; existing: joined a running cluster", Computed: true}
+	return s
+}
+
+func etcdDir(c *resources.Cluster) string { return path.Join(c.ConfigDir, resources.CompEtcd) }
+
+// etcdctl runs etcdctl on a member's host as that member (its server
+// certificate is also a client certificate).
+func etcdctl(dir, endpoints string) string {
+	return fmt.Sprintf("ETCDCTL_API=3 etcdctl --endpoints=%s --cacert=%s --cert=%s --key=%s --dial-timeout=5s --command-timeout=15s",
+		endpoints, path.Join(dir, "ca.crt"), path.Join(dir, "server.crt"), path.Join(dir, "server.key"))
+}
+
+// Expand returns one member per etcd node.
+func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
+	members := c.NodesWithRole("etcd")
+	var initial []string
+	for _, m := range members {
+		initial = append(initial, m.Name+"="+resources.EtcdPeerURL(m))
+	}
+	out := make([]resources.Desired, 0, len(members))
+	for _, n := range members {
+		if err := resources.CheckBundleFiles(c, n, resources.CompEtcd, EtcdMemberAddr(n.Name)); err != nil {
+			return nil, err
+		}
+		dir := etcdDir(c)
+		f := func(name string) string { return path.Join(dir, name) }
+		own := map[string]string{
+			"name":                        n.Name,
+			"data-dir":                    "/var/lib/etcd",
+			"listen-client-urls":          resources.EtcdClientURL(n) + ",https://127.0.0.1:2379",
+			"advertise-client-urls":       resources.EtcdClientURL(n),
+			"listen-peer-urls":            resources.EtcdPeerURL(n),
+			"initial-advertise-peer-urls": resources.EtcdPeerURL(n),
+			"client-cert-auth":            "true",
+			"trusted-ca-file":             f("ca.crt"),
+			"cert-file":                   f("server.crt"),
+			"key-file":                    f("server.key"),
+			"peer-client-cert-auth":       "true",
+			"peer-trusted-ca-file":        f("ca.crt"),
+			"peer-cert-file":              f("peer.crt"),
+			"peer-key-file":               f("peer.key"),
+		}
+		s := service{
+			Component: resources.CompEtcd,
+			UnitName:  resources.CompEtcd + ".service",
+			// How the member first starts (new cluster or joining) is in an
+			// environment file written once, so the unit does not change
+			// when members come and go.
+			Unit: renderUnit(unitOptions{description: "etcd key-value store (eggo)", exec: "/usr/local/bin/etcd",
+				args: flags(c, resources.CompEtcd, own), typ: "notify",
+				extra: []string{"EnvironmentFile=-" + f("bootstrap.env"), "TimeoutStartSec=0"}}),
+			Files: []serviceFile{
+				certFile(dir, "ca.crt", pkiRef(resources.PKIEtcdCA, "cert")),
+				certFile(dir, "server.crt", certRef(resources.CertEtcdServer, n.Name, "cert")),
+				certFile(dir, "server.key", certRef(resources.CertEtcdServer, n.Name, "key")),
+				certFile(dir, "peer.crt", certRef(resources.CertEtcdPeer, n.Name, "cert")),
+				certFile(dir, "peer.key", certRef(resources.CertEtcdPeer, n.Name, "key")),
+			},
+			DataDirs:      []string{"/var/lib/etcd"},
+			Health:        etcdctl(dir, "https://127.0.0.1:2379") + " endpoint health",
+			HealthTimeout: DefaultHealthTimeout,
+			Cleanup:       "rm -f " + shell.Quote(f("bootstrap.env")),
+			Version:       c.KubernetesVersion,
+		}
+		attrs := s.attrs()
+		attrs[svcAddress] = n.Address
+		attrs[svcConnection] = resources.ConnectionAttrs(n)
+		attrs[etcdName] = n.Name
+		attrs[etcdPeerURL] = resources.EtcdPeerURL(n)
+		attrs[etcdClientURL] = resources.EtcdClientURL(n)
+		attrs[etcdInitial] = strings.Join(initial, ",")
+		out = append(out, resources.Desired{
+			Addr:      EtcdMemberAddr(n.Name),
+			Kind:      "etcd_member",
+			Node:      n.Name,
+			Source:    n.Source,
+			Attrs:     attrs,
+			DependsOn: []string{"host." + n.Name},
+			Roll:      &resources.Roll{Group: "etcd", Stage: stageEtcd, Unit: n.Name, Batch: 1},
+		})
+	}
+	return out, nil
+}
+
+// Read refreshes the member's service.
+func (EtcdMember) Read(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, []resources.Reason, error) {
+	return readService(ctx, rc, prior)
+}
+
+// runningMembers are the recorded members other than self that finished
+// their last apply.
+func runningMembers(rc *resources.RunContext, self string) []resources.Object {
+	var out []resources.Object
+	for _, o := range rc.Recorded("etcd_member") {
+		if o.Addr != self && !o.Pending && o.Attrs != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Plan is the service's plan; a new member of a running cluster says so
+// and joins one at a time. initial_cluster only matters the first time a
+// member starts, so a change of it alone is recorded.
+func (k EtcdMember) Plan(_ context.Context, rc *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
+	ch, err := planService(k.Schema(), prior, desired)
+	if err != nil {
+		return ch, err
+	}
+	switch ch.Action {
+	case resources.Create, resources.Replace:
+	case resources.Update:
+		ch.After[etcdBootstrap] = prior.Attrs[etcdBootstrap] // how it first started does not change
+		return ch, nil
+	default:
+		return ch, nil
+	}
+	mode := "new"
+	if len(runningMembers(rc, desired.Addr)) > 0 {
+		mode = "existing"
+		ch.Rolling = true
+		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonJoin, Detail: "joins the running etcd cluster (member add, then start)"})
+	}
+	ch.After[etcdBootstrap] = mode
+	return ch, nil
+}
+
+// Create writes the member's files, adds it to a running cluster when
+// there is one, and starts it.
+func (k EtcdMember) Create(ctx context.Context, rc *resources.RunContext, desired resources.Desired, planned resources.Change) (resources.Attrs, error) {
+	conn, err := serviceConn(ctx, rc, desired.Node, desired.Addr, desired.Attrs)
+	if err != nil {
+		return nil, err
+	}
+	mode := resources.AttrOr(resources.AttrString(planned.After[etcdBootstrap]), "new")
+	dir := memberDir(desired.Attrs)
+	in := &serviceInstall{rc: rc, conn: conn, addr: desired.Addr, node: desired.Node, svc: parseService(desired.Attrs), unit: true, noBlock: mode == "new"}
+	in.beforeStart = func(ctx context.Context, rec resources.Attrs) error {
+		rec[etcdBootstrap] = mode
+		env := fmt.Sprintf("ETCD_INITIAL_CLUSTER=%s\nETCD_INITIAL_CLUSTER_STATE=new\nETCD_INITIAL_CLUSTER_TOKEN=eggo\n", resources.AttrString(desired.Attrs[etcdInitial]))
+		if mode == "existing" {
+			cluster, err := k.join(ctx, rc, in, desired)
+			if err != nil {
+				return err
+			}
+			env = fmt.Sprintf("ETCD_INITIAL_CLUSTER=%s\nETCD_INITIAL_CLUSTER_STATE=existing\n", cluster)
+		}
+		return uploadSmall(ctx, in, path.Join(dir, "bootstrap.env"), env)
+	}
+	return in.run(ctx, desired.Attrs)
+}
+
+// join adds this member to the running cluster (unless an interrupted run
+// already did) and returns the initial cluster it must start with.
+func (EtcdMember) join(ctx context.Context, rc *resources.RunContext, in *serviceInstall, desired resources.Desired) (string, error) {
+	var endpoints []string
+	for _, m := range runningMembers(rc, desired.Addr) {
+		endpoints = append(endpoints, resources.AttrString(m.Attrs[etcdClientURL]))
+	}
+	if len(endpoints) == 0 {
+		return "", fmt.Errorf("%s: no running etcd member recorded to join through", desired.Addr)
+	}
+	name, peer := resources.AttrString(desired.Attrs[etcdName]), resources.AttrString(desired.Attrs[etcdPeerURL])
+	ctl := etcdctl(memberDir(desired.Attrs), strings.Join(endpoints, ","))
+	rc.Progress(desired.Addr, "adding member "+name+" to the running etcd cluster")
+	// member list -w simple: ID, status, name, peer URLs, client URLs.
+	// etcd refuses an add as "unhealthy cluster" until its leader has
+	// been connected to a quorum for 5 s: right after a member restarted
+	// (one the plan repaired before this join), so that answer is retried.
+	script := fmt.Sprintf(`set -e
+list=$(%[1]s member list)
+if ! printf '%%s\n' "$list" | grep -qF ', %[3]s,'; then
+  tries=0
+  until out=$(%[1]s member add %[2]s --peer-urls=%[3]s 2>&1); do
+    tries=$((tries + 1))
+    case "$out" in
+    *"unhealthy cluster"*) [ "$tries" -lt 30 ] || { printf '%%s\n' "$out" >&2; exit 1; }; sleep 2 ;;
+    *) printf '%%s\n' "$out" >&2; exit 1 ;;
+    esac
+  done
+  list=$(%[1]s member list)
+fi
+printf '%%s\n' "$list"
+`, ctl, shell.Quote(name), shell.Quote(peer))
+	out, err := resources.RunScript(ctx, in.conn, script, true)
+	if err != nil {
+		return "", fmt.Errorf("%s: adding the member through %s: %w", desired.Addr, strings.Join(endpoints, ","), err)
+	}
+	var cluster []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(line, ", ")
+		if len(f) < 4 {
+			continue
+		}
+		memberName, peers := f[2], f[3]
+		if memberName == "" && peers == peer { // added, not started yet: us
+			memberName = name
+		}
+		for _, p := range strings.Split(peers, ",") {
+			cluster = append(cluster, memberName+"="+p)
+		}
+	}
+	sort.Strings(cluster)
+	if len(cluster) == 0 {
+		return "", fmt.Errorf("%s: etcd listed no members: %q", desired.Addr, out)
+	}
+	return strings.Join(cluster, ","), nil
+}
+
+// uploadSmall uploads a small file during an install.
+func uploadSmall(ctx context.Context, in *serviceInstall, file, content string) error {
+	if err := in.conn.Upload(ctx, strings.NewReader(content), int64(len(content)), file, 0o600, resources.SHA256Hex(content)); err != nil {
+		return fmt.Errorf("%s: writing %s: %w", in.addr, file, err)
+	}
+	return nil
+}
+
+// Update is the service's update: restart (one member at a time in a roll)
+// and wait for health.
+func (EtcdMember) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
+	attrs, err := updateService(ctx, rc, prior, desired)
+	if attrs != nil {
+		attrs[etcdBootstrap] = prior.Attrs[etcdBootstrap]
+	}
+	return attrs, err
+}
+
+// Delete removes the member from the cluster through another member, then
+// stops it and removes its files. `eggo destroy` removes every member, so
+// there it only stops.
+func (EtcdMember) Delete(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, error) {
+	if !rc.Destroy {
+		if err := removeMember(ctx, rc, prior); err != nil {
+			return prior.Attrs, err
+		}
+	}
+	conn, err := serviceConn(ctx, rc, prior.Node, prior.Addr, prior.Attrs)
+	if err != nil {
+		return prior.Attrs, err
+	}
+	if err := removeService(ctx, rc, conn, prior.Addr, prior.Attrs); err != nil {
+		return prior.Attrs, err
+	}
+	return nil, nil
+}
+
+// removeMember runs `member remove` on another member's host, so it works
+// when this member's host is dead.
+func removeMember(ctx context.Context, rc *resources.RunContext, prior resources.Object) error {
+	others := runningMembers(rc, prior.Addr)
+	if len(others) == 0 {
+		return nil // the last member: nothing to remove it from
+	}
+	peer := resources.AttrString(prior.Attrs[etcdPeerURL])
+	var lastErr error
+	for _, o := range others {
+		conn, err := serviceConn(ctx, rc, o.Node, o.Addr, o.Attrs)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		dir := memberDir(o.Attrs)
+		ctl := etcdctl(dir, "https://127.0.0.1:2379")
+		rc.Progress(prior.Addr, "removing member "+resources.AttrString(prior.Attrs[etcdName])+" through "+o.Node)
+		script := fmt.Sprintf(`set -e
+id=$(%[1]s member list | awk -F', ' -v p=%[2]s '{ n = split($4, u, ","); for (i = 1; i <= n; i++) if (u[i] == p) print $1 }')
+if [ -n "$id" ]; then %[1]s member remove "$id" >/dev/null; fi
+`, ctl, shell.Quote(peer))
+		if _, err := resources.RunScript(ctx, conn, script, true); err != nil {
+			lastErr = fmt.Errorf("through %s: %w", o.Node, err)
+			continue
+		}
+		return nil
+	}
+	return fmt.Errorf("%s: removing the etcd member: %w", prior.Addr, lastErr)
+}
+
+// CheckPlan refuses to remove so many members at once that the rest lose
+// quorum.
+func (EtcdMember) CheckPlan(changes []resources.Change, recorded []resources.Object, destroy bool) ([]string, error) {
+	if destroy {
+		return nil, nil
+	}
+	running := 0
+	for _, o := range recorded {
+		if !o.Pending {
+			running++
+		}
+	}
+	removed := 0
+	var names []string
+	for _, ch := range changes {
+		if ch.Action == resources.Delete || ch.Action == resources.Replace {
+			removed++
+			names = append(names, ch.Addr)
+		}
+	}
+	if removed == 0 || running == 0 {
+		return nil, nil
+	}
+	quorum := running/2 + 1
+	// One member at a time can always go (each removal is agreed by the
+	// quorum of the moment); more at once must leave a quorum standing.
+	if running-removed < quorum && (removed > 1 || running == removed) {
+		if running == removed {
+			return nil, fmt.Errorf("this plan removes every etcd member (%s): the masters would lose their data; use `eggo destroy` to tear the cluster down", strings.Join(names, ", "))
+		}
+		return nil, fmt.Errorf("this plan removes %d of %d etcd members at once (%s): the %d left are short of the quorum of %d, and etcd would stop serving. Remove at most %d member(s) per apply",
+			removed, running, strings.Join(names, ", "), running-removed, quorum, running-quorum)
+	}
+	return nil, nil
+}
+
+// memberDir is where a member's certificates are (the directory of its
+// first file).
+func memberDir(a resources.Attrs) string {
+	if files := parseService(a).Files; len(files) > 0 {
+		return path.Dir(files[0].Path)
+	}
+	return "/etc/kubernetes/etcd"
+}

@@ -1,0 +1,240 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/eggo-project/eggo/providers/shell"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// K8sNode is the k8s_node kind: a worker's Node object in the cluster
+// (k8s_node.w0). Create labels it once its kubelet registered; Delete
+// cordons and drains it and deletes the object before its services stop.
+// It works through a master's admin kubeconfig, over that master's SSH
+// connection, so the operator's machine never needs to reach the API.
+type K8sNode struct{}
+
+
+// K8sNodeAddr is a worker's Node object address.
+func K8sNodeAddr(node string) string { return "k8s_node." + node }
+
+const (
+	k8sNodeName   = "node_name"
+	k8sNodeLabels = "labels"
+	k8sNodeVia    = "via" // {node, address, connection, kubeconfig}: the master eggo talks to the API through
+)
+
+// Name is "k8s_node".
+func (K8sNode) Name() string { return "k8s_node" }
+
+// Schema describes a Node object.
+func (K8sNode) Schema() resources.Schema {
+	return resources.Schema{Attributes: map[string]resources.AttrSchema{
+		k8sNodeName:   {Description: "the Node's name", ForceNew: true},
+		k8sNodeLabels: {Description: "labels eggo sets on the Node (node labels plus node-role.kubernetes.io/worker)"},
+		k8sNodeVia:    {Description: "the master whose admin kubeconfig eggo uses"},
+	}}
+}
+
+// Expand returns one Node object per worker.
+func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
+	masters := c.NodesWithRole("master")
+	if len(masters) == 0 {
+		return nil, nil
+	}
+	via := map[string]any{
+		"node":       masters[0].Name,
+		"address":    masters[0].Address,
+		"connection": resources.ConnectionAttrs(masters[0]),
+		"kubeconfig": AdminKubeconfigPath(c),
+	}
+	var out []resources.Desired
+	for _, n := range c.NodesWithRole("worker") {
+		labels := map[string]any{"node-role.kubernetes.io/worker": ""}
+		for k, v := range n.Labels {
+			labels[k] = v
+		}
+		out = append(out, resources.Desired{
+			Addr:      K8sNodeAddr(n.Name),
+			Kind:      "k8s_node",
+			Node:      n.Name,
+			Source:    n.Source,
+			Attrs:     resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: labels, k8sNodeVia: via},
+			DependsOn: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
+		})
+	}
+	return out, nil
+}
+
+// kubectlVia runs kubectl on a master; it tries the recorded master first,
+// then any other master in state, so a dead master does not block a drain.
+func KubectlVia(ctx context.Context, rc *resources.RunContext, addr string, via map[string]any, mutates bool, script func(kubectl string) string) (string, error) {
+	type master struct {
+		node       string
+		attrs      resources.Attrs
+		kubeconfig string
+	}
+	kubeconfig := resources.AttrOr(resources.AttrString(via["kubeconfig"]), "/etc/kubernetes/admin.conf")
+	candidates := []master{{resources.AttrString(via["node"]), resources.Attrs{"address": via["address"], "connection": via["connection"]}, kubeconfig}}
+	for _, h := range rc.Recorded("host") {
+		if h.Node != candidates[0].node && !h.Pending && slices.Contains(resources.StringList(h.Attrs["roles"]), "master") {
+			candidates = append(candidates, master{h.Node, h.Attrs, kubeconfig})
+		}
+	}
+	var errs []string
+	for _, m := range candidates {
+		conn, err := serviceConn(ctx, rc, m.node, addr, m.attrs)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		// The API may answer with a passing error right after a master
+		// or etcd member came back (leader changed): a few tries, spaced.
+		// Every script here is idempotent.
+		var out string
+		for attempt := 1; ; attempt++ {
+			out, err = resources.RunScript(ctx, conn, script("kubectl --kubeconfig "+shell.Quote(m.kubeconfig)), mutates)
+			if err == nil || attempt == 4 || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Duration(attempt) * 2 * time.Second):
+			}
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: through master %s: %w", addr, m.node, err)
+		}
+		return out, nil
+	}
+	return "", fmt.Errorf("%s: no master reachable to talk to the API: %s", addr, strings.Join(errs, "; "))
+}
+
+// Read checks the Node object still exists. Every k8s_node of a run asks
+// the same API the same question, so one listing of the cluster's Nodes
+// serves them all (a per-run memo): one kubectl call per refresh, not one
+// per worker.
+func (K8sNode) Read(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, []resources.Reason, error) {
+	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
+	nodes, err := clusterNodes(ctx, rc, via)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", prior.Addr, err)
+	}
+	if !nodes[resources.AttrString(prior.Attrs[k8sNodeName])] {
+		return nil, nil, nil // deleted outside eggo: the plan re-creates (re-labels) it
+	}
+	return prior.Attrs, nil, nil
+}
+
+// clusterNodes is the set of Node names the API holds, listed once per run
+// through the master via names. Names only (-o name): existence is all a
+// refresh checks, and a thousand Nodes' full JSON would be megabytes.
+func clusterNodes(ctx context.Context, rc *resources.RunContext, via map[string]any) (map[string]bool, error) {
+	key := fmt.Sprintf("k8s_node/nodes via %s %s %s", resources.AttrString(via["node"]), resources.AttrString(via["address"]), resources.AttrString(via["kubeconfig"]))
+	v, err := rc.Memo(key, func() (any, error) {
+		out, err := KubectlVia(ctx, rc, "listing the cluster's Nodes", via, false, func(k string) string {
+			return k + " get nodes -o name\n"
+		})
+		if err != nil {
+			return nil, err
+		}
+		return parseNodeNames(out), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]bool), nil
+}
+
+// parseNodeNames reads `kubectl get nodes -o name` ("node/w0" per line).
+func parseNodeNames(out string) map[string]bool {
+	names := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if _, name, ok := strings.Cut(line, "/"); ok && name != "" {
+			names[name] = true
+		}
+	}
+	return names
+}
+
+// Plan: labels are applied in place; the master used is only recorded.
+func (k K8sNode) Plan(_ context.Context, _ *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
+	ch := resources.Change{Addr: desired.Addr, Kind: desired.Kind, Node: desired.Node, After: desired.Attrs}
+	if prior == nil || prior.Attrs == nil {
+		ch.Action, ch.Reasons = resources.Create, []resources.Reason{{Code: resources.ReasonNew}}
+		return ch, nil
+	}
+	ch.Before = prior.Attrs
+	ch.Changed = resources.ChangedAttrs(k.Schema(), prior.Attrs, desired.Attrs)
+	if len(ch.Changed) == 0 && !prior.Pending {
+		ch.Action, ch.After, ch.Changed = resources.NoOp, prior.Attrs, nil
+		return ch, nil
+	}
+	ch.Action = resources.Update
+	ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(ch.Changed, ", ")}}
+	return ch, nil
+}
+
+// Create labels the registered Node.
+func (K8sNode) Create(ctx context.Context, rc *resources.RunContext, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
+	return labelNode(ctx, rc, desired, nil)
+}
+
+// Update sets changed labels and removes those no longer wanted.
+func (K8sNode) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
+	return labelNode(ctx, rc, desired, prior.Attrs)
+}
+
+func labelNode(ctx context.Context, rc *resources.RunContext, desired resources.Desired, prior resources.Attrs) (resources.Attrs, error) {
+	name := resources.AttrString(desired.Attrs[k8sNodeName])
+	want, _ := desired.Attrs[k8sNodeLabels].(map[string]any)
+	had, _ := prior[k8sNodeLabels].(map[string]any)
+	var args []string
+	for k, v := range want {
+		args = append(args, shell.Quote(k+"="+resources.AttrString(v)))
+	}
+	for k := range had {
+		if _, ok := want[k]; !ok {
+			args = append(args, shell.Quote(k+"-"))
+		}
+	}
+	sort.Strings(args)
+	via, _ := desired.Attrs[k8sNodeVia].(map[string]any)
+	rc.Progress(desired.Addr, "labelling node "+name)
+	_, err := KubectlVia(ctx, rc, desired.Addr, via, true, func(k string) string {
+		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " "))
+	})
+	if err != nil {
+		return prior, err
+	}
+	return desired.Attrs, nil
+}
+
+// Delete cordons, drains and deletes the Node. `eggo destroy` skips it
+// (the whole cluster goes); -force deletes the object without draining,
+// for a node that is dead.
+func (K8sNode) Delete(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, error) {
+	if rc.Destroy {
+		return nil, nil
+	}
+	name := shell.Quote(resources.AttrString(prior.Attrs[k8sNodeName]))
+	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
+	rc.Progress(prior.Addr, "draining node "+resources.AttrString(prior.Attrs[k8sNodeName]))
+	_, err := KubectlVia(ctx, rc, prior.Addr, via, true, func(k string) string {
+		drain := fmt.Sprintf("%s drain %s --ignore-daemonsets --delete-emptydir-data --force --timeout=180s >/dev/null\n", k, name)
+		if rc.Force {
+			drain = ""
+		}
+		return fmt.Sprintf("set -e\nif %[1]s get node %[2]s >/dev/null 2>&1; then\n%[1]s cordon %[2]s >/dev/null\n%[3]s%[1]s delete node %[2]s >/dev/null\nfi\n", k, name, drain)
+	})
+	if err != nil {
+		return prior.Attrs, err
+	}
+	return nil, nil
+}

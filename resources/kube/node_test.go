@@ -1,0 +1,127 @@
+package kube
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/eggo-project/eggo/resources/resourcestest"
+
+	"github.com/eggo-project/eggo/providers/shell"
+	"github.com/eggo-project/eggo/resources"
+
+	// The master is reached over the real local transport.
+	_ "github.com/eggo-project/eggo/providers/local"
+)
+
+// fakeKubectl puts a kubectl on PATH that logs each call's arguments to
+// the returned file and answers `get nodes -o name` with nodes.
+func fakeKubectl(t *testing.T, nodes ...string) (calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	calls = filepath.Join(dir, "calls")
+	fakeKubectlNodes(t, calls, nodes...)
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return calls
+}
+
+// fakeKubectlNodes changes the Nodes the fake kubectl reports, keeping
+// its call log.
+func fakeKubectlNodes(t *testing.T, calls string, nodes ...string) {
+	t.Helper()
+	var out strings.Builder
+	for _, n := range nodes {
+		out.WriteString("node/" + n + "\n")
+	}
+	script := "#!/bin/sh\necho \"$*\" >> " + shell.Quote(calls) + "\ncase \"$*\" in *'get nodes -o name'*) printf '%s' " +
+		shell.Quote(out.String()) + " ;; *) echo \"unexpected kubectl $*\" >&2; exit 3 ;; esac\n"
+	resourcestest.WriteFile(t, filepath.Join(filepath.Dir(calls), "kubectl"), script, 0o755)
+}
+
+// k8sNodeObjects are recorded Node objects of workers, all through one
+// local master.
+func k8sNodeObjects(workers ...string) []resources.Object {
+	master := resources.Node{Name: "m0", Address: "127.0.0.1", Connection: resources.Connection{Type: "local"}}
+	via := map[string]any{"node": "m0", "address": "127.0.0.1", "connection": resources.ConnectionAttrs(master), "kubeconfig": "/etc/kubernetes/admin.conf"}
+	var out []resources.Object
+	for _, w := range workers {
+		attrs := resources.Attrs{k8sNodeName: w, k8sNodeLabels: map[string]any{"node-role.kubernetes.io/worker": ""}, k8sNodeVia: via}
+		out = append(out, resources.Object{Addr: K8sNodeAddr(w), Kind: "k8s_node", Node: w, Attrs: resources.Attrs(resources.Normalize(attrs).(map[string]any))})
+	}
+	return out
+}
+
+func TestK8sNodeReadListsNodesOncePerRun(t *testing.T) {
+	calls := fakeKubectl(t, "m0", "w0", "w1", "w3")
+	objs := k8sNodeObjects("w0", "w1", "w2", "w3")
+	readAll := func(rc *resources.RunContext) map[string]resources.Attrs {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		live := map[string]resources.Attrs{}
+		for _, o := range objs {
+			wg.Add(1)
+			go func() { // as the engine's refresh does: in parallel
+				defer wg.Done()
+				a, drift, err := K8sNode{}.Read(context.Background(), rc, o)
+				if err != nil || len(drift) != 0 {
+					t.Errorf("%s: Read = %v, %v", o.Addr, drift, err)
+				}
+				mu.Lock()
+				live[o.Addr] = a
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		return live
+	}
+
+	rc := resources.NewRunContext(nil, nil)
+	defer rc.Close()
+	live := readAll(rc)
+	got := resourcestest.KubectlCalls(t, calls)
+	if len(got) != 1 || got[0] != "--kubeconfig /etc/kubernetes/admin.conf get nodes -o name" {
+		t.Fatalf("kubectl calls for 4 Nodes in one run = %q, want one listing", got)
+	}
+	for _, o := range objs {
+		switch {
+		case o.Addr == "k8s_node.w2" && live[o.Addr] != nil:
+			t.Errorf("w2 is not in the cluster, yet Read returned %v (want nil: gone)", live[o.Addr])
+		case o.Addr != "k8s_node.w2" && !resources.Equal(map[string]any(live[o.Addr]), map[string]any(o.Attrs)):
+			t.Errorf("%s: Read = %v, want the recorded attributes", o.Addr, live[o.Addr])
+		}
+	}
+	if w := rc.Pool.Stats().Writes; w != 0 {
+		t.Errorf("Read made %d writes", w)
+	}
+
+	// The next run lists again: a Node deleted in between is seen.
+	fakeKubectlNodes(t, calls, "m0", "w1", "w3")
+	rc2 := resources.NewRunContext(nil, nil)
+	defer rc2.Close()
+	live = readAll(rc2)
+	if got := resourcestest.KubectlCalls(t, calls); len(got) != 2 {
+		t.Fatalf("kubectl calls after a second run = %q, want one more", got)
+	}
+	if live["k8s_node.w0"] != nil || live["k8s_node.w1"] == nil {
+		t.Errorf("second run: w0 = %v (want gone), w1 = %v (want there)", live["k8s_node.w0"], live["k8s_node.w1"])
+	}
+}
+
+func TestParseNodeNames(t *testing.T) {
+	got := parseNodeNames("node/w0\nnode/m-0.example\n\nwarning without a slash\nnodes/old-style\n")
+	want := map[string]bool{"w0": true, "m-0.example": true, "old-style": true}
+	if !resources.Equal(anyMap(got), anyMap(want)) {
+		t.Errorf("parseNodeNames = %v, want %v", got, want)
+	}
+}
+
+func anyMap(m map[string]bool) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

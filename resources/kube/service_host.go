@@ -1,0 +1,382 @@
+package kube
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// unitHeader marks a unit file as eggo's: eggo never overwrites a unit of
+// the same name that someone else wrote.
+const unitHeader = "# Managed by eggo: edits are undone by the next apply.\n"
+
+// serviceConn is the run's connection to the node a service lives on.
+func serviceConn(ctx context.Context, rc *resources.RunContext, node, addr string, a resources.Attrs) (providers.Conn, error) {
+	conn, err := rc.Connect(ctx, node, a)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", addr, err)
+	}
+	return conn, nil
+}
+
+// serviceLive is what refresh saw of a service on its host.
+type serviceLive struct {
+	Active string            // systemctl is-active: active, inactive, failed, …
+	Unit   string            // sha256 of the unit file, "" when missing
+	Files  map[string]string // path → sha256, "" when missing
+}
+
+func (l serviceLive) attrs() map[string]any {
+	files := make(map[string]any, len(l.Files))
+	for p, s := range l.Files {
+		files[p] = s
+	}
+	return map[string]any{"active": l.Active, "unit_sha256": l.Unit, "files": files}
+}
+
+func parseLive(v any) (serviceLive, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return serviceLive{}, false
+	}
+	l := serviceLive{Active: resources.AttrString(m["active"]), Unit: resources.AttrString(m["unit_sha256"]), Files: map[string]string{}}
+	if fm, ok := m["files"].(map[string]any); ok {
+		for p, s := range fm {
+			l.Files[p] = resources.AttrString(s)
+		}
+	}
+	return l, true
+}
+
+// probeService reads a service's state with one read-only command.
+func probeService(ctx context.Context, conn providers.Conn, unitName string, paths []string) (serviceLive, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "printf 'active %%s\\n' \"$(systemctl is-active %s 2>/dev/null)\"\n", shell.Quote(unitName))
+	all := append([]string{path.Join(UnitDir, unitName)}, paths...)
+	for _, p := range all {
+		fmt.Fprintf(&b, "if [ -f %[1]s ]; then printf 'file %%s %%s\\n' \"$(sha256sum < %[1]s | cut -d' ' -f1)\" %[1]s; else printf 'file - %%s\\n' %[1]s; fi\n", shell.Quote(p))
+	}
+	out, err := resources.RunScript(ctx, conn, b.String(), false)
+	if err != nil {
+		return serviceLive{}, err
+	}
+	l := serviceLive{Files: map[string]string{}}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), " ", 3)
+		switch {
+		case len(f) >= 2 && f[0] == "active":
+			l.Active = f[1]
+		case len(f) == 3 && f[0] == "file":
+			sum := f[1]
+			if sum == "-" {
+				sum = ""
+			}
+			l.Files[f[2]] = sum
+		}
+	}
+	if l.Active == "" {
+		l.Active = "unknown"
+	}
+	unitPath := path.Join(UnitDir, unitName)
+	l.Unit = l.Files[unitPath]
+	delete(l.Files, unitPath)
+	return l, nil
+}
+
+// serviceInstall is one (re)installation of a service on its host.
+type serviceInstall struct {
+	rc     *resources.RunContext
+	conn   providers.Conn
+	addr   string
+	node   string
+	svc    service
+	prior  resources.Attrs // recorded attributes, nil on create
+	upload map[string]bool // paths to (re)write; nil: all
+	unit   bool            // (re)write the unit file
+	// beforeStart runs once files and unit are written, before the start
+	// (an etcd member is added to the running cluster there).
+	beforeStart func(ctx context.Context, rec resources.Attrs) error
+	// noBlock starts the unit without waiting for it (etcd members of a new
+	// cluster become ready only together); health does the waiting.
+	noBlock bool
+}
+
+// run converges the host: directories, files, unit, restart, post-start,
+// health. It returns the attributes to record; on error, those of what was
+// done so far, so a Delete can still remove it.
+func (in *serviceInstall) run(ctx context.Context, desired resources.Attrs) (resources.Attrs, error) {
+	s := in.svc
+	if err := s.checkPaths(); err != nil {
+		return in.prior, fmt.Errorf("%s: %w", in.addr, err)
+	}
+	rec := recordedService(desired, in.prior)
+	if err := in.claim(ctx, rec); err != nil {
+		return in.prior, err
+	}
+	// Write-ahead: what we are about to create is recorded before we do.
+	if err := in.rc.Checkpoint(in.addr, rec); err != nil {
+		return in.prior, fmt.Errorf("%s: recording before changing the host: %w", in.addr, err)
+	}
+	if dirs := s.dirs(); len(dirs) > 0 {
+		if _, err := resources.RunScript(ctx, in.conn, "mkdir -p "+shell.QuoteAll(dirs)+"\n", true); err != nil {
+			return rec, fmt.Errorf("%s: creating directories: %w", in.addr, err)
+		}
+	}
+	for _, f := range s.Files {
+		if in.upload != nil && !in.upload[f.Path] {
+			continue
+		}
+		content, ok := f.render()
+		if !ok {
+			return rec, fmt.Errorf("%s: %s is not known yet (an input was not applied)", in.addr, f.Path)
+		}
+		mode, err := strconv.ParseUint(f.Mode, 8, 32)
+		if err != nil {
+			return rec, fmt.Errorf("%s: %s: mode %q is not octal", in.addr, f.Path, f.Mode)
+		}
+		in.rc.Progress(in.addr, "writing "+f.Path)
+		if err := in.conn.Upload(ctx, strings.NewReader(content), int64(len(content)), f.Path, fs.FileMode(mode), resources.SHA256Hex(content)); err != nil {
+			return rec, fmt.Errorf("%s: writing %s: %w", in.addr, f.Path, err)
+		}
+	}
+	unit := unitHeader + s.Unit
+	if in.unit {
+		if err := in.conn.Upload(ctx, strings.NewReader(unit), int64(len(unit)), s.unitPath(), 0o644, resources.SHA256Hex(unit)); err != nil {
+			return rec, fmt.Errorf("%s: writing %s: %w", in.addr, s.unitPath(), err)
+		}
+	}
+	if in.beforeStart != nil {
+		if err := in.beforeStart(ctx, rec); err != nil {
+			return rec, err
+		}
+	}
+	in.rc.Progress(in.addr, "restarting "+s.UnitName)
+	block := ""
+	if in.noBlock {
+		block = "--no-block "
+	}
+	restart := fmt.Sprintf("systemctl daemon-reload && systemctl enable -q %[1]s && systemctl restart %[2]s%[1]s\n", shell.Quote(s.UnitName), block)
+	if _, err := resources.RunScript(ctx, in.conn, restart, true); err != nil {
+		return rec, fmt.Errorf("%s: starting %s: %w%s", in.addr, s.UnitName, err, in.journal(ctx))
+	}
+	if s.PostStart != "" {
+		if err := in.retry(ctx, s.PostStart, true); err != nil {
+			return rec, fmt.Errorf("%s: after starting %s: %w%s", in.addr, s.UnitName, err, in.journal(ctx))
+		}
+	}
+	if err := in.healthy(ctx); err != nil {
+		return rec, err
+	}
+	return rec, nil
+}
+
+// claim refuses to take over a unit eggo did not write, and works out
+// which directories eggo creates and which data directories it owns.
+func (in *serviceInstall) claim(ctx context.Context, rec resources.Attrs) error {
+	s := in.svc
+	var b strings.Builder
+	fmt.Fprintf(&b, "if [ -e %[1]s ] && ! grep -qxF %[2]s %[1]s; then echo foreign; fi\n", shell.Quote(s.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")))
+	for _, d := range s.dirs() {
+		fmt.Fprintf(&b, "[ -e %[1]s ] || echo absent %[1]s\n", shell.Quote(d))
+	}
+	for _, d := range s.DataDirs {
+		fmt.Fprintf(&b, "[ -d %[1]s ] && [ -z \"$(ls -A %[1]s)\" ] && echo empty %[1]s\n", shell.Quote(d))
+	}
+	b.WriteString("true\n")
+	out, err := resources.RunScript(ctx, in.conn, b.String(), false)
+	if err != nil {
+		return fmt.Errorf("%s: probing the host: %w", in.addr, err)
+	}
+	var created, owned []string
+	absent := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		word, p, _ := strings.Cut(line, " ")
+		switch word {
+		case "foreign":
+			return fmt.Errorf("%s: %s already exists on %s and was not written by eggo; remove it or stop that service first", in.addr, s.unitPath(), in.node)
+		case "absent":
+			created = append(created, p)
+			absent[p] = true
+		case "empty":
+			owned = append(owned, p)
+		}
+	}
+	for _, d := range s.DataDirs {
+		if absent[d] {
+			owned = append(owned, d)
+		}
+	}
+	// Union with what earlier runs recorded: an update may add directories.
+	rec[svcCreatedDirs] = resources.Normalize(unionStrings(resources.StringList(rec[svcCreatedDirs]), created))
+	rec[svcOwnedData] = resources.Normalize(unionStrings(resources.StringList(rec[svcOwnedData]), owned))
+	return nil
+}
+
+// healthy waits for the health command to pass.
+func (in *serviceInstall) healthy(ctx context.Context) error {
+	s := in.svc
+	if s.Health == "" {
+		return nil
+	}
+	in.rc.Progress(in.addr, "waiting for "+s.Component+" to be healthy")
+	ctx, cancel := context.WithTimeout(ctx, s.HealthTimeout)
+	defer cancel()
+	if err := in.retry(ctx, s.Health, false); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("not healthy after %s: %w", s.HealthTimeout, err)
+		}
+		return fmt.Errorf("%s: %s on %s: %w%s", in.addr, s.Component, in.node, err, in.journal(context.WithoutCancel(ctx)))
+	}
+	return nil
+}
+
+// retry runs a command every 2 s until it succeeds or ctx ends; the error
+// is the last attempt's.
+func (in *serviceInstall) retry(ctx context.Context, cmd string, mutates bool) error {
+	var last error // the last attempt that ran to its end, with its output
+	for {
+		var out providers.TailBuffer
+		out.Max = 2048
+		err := in.conn.Run(ctx, providers.Command{Cmd: "sh -s", Stdin: strings.NewReader(cmd), Stdout: &out, Stderr: &out, Mutates: mutates})
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() == nil {
+			last = err
+			if s := out.String(); s != "" {
+				last = fmt.Errorf("%s", s)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if last == nil {
+				last = err
+			}
+			return last
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// journal is the unit's last log lines, for an error message.
+func (in *serviceInstall) journal(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := resources.RunScript(ctx, in.conn, fmt.Sprintf("journalctl -u %s -n 15 --no-pager -o cat 2>&1 | tail -c 3000\n", shell.Quote(in.svc.UnitName)), false)
+	if err != nil || strings.TrimSpace(out) == "" {
+		return ""
+	}
+	return "\n    last log lines of " + in.svc.UnitName + ":\n      " + strings.ReplaceAll(strings.TrimSpace(out), "\n", "\n      ")
+}
+
+// recordedService is what state keeps of a service: everything but the
+// file sources (they may hold keys; the certificates' own records keep
+// those), plus the digests of the files written.
+func recordedService(desired, prior resources.Attrs) resources.Attrs {
+	rec := make(resources.Attrs, len(desired)+3)
+	for k, v := range desired {
+		rec[k] = v
+	}
+	s := parseService(desired)
+	digests, _ := s.digests()
+	rec[svcDigests] = digests
+	files := make([]any, len(s.Files))
+	for i, f := range s.Files {
+		files[i] = map[string]any{"path": f.Path, "mode": f.Mode}
+	}
+	rec[svcFiles] = files
+	delete(rec, svcLive)
+	for _, k := range []string{svcCreatedDirs, svcOwnedData} {
+		if v, ok := prior[k]; ok {
+			rec[k] = v
+		} else if _, ok := rec[k]; !ok {
+			rec[k] = []any{}
+		}
+	}
+	return rec
+}
+
+// removeService stops and removes everything a service recorded.
+func removeService(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, a resources.Attrs) error {
+	s := parseService(a)
+	var b strings.Builder
+	if s.UnitName != "" {
+		fmt.Fprintf(&b, "systemctl disable -q --now %[1]s 2>/dev/null || systemctl stop %[1]s 2>/dev/null || true\n", shell.Quote(s.UnitName))
+		fmt.Fprintf(&b, "if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\n", shell.Quote(s.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")))
+		fmt.Fprintf(&b, "rm -f %s\n", shell.Quote(providers.TempName(s.unitPath())))
+		fmt.Fprintf(&b, "systemctl daemon-reload; systemctl reset-failed %s 2>/dev/null || true\n", shell.Quote(s.UnitName))
+	}
+	if s.Cleanup != "" {
+		b.WriteString("(\n" + s.Cleanup + "\n) || true\n")
+	}
+	for _, f := range s.Files {
+		fmt.Fprintf(&b, "rm -f %s %s\n", shell.Quote(f.Path), shell.Quote(providers.TempName(f.Path)))
+	}
+	created := map[string]bool{}
+	for _, d := range resources.StringList(a[svcCreatedDirs]) {
+		created[d] = true
+	}
+	for _, d := range resources.StringList(a[svcOwnedData]) {
+		if created[d] {
+			fmt.Fprintf(&b, "rm -rf %s\n", shell.Quote(d))
+		} else {
+			fmt.Fprintf(&b, "find %s -mindepth 1 -delete 2>/dev/null || true\n", shell.Quote(d))
+		}
+	}
+	dirs := resources.StringList(a[svcCreatedDirs])
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // children first
+	for _, d := range dirs {
+		fmt.Fprintf(&b, "rmdir %s 2>/dev/null || true\n", shell.Quote(d))
+	}
+	rc.Progress(addr, "removing "+resources.AttrOr(s.UnitName, s.Component))
+	if _, err := resources.RunScript(ctx, conn, b.String(), true); err != nil {
+		return fmt.Errorf("%s: removing: %w", addr, err)
+	}
+	return nil
+}
+
+// unionStrings is the sorted union of two lists.
+func unionStrings(a, b []string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, s := range append(append([]string(nil), a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// removeStaleFiles deletes the files a service had and no longer has.
+func removeStaleFiles(ctx context.Context, conn providers.Conn, addr string, have, want service) error {
+	keep := map[string]bool{}
+	for _, f := range want.Files {
+		keep[f.Path] = true
+	}
+	var stale []string
+	for _, f := range have.Files {
+		if !keep[f.Path] {
+			stale = append(stale, f.Path)
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	if _, err := resources.RunScript(ctx, conn, "rm -f "+shell.QuoteAll(stale)+"\n", true); err != nil {
+		return fmt.Errorf("%s: removing files it no longer has: %w", addr, err)
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+package kube
+
+import (
+	"fmt"
+	"path"
+
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/pki"
+)
+
+// PauseImage is the sandbox image the bundle ships as an archive.
+const PauseImage = "registry.k8s.io/pause:3.10"
+
+// BundleImageDir holds the image archives the bundle ships; containerd
+// imports every one of them when it starts.
+const BundleImageDir = "/var/lib/eggo/images"
+
+// CNIConfigPath is the bridge network configuration eggo writes on workers.
+const CNIConfigPath = "/etc/cni/net.d/10-eggo-bridge.conflist"
+
+// The endpoint workers reach the apiservers at, and what they wait for.
+func apiDeps(c *resources.Cluster) []string {
+	if lbs := c.NodesWithRole("loadbalance"); len(lbs) > 0 && c.APIEndpoint == "" {
+		var deps []string
+		for _, lb := range lbs {
+			deps = append(deps, resources.ServiceAddr(resources.CompLoadBalancer, lb.Name))
+		}
+		return deps
+	}
+	var deps []string
+	for _, m := range c.NodesWithRole("master") {
+		deps = append(deps, resources.ServiceAddr(resources.CompAPIServer, m.Name))
+	}
+	return deps
+}
+
+func workerRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
+	return &resources.Roll{Group: "workers", Stage: stageWorkers, Unit: n.Name, Batch: max(c.MaxUnavailable, 1)}
+}
+
+// containerd runs the node's containers, with a bridge network for pods
+// whose addresses come from subnet (the node's slice of pod_cidr).
+func containerd(c *resources.Cluster, n resources.Node, subnet string) componentSpec {
+	dir := path.Join(c.ConfigDir, resources.CompContainerd)
+	cfg := path.Join(dir, "config.toml")
+	config := fmt.Sprintf(`version = 2
+root = "/var/lib/containerd"
+state = "/run/containerd"
+
+[grpc]
+  address = "/run/containerd/containerd.sock"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = %q
+  restrict_oom_score_adj = %t
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/opt/cni/bin"
+    conf_dir = "/etc/cni/net.d"
+`, PauseImage, c.Runtime.RestrictOOMScoreAdj)
+	// No ipMasq: pod addresses cross to other workers unchanged (the
+	// eggo-pod-routes service routes them and masquerades only what leaves
+	// pod_cidr).
+	cni := fmt.Sprintf(`{
+  "cniVersion": "0.4.0",
+  "name": "eggo",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "cni0",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": %q}]}
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+`, subnet, defaultRoute(subnet))
+	return componentSpec{
+		service: service{
+			Component: resources.CompContainerd,
+			UnitName:  resources.CompContainerd + ".service",
+			Unit: renderUnit(unitOptions{description: "containerd container runtime (eggo)", exec: "/usr/local/bin/containerd",
+				args: flags(c, resources.CompContainerd, map[string]string{"config": cfg}), typ: "notify",
+				extra: []string{"ExecStartPre=-/sbin/modprobe overlay", "Delegate=yes", "KillMode=process", "TasksMax=infinity", "OOMScoreAdjust=-999"}}),
+			Files: []serviceFile{
+				{Path: cfg, Mode: "0644", Content: config},
+				{Path: CNIConfigPath, Mode: "0644", Content: cni},
+			},
+			// /opt/containerd is containerd's own plugin directory, made at its first start.
+			DataDirs: []string{"/opt/containerd", "/var/lib/containerd", "/var/lib/cni"},
+			// Images come from the bundle (the sandbox image, add-ons'
+			// images): no registry needed.
+			PostStart: `for f in ` + BundleImageDir + `/*.tar; do
+  [ -f "$f" ] || continue
+  ctr -n k8s.io images import "$f" >/dev/null || { echo "importing $f failed" >&2; exit 1; }
+done`,
+			Health:        "ctr version >/dev/null",
+			HealthTimeout: DefaultHealthTimeout,
+			// Containers outlive containerd (KillMode=process); when it goes
+			// for good, so do they, their mounts and their network.
+			// The containers are the shims' children: kill those, then the
+			// shims (never by cgroup: a cgroup tree may be shared with other
+			// machines, and a pid of another namespace reads as 0).
+			Cleanup: `shims=$(pgrep -d, -f containerd-shim-runc-v2)
+if [ -n "$shims" ]; then pkill -9 -P "$shims"; fi
+pkill -9 -f containerd-shim-runc-v2
+sleep 1
+awk '{print $2}' /proc/mounts | grep -E '^/run/containerd/|^/var/lib/containerd/|^/run/netns/cni-' | sort -r | xargs -r -n1 umount -l 2>/dev/null
+for ns in $(ip netns list 2>/dev/null | awk '/^cni-/{print $1}'); do ip netns delete "$ns"; done
+ip link delete cni0 2>/dev/null
+rm -rf /run/containerd
+true`,
+			Version: c.KubernetesVersion,
+		},
+		roll:  workerRoll(c, n),
+		extra: resources.Attrs{AttrPodSubnet: subnet},
+	}
+}
+
+func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
+	dir := path.Join(c.ConfigDir, resources.CompKubelet)
+	f := func(name string) string { return path.Join(dir, name) }
+	dnsIP, _ := resources.ClusterDNSIP(c.Network.ServiceCIDR) // the language checked service_cidr
+	config := fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: %s
+authorization:
+  mode: Webhook
+cgroupDriver: cgroupfs
+clusterDNS:
+- %s
+clusterDomain: %s
+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
+failSwapOn: false
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+tlsCertFile: %s
+tlsPrivateKeyFile: %s
+`, f("ca.crt"), dnsIP, resources.AttrOr(c.Network.DNSDomain, pki.DefaultDNSDomain), f("kubelet.crt"), f("kubelet.key"))
+	own := map[string]string{
+		"config":            f("config.yaml"),
+		"hostname-override": n.Name,
+		"kubeconfig":        f("kubeconfig"),
+		"node-ip":           n.Address,
+	}
+	kubectl := "kubectl --kubeconfig " + f("kubeconfig")
+	return componentSpec{
+		service: service{
+			Component: resources.CompKubelet,
+			UnitName:  resources.CompKubelet + ".service",
+			Unit: renderUnit(unitOptions{description: "Kubernetes node agent (eggo)", exec: "/usr/local/bin/kubelet",
+				args: flags(c, resources.CompKubelet, own), after: []string{resources.CompContainerd + ".service"}}),
+			Files: []serviceFile{
+				certFile(dir, "ca.crt", pkiRef(resources.PKIClusterCA, "cert")),
+				certFile(dir, "kubelet.crt", certRef(resources.CertKubelet, n.Name, "cert")),
+				certFile(dir, "kubelet.key", certRef(resources.CertKubelet, n.Name, "key")),
+				kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:node:"+n.Name, resources.CertKubelet, n.Name),
+				{Path: f("config.yaml"), Mode: "0644", Content: config},
+			},
+			DataDirs: []string{"/var/lib/kubelet"},
+			// Serving, registered, Ready, and at the version installed.
+			Health: httpCheck(10248, "/healthz", "ok") + " && " +
+				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = "True %s" ]`,
+					kubectl, n.Name, gitVersion(c.KubernetesVersion)),
+			HealthTimeout: DefaultHealthTimeout,
+			Cleanup: `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
+true`,
+			Version: c.KubernetesVersion,
+		},
+		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiDeps(c)...),
+		roll: workerRoll(c, n),
+	}
+}
+
+func kubeProxy(c *resources.Cluster, n resources.Node) componentSpec {
+	dir := path.Join(c.ConfigDir, resources.CompKubeProxy)
+	f := func(name string) string { return path.Join(dir, name) }
+	config := fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: %s
+clusterCIDR: %s
+conntrack:
+  maxPerCore: 0
+healthzBindAddress: 127.0.0.1:10256
+hostnameOverride: %s
+metricsBindAddress: 127.0.0.1:10249
+mode: iptables
+`, f("kubeconfig"), c.Network.PodCIDR, n.Name)
+	own := map[string]string{"config": f("config.yaml")}
+	return componentSpec{
+		service: service{
+			Component: resources.CompKubeProxy,
+			UnitName:  resources.CompKubeProxy + ".service",
+			Unit: renderUnit(unitOptions{description: "Kubernetes service proxy (eggo)", exec: "/usr/local/bin/kube-proxy",
+				args: flags(c, resources.CompKubeProxy, own)}),
+			Files: []serviceFile{
+				kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:kube-proxy", resources.CertKubeProxy, ""),
+				{Path: f("config.yaml"), Mode: "0644", Content: config},
+			},
+			Health:        httpCheck(10256, "/healthz", "200 OK"),
+			HealthTimeout: DefaultHealthTimeout,
+			// kube-proxy's iptables rules go with it.
+			Cleanup: "/usr/local/bin/kube-proxy --cleanup >/dev/null 2>&1; true",
+			Version: c.KubernetesVersion,
+		},
+		deps: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
+		roll: workerRoll(c, n),
+	}
+}
