@@ -22,7 +22,6 @@ import (
 // a delete removes exactly what was applied.
 type Addon struct{}
 
-
 // AddonLabel is set on every object of an add-on (value: the add-on's
 // name), so `kubectl get all -A -l eggo.io/addon=coredns` finds them.
 const AddonLabel = "eggo.io/addon"

@@ -17,7 +17,6 @@ type Cert struct {
 // NewCert returns the cert kind.
 func NewCert() *Cert { return &Cert{now: time.Now} }
 
-
 // Name is "cert".
 func (c *Cert) Name() string { return "cert" }
 

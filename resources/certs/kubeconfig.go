@@ -21,7 +21,6 @@ type Kubeconfig struct{}
 // NewKubeconfig returns the kubeconfig kind.
 func NewKubeconfig() *Kubeconfig { return &Kubeconfig{} }
 
-
 // Name is "kubeconfig".
 func (k *Kubeconfig) Name() string { return "kubeconfig" }
 

@@ -17,7 +17,6 @@ type PKI struct {
 // NewPKI returns the pki kind.
 func NewPKI() *PKI { return &PKI{now: time.Now} }
 
-
 // Name is "pki".
 func (p *PKI) Name() string { return "pki" }
 

@@ -42,7 +42,6 @@ func New() *Host {
 	return &Host{backupDir: HostBackupDir, root: "/", now: time.Now, sources: map[string]string{}}
 }
 
-
 // Name is "host".
 func (h *Host) Name() string { return "host" }
 

@@ -19,7 +19,6 @@ import (
 // stops. A plan that would lose quorum in one step is refused.
 type EtcdMember struct{}
 
-
 // EtcdMemberAddr is a member's address.
 func EtcdMemberAddr(node string) string { return "etcd_member." + node }
 

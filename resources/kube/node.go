@@ -19,7 +19,6 @@ import (
 // connection, so the operator's machine never needs to reach the API.
 type K8sNode struct{}
 
-
 // K8sNodeAddr is a worker's Node object address.
 func K8sNodeAddr(node string) string { return "k8s_node." + node }
 

@@ -15,7 +15,6 @@ import (
 // outside eggo is drift.
 type Service struct{}
 
-
 // Name is "service".
 func (Service) Name() string { return "service" }
 
