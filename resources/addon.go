@@ -122,7 +122,10 @@ func (Addon) Expand(c *Cluster) ([]Desired, error) {
 func manifestOf(addr string, attrs Attrs) (string, error) {
 	var content string
 	if s, ok := attrs[addonCoreDNS].(map[string]any); ok {
-		content = renderCoreDNS(coreDNSSettingsFromAttrs(s))
+		var err error
+		if content, err = renderCoreDNS(coreDNSSettingsFromAttrs(s)); err != nil {
+			return "", fmt.Errorf("%s: rendering its manifest: %w", addr, err)
+		}
 	} else {
 		file := attrString(attrs[addonFile])
 		b, err := os.ReadFile(file)

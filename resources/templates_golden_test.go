@@ -15,8 +15,11 @@ import (
 var updateTemplateGolden = flag.Bool("update-template-golden", false, "rewrite resources/templates/testdata/*.golden")
 
 // checkTemplateGolden compares got with templates/testdata/name.
-func checkTemplateGolden(t *testing.T, name, got string) {
+func checkTemplateGolden(t *testing.T, name, got string, err error) {
 	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := filepath.Join("templates", "testdata", name)
 	if *updateTemplateGolden {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -43,7 +46,10 @@ func TestCoreDNSManifestGolden(t *testing.T) {
 		"coredns-no-upstream.yaml.golden": {Image: CoreDNSImage, Replicas: 0, DNSIP: "10.96.0.10", DNSDomain: "cluster.local"},
 		"coredns-ipv6.yaml.golden":        {Image: "example.org/coredns:v9", Replicas: 3, DNSIP: "fd00:96::a", DNSDomain: "k8s.example", Upstream: []string{"1.1.1.1", "2606:4700:4700::1111"}},
 	} {
-		t.Run(name, func(t *testing.T) { checkTemplateGolden(t, name, renderCoreDNS(s)) })
+		t.Run(name, func(t *testing.T) {
+			got, err := renderCoreDNS(s)
+			checkTemplateGolden(t, name, got, err)
+		})
 	}
 }
 
@@ -69,7 +75,8 @@ func TestPodRoutesScriptGolden(t *testing.T) {
 			}
 			n, _ := tc.c.NodeNamed(tc.node)
 			cidr := netip.MustParsePrefix(tc.c.Network.PodCIDR).Masked()
-			checkTemplateGolden(t, name, podRoutesScript(tc.c, n, cidr, familyOf(cidr), subnets))
+			got, err := podRoutesScript(tc.c, n, cidr, familyOf(cidr), subnets)
+			checkTemplateGolden(t, name, got, err)
 		})
 	}
 }
