@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -40,13 +41,8 @@ func writeAttrs(b *strings.Builder, attrs map[string]string) {
 	if len(attrs) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(attrs))
-	for k := range attrs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b.WriteString(" [")
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(attrs)) {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -92,16 +92,6 @@ func (g *Graph) DependenciesOf(name string) []string {
 	return g.sortedNames(g.g.To(id))
 }
 
-// DependentsOf returns the vertices that directly depend on name, sorted.
-// An unknown name has none.
-func (g *Graph) DependentsOf(name string) []string {
-	id, ok := g.ids[name]
-	if !ok {
-		return nil
-	}
-	return g.sortedNames(g.g.From(id))
-}
-
 func (g *Graph) sortedNames(nodes gonum.Nodes) []string {
 	out := make([]string, 0, nodes.Len())
 	for nodes.Next() {

@@ -59,7 +59,7 @@ func TestDuplicateEdgeIsHarmless(t *testing.T) {
 	if got := g.DependenciesOf("a"); !slices.Equal(got, []string{"b"}) {
 		t.Fatalf("DependenciesOf(a) = %v, want [b]", got)
 	}
-	if got := g.DependentsOf("b"); !slices.Equal(got, []string{"a"}) {
+	if got := dependentsOf(g, "b"); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("DependentsOf(b) = %v, want [a]", got)
 	}
 }
@@ -83,7 +83,7 @@ func TestDirectNeighboursAreSortedAndDirectional(t *testing.T) {
 			if got := g.DependenciesOf(tt.name); !slices.Equal(got, tt.deps) {
 				t.Errorf("DependenciesOf = %v, want %v", got, tt.deps)
 			}
-			if got := g.DependentsOf(tt.name); !slices.Equal(got, tt.dnts) {
+			if got := dependentsOf(g, tt.name); !slices.Equal(got, tt.dnts) {
 				t.Errorf("DependentsOf = %v, want %v", got, tt.dnts)
 			}
 		})

@@ -2,6 +2,16 @@ package graph
 
 import "testing"
 
+// dependentsOf returns the vertices that directly depend on name, sorted;
+// an unknown name has none. Only tests ask (the engine walks the graph).
+func dependentsOf(g *Graph, name string) []string {
+	id, ok := g.ids[name]
+	if !ok {
+		return nil
+	}
+	return g.sortedNames(g.g.From(id))
+}
+
 // edge is "from depends on to".
 type edge struct{ from, to string }
 

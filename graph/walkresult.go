@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -32,12 +33,7 @@ func (r *WalkResult) OK() bool {
 
 // Failed returns the vertices whose fn failed, sorted.
 func (r *WalkResult) Failed() []string {
-	names := make([]string, 0, len(r.Errors))
-	for name := range r.Errors {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(r.Errors))
 }
 
 // Err summarises the walk as one error, or nil when OK: the cycle, then each

@@ -3,29 +3,19 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
 
-// Encode returns the canonical bytes of s: JSON with sorted map keys at every
-// level, two-space indent and a trailing newline, Resources sorted by
+// Marshal returns the canonical bytes of s: JSON with sorted map keys at
+// every level, two-space indent and a trailing newline, Resources sorted by
 // Address, Sensitive and Dependencies sorted, a nil Attributes map written
 // as {} and nil or empty Sensitive, Dependencies and Outputs omitted. Equal
 // states encode to identical bytes, so git diffs show only real changes.
-// s itself is not modified.
-//
-// Encode panics if s holds a value JSON cannot represent (NaN, a channel…),
-// which the Attrs contract rules out; use Marshal to get an error instead.
-func Encode(s *State) []byte {
-	b, err := Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-// Marshal is Encode returning an error, naming the resource and attribute,
-// when a value cannot be encoded.
+// s itself is not modified. A value JSON cannot represent (NaN, a
+// channel…), which the Attrs contract rules out, is an error naming the
+// resource and attribute.
 func Marshal(s *State) ([]byte, error) { return MarshalWith(s, nil) }
 
 // MarshalWith is Marshal sealing the secrets with k (see Keyring); k nil
@@ -94,25 +84,16 @@ func sortedCopy(ss []string) []string {
 // encode. The value itself is never printed: it may be a secret.
 func explainEncodeError(s *State, err error) error {
 	for _, r := range s.Resources {
-		for _, k := range sortedKeys(r.Attributes) {
+		for _, k := range slices.Sorted(maps.Keys(r.Attributes)) {
 			if _, e := json.Marshal(r.Attributes[k]); e != nil {
 				return fmt.Errorf("resource %s: attribute %q holds a %T, which the state file cannot store (attributes must be JSON values)", r.Address, k, r.Attributes[k])
 			}
 		}
 	}
-	for _, k := range sortedKeys(s.Outputs) {
+	for _, k := range slices.Sorted(maps.Keys(s.Outputs)) {
 		if _, e := json.Marshal(s.Outputs[k]); e != nil {
 			return fmt.Errorf("output %q holds a %T, which the state file cannot store (outputs must be JSON values)", k, s.Outputs[k])
 		}
 	}
 	return fmt.Errorf("encoding state: %w", err)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

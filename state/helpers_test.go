@@ -7,6 +7,16 @@ import (
 	"testing"
 )
 
+// Encode is Marshal for tests, whose states are always encodable: it
+// panics on an error.
+func Encode(s *State) []byte {
+	b, err := Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ (and the fuzz seeds made from them)")
 
 // sampleState is a small cluster-shaped state that exercises every part of

@@ -130,7 +130,7 @@ func ForceUnlock(statePath, id string) error {
 	}
 	if held.ID != id {
 		return fmt.Errorf("force-unlock: %s is locked with lock ID %s, not %s: not removing it (held by %s)",
-			statePath, held.ID, id, describeHolder(held))
+			statePath, held.ID, id, held.Describe())
 	}
 	if err := os.Remove(lp); err != nil {
 		return fmt.Errorf("force-unlock: %w", err)
@@ -153,7 +153,7 @@ func (e *LockedError) Error() string {
 		return fmt.Sprintf("%s is locked, but its lock file %s cannot be read (%v): if no eggo is running on this state, delete %s",
 			e.StatePath, e.LockPath, e.ReadErr, e.LockPath)
 	}
-	msg := fmt.Sprintf("%s is locked by %s", e.StatePath, describeHolder(e.Holder))
+	msg := fmt.Sprintf("%s is locked by %s", e.StatePath, e.Holder.Describe())
 	if e.Stale {
 		return msg + fmt.Sprintf("; pid %d no longer runs on this host, so the lock looks stale: run `eggo force-unlock %s` to remove it",
 			e.Holder.PID, e.Holder.ID)
@@ -161,7 +161,9 @@ func (e *LockedError) Error() string {
 	return msg + fmt.Sprintf(": if that run is dead, run `eggo force-unlock %s`", e.Holder.ID)
 }
 
-func describeHolder(h LockInfo) string {
+// Describe names the holder for an error message: who, which pid and
+// operation, since when, and the lock ID force-unlock needs.
+func (h LockInfo) Describe() string {
 	return fmt.Sprintf("%s (pid %d, %s, since %s; lock ID %s)",
 		h.Owner, h.PID, h.Operation, h.Created.Format(time.RFC3339), h.ID)
 }

@@ -51,8 +51,8 @@ func writeKeyring(k *Keyring, s *State) (*Keyring, error) {
 }
 
 // sealState turns c (a shallow canonical copy of the caller's state) into
-// what the file holds. k nil leaves every value as it is (Encode without a
-// keyring: tests, plan hashes).
+// what the file holds. k nil leaves every value as it is (Marshal without
+// a keyring: tests, plan hashes).
 func sealState(c *State, k *Keyring, unreadable *[]string) error {
 	if k == nil {
 		return nil

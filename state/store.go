@@ -48,8 +48,7 @@ func (st *Store) Read() (*State, error) { return ReadWith(st.path, st.keyring) }
 // current file to PATH.backup (atomically too). When the encoding of s is
 // byte-for-byte the file's current content, nothing is written at all, so
 // a run that changed nothing changes no file. Write never changes s; the
-// caller owns Serial (see BumpSerial). It refuses a state that Read would
-// refuse.
+// caller owns Serial. It refuses a state that Read would refuse.
 func (st *Store) Write(s *State) error {
 	if problem := validate(s); problem != "" {
 		return fmt.Errorf("refusing to write %s: %s", st.path, problem)

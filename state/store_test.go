@@ -207,46 +207,6 @@ func TestConcurrentWrites(t *testing.T) {
 	}
 }
 
-func TestBumpSerial(t *testing.T) {
-	prev := sampleState() // serial 7
-	prev.Sort()           // Remove relies on the order Read and Set keep
-	tests := []struct {
-		name        string
-		change      func(*State)
-		wantSerial  uint64
-		wantChanged bool
-	}{
-		{"unchanged", func(*State) {}, 7, false},
-		{"only the serial differs", func(s *State) { s.Serial = 99 }, 7, false},
-		{"only order differs", func(s *State) { slices.Reverse(s.Resources) }, 7, false},
-		{"attribute changed", func(s *State) { s.Resources[0].Attributes["unit"] = "other" }, 8, true},
-		{"resource removed", func(s *State) { s.Remove("host.w0") }, 8, true},
-		{"output changed", func(s *State) { s.Outputs["nodes"] = float64(3) }, 8, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			next := prev.Copy()
-			tt.change(next)
-			changed, err := BumpSerial(prev, next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if changed != tt.wantChanged || next.Serial != tt.wantSerial {
-				t.Errorf("changed=%v serial=%d, want %v %d", changed, next.Serial, tt.wantChanged, tt.wantSerial)
-			}
-		})
-	}
-
-	first := New()
-	if changed, err := BumpSerial(nil, first); err != nil || !changed || first.Serial != 1 {
-		t.Errorf("first state: changed=%v serial=%d err=%v, want true 1 nil", changed, first.Serial, err)
-	}
-	other := New()
-	if _, err := BumpSerial(prev, other); err == nil || !strings.Contains(err.Error(), "lineage") {
-		t.Errorf("another lineage: got %v, want a lineage error", err)
-	}
-}
-
 func TestNewLineage(t *testing.T) {
 	a, b := NewLineage(), NewLineage()
 	if a == b {

@@ -119,7 +119,10 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 func manifestOf(addr string, attrs resources.Attrs) (string, error) {
 	var content string
 	if s, ok := attrs[addonCoreDNS].(map[string]any); ok {
-		content = renderCoreDNS(coreDNSSettingsFromAttrs(s))
+		var err error
+		if content, err = renderCoreDNS(coreDNSSettingsFromAttrs(s)); err != nil {
+			return "", fmt.Errorf("%s: rendering its manifest: %w", addr, err)
+		}
 	} else {
 		file := resources.AttrString(attrs[addonFile])
 		b, err := os.ReadFile(file)

@@ -48,7 +48,10 @@ func TestCoreDNSServiceIsKubeletsClusterDNS(t *testing.T) {
 	if !strings.Contains(config, "clusterDNS:\n- "+ip+"\n") || !strings.Contains(config, "clusterDomain: corp.local\n") {
 		t.Errorf("kubelet's config does not point at %s in corp.local:\n%s", ip, config)
 	}
-	m := renderCoreDNS(coreDNSSettings{Image: CoreDNSImage, Replicas: 2, DNSIP: ip, DNSDomain: "corp.local", Upstream: []string{"/etc/resolv.conf"}})
+	m, err := renderCoreDNS(coreDNSSettings{Image: CoreDNSImage, Replicas: 2, DNSIP: ip, DNSDomain: "corp.local", Upstream: []string{"/etc/resolv.conf"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"clusterIP: 10.96.0.10\n", "    kubernetes corp.local in-addr.arpa ip6.arpa {\n", "replicas: 2\n",
 		"image: " + CoreDNSImage + "\n", "imagePullPolicy: Never\n", "    forward . /etc/resolv.conf {\n", "add: [NET_BIND_SERVICE]"} {
 		if !strings.Contains(m, want) {
@@ -58,7 +61,10 @@ func TestCoreDNSServiceIsKubeletsClusterDNS(t *testing.T) {
 	if strings.Count(m, "\n---\n") != 5 {
 		t.Errorf("CoreDNS manifest has %d separators, want 5 (six objects)", strings.Count(m, "\n---\n"))
 	}
-	noUpstream := renderCoreDNS(coreDNSSettings{Image: CoreDNSImage, Replicas: 1, DNSIP: ip, DNSDomain: "cluster.local"})
+	noUpstream, err := renderCoreDNS(coreDNSSettings{Image: CoreDNSImage, Replicas: 1, DNSIP: ip, DNSDomain: "cluster.local"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if strings.Contains(noUpstream, "forward") {
 		t.Errorf("without upstream the Corefile still forwards (CoreDNS would refuse to start):\n%s", noUpstream)
 	}

@@ -2,10 +2,11 @@ package certs
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
+
+	"github.com/eggo-project/eggo/resources/pki"
 )
 
 // Defaults of the certificates block. engine/config fills the same values;
@@ -37,17 +38,9 @@ func certSettingsOf(c *resources.Cluster) certSettings {
 }
 
 // durationText prints 720h rather than Go's 720h0m0s: the form users write
-// in HCL, and what plans show.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// in HCL, and what plans show (pki.FormatDuration, which renewal reasons
+// use too).
+func durationText(d time.Duration) string { return pki.FormatDuration(d) }
 
 // parseDurationAttr reads a duration attribute written by durationText.
 func parseDurationAttr(addr string, a resources.Attrs, name string) (time.Duration, error) {

@@ -8,7 +8,13 @@ import (
 
 // TestHostLargeBundle installs a bundle whose probe script is far larger
 // than Linux's 128 KiB limit on one argument: scripts go on stdin.
+//
+// It takes most of the package's time (1200 files through a real apply,
+// refresh and delete), so -short leaves it out; the full run keeps it.
 func TestHostLargeBundle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 1200 files through create, refresh and delete take over a minute")
+	}
 	f := newHostFixture(t)
 	long := strings.Repeat("d", 90)
 	for i := 0; i < 1200; i++ {

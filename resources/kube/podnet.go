@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"net/netip"
 	"path"
-	"strings"
 
-	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
+
+	"github.com/eggo-project/eggo/resources/templates"
 )
 
 // PodRouteProto marks the routes eggo adds (ip route … proto 77): eggo
@@ -54,6 +54,10 @@ func podRoutes(c *resources.Cluster, n resources.Node, subnets map[string]string
 	}
 	fam := familyOf(cidr)
 	script := path.Join(c.ConfigDir, resources.CompPodRoutes, "routes.sh")
+	content, err := podRoutesScript(c, n, cidr, fam, subnets)
+	if err != nil {
+		return componentSpec{}, fmt.Errorf("%s: %w", resources.CompPodRoutes, err)
+	}
 	unit := fmt.Sprintf(`[Unit]
 Description=routes to the other workers' pods (eggo)
 Wants=network-online.target
@@ -72,7 +76,7 @@ WantedBy=multi-user.target
 			Component:     resources.CompPodRoutes,
 			UnitName:      resources.CompPodRoutes + ".service",
 			Unit:          unit,
-			Files:         []serviceFile{{Path: script, Mode: "0755", Content: podRoutesScript(c, n, cidr, fam, subnets)}},
+			Files:         []serviceFile{{Path: script, Mode: "0755", Content: content}},
 			Health:        "/bin/sh " + script + " check",
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup:       podRoutesCleanup(fam),
@@ -81,109 +85,22 @@ WantedBy=multi-user.target
 	}, nil
 }
 
-// podRoutesScript renders the script: "up" converges the host, "check"
-// fails unless it is converged. The table of routes is data; the logic is
-// the same on every worker.
-func podRoutesScript(c *resources.Cluster, n resources.Node, cidr netip.Prefix, fam podFamily, subnets map[string]string) string {
-	var routes strings.Builder
+// podRoutesScript renders the script (templates/pod-routes.sh.tmpl): "up"
+// converges the host, "check" fails unless it is converged. The table of
+// routes is data; the logic is the same on every worker.
+func podRoutesScript(c *resources.Cluster, n resources.Node, cidr netip.Prefix, fam podFamily, subnets map[string]string) (string, error) {
+	var routes []templates.PodRoute
 	for _, w := range c.NodesWithRole("worker") {
 		if w.Name != n.Name {
-			fmt.Fprintf(&routes, "%s %s %s\n", subnets[w.Name], w.Address, w.Name)
+			routes = append(routes, templates.PodRoute{Subnet: subnets[w.Name], Gateway: w.Address, Node: w.Name})
 		}
 	}
-	return fmt.Sprintf(`#!/bin/sh
-# Managed by eggo: edits are undone by the next apply.
-# Routes to the other workers' pod subnets through their addresses, and a
-# masquerade of this node's pods' traffic leaving pod_cidr.
-set -eu
-IP=%q
-IPT=%q
-PROTO=%d
-FORWARD=%s
-POD_CIDR=%s
-SUBNET=%s
-# subnet gateway node, one per other worker
-ROUTES=%s
-
-die() { echo "%s on %s: $*" >&2; exit 1; }
-
-# gateway ADDRESS: the address itself, or what a name resolves to.
-gateway() {
-  case "$1" in
-    *[!0-9A-Fa-f.:]*) getent %s "$1" | awk 'NR==1{print $1}' ;;
-    *) echo "$1" ;;
-  esac
-}
-
-# own TABLE CHAIN PARENT RULE...: CHAIN holds exactly the RULEs and PARENT
-# jumps to it. An unchanged chain is left alone (no gap in the rules).
-own() {
-  t=$1 c=$2 p=$3; shift 3
-  $IPT -t "$t" -N "$c" 2>/dev/null || true
-  ok=yes
-  [ "$($IPT -t "$t" -S "$c" | grep -c '^-A')" = "$#" ] || ok=
-  for r in "$@"; do $IPT -t "$t" -C "$c" $r 2>/dev/null || ok=; done
-  if [ -z "$ok" ]; then
-    $IPT -t "$t" -F "$c"
-    for r in "$@"; do $IPT -t "$t" -A "$c" $r; done
-  fi
-  $IPT -t "$t" -C "$p" -j "$c" 2>/dev/null || $IPT -t "$t" -A "$p" -j "$c"
-}
-
-up() {
-  mkdir -p %s
-  [ -e %s/forward.before ] || cat "$FORWARD" > %s/forward.before
-  echo 1 > "$FORWARD"
-  want=" "
-  while read -r subnet gw node; do
-    [ -n "$subnet" ] || continue
-    via=$(gateway "$gw")
-    [ -n "$via" ] || die "cannot resolve $gw, the address of worker $node"
-    r=$($IP route get "$via" 2>&1) || die "worker $node ($gw) is unreachable: $r"
-    case "$r" in
-      *" via "*) die "worker $node ($gw) is behind a router; pod routes need all workers on one network segment" ;;
-    esac
-    all=$($IP route show exact "$subnet" | wc -l)
-    ours=$($IP route show exact "$subnet" proto "$PROTO" | wc -l)
-    [ "$all" = "$ours" ] || die "a route to $subnet (the pods of worker $node) exists that eggo did not add; remove it"
-    $IP route replace "$subnet" via "$via" proto "$PROTO"
-    want="$want$subnet "
-  done <<EOF
-$ROUTES
-EOF
-  $IP route show proto "$PROTO" | while read -r dst _; do
-    case "$want" in
-      *" $dst "*) ;;
-      *) $IP route del "$dst" proto "$PROTO" ;;
-    esac
-  done
-  own nat %s POSTROUTING "-s $SUBNET ! -d $POD_CIDR -j MASQUERADE"
-  own filter %s FORWARD "-s $POD_CIDR -j ACCEPT" "-d $POD_CIDR -j ACCEPT"
-}
-
-check() {
-  [ "$(cat "$FORWARD")" = 1 ] || die "forwarding is off ($FORWARD)"
-  while read -r subnet gw node; do
-    [ -n "$subnet" ] || continue
-    via=$(gateway "$gw")
-    $IP route show exact "$subnet" proto "$PROTO" | grep -qF "via $via " || die "no route to the pods of worker $node ($subnet via $gw)"
-  done <<EOF
-$ROUTES
-EOF
-  $IPT -t nat -C %s -s "$SUBNET" ! -d "$POD_CIDR" -j MASQUERADE 2>/dev/null || die "no masquerade rule for $SUBNET"
-  $IPT -t nat -C POSTROUTING -j %s 2>/dev/null || die "POSTROUTING does not jump to %s"
-}
-
-case "${1:-}" in
-  up) up ;;
-  check) check ;;
-  *) echo "usage: $0 up|check" >&2; exit 2 ;;
-esac
-`, fam.ip, fam.iptables, PodRouteProto, fam.forward, cidr, subnets[n.Name], shell.Quote(routes.String()),
-		resources.CompPodRoutes, n.Name, fam.resolve,
-		podRouteRun, podRouteRun, podRouteRun,
-		podMasqChain, podFwdChain,
-		podMasqChain, podMasqChain, podMasqChain)
+	return templates.PodRoutes(templates.PodRoutesData{
+		IP: fam.ip, IPTables: fam.iptables, Proto: PodRouteProto, Forward: fam.forward,
+		PodCIDR: cidr.String(), Subnet: subnets[n.Name], Routes: routes,
+		Component: resources.CompPodRoutes, Node: n.Name, Resolve: fam.resolve,
+		RunDir: podRouteRun, MasqChain: podMasqChain, FwdChain: podFwdChain,
+	})
 }
 
 // podRoutesCleanup removes what the script added, without the script (it

@@ -82,13 +82,20 @@ func TestPodRoutesScriptOnAHost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("routes.sh", podRoutesScript(c, w0, cidr, fam, subnets))
+	script := func(c *resources.Cluster, n resources.Node, subnets map[string]string) string {
+		s, err := podRoutesScript(c, n, cidr, fam, subnets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	write("routes.sh", script(c, w0, subnets))
 	write("cleanup.sh", podRoutesCleanup(fam))
 	// A worker behind a router cannot be routed to directly.
 	far := podCluster("10.244.0.0/16", nil, "w0")
 	far.Nodes = append(far.Nodes, resources.Node{Name: "w9", Address: "10.98.0.5", Roles: []string{"worker"}})
 	farSubnets, _ := PodSubnets(far)
-	write("far.sh", podRoutesScript(far, far.Nodes[1], cidr, fam, farSubnets))
+	write("far.sh", script(far, far.Nodes[1], farSubnets))
 
 	out := runInNetns(t, dir, `
 ip link set lo up

@@ -94,11 +94,6 @@ func FrontProxyClientSpec(validity time.Duration) CertSpec {
 	return clientSpec("front-proxy-client", validity)
 }
 
-// EtcdHealthcheckClientSpec is the client certificate for probing etcd.
-func EtcdHealthcheckClientSpec(validity time.Duration) CertSpec {
-	return clientSpec("kube-etcd-healthcheck-client", validity)
-}
-
 // EtcdServerSpec is an etcd member's client-facing certificate. It has both
 // usages because etcd uses it to dial itself (the grpc gateway). Loopback
 // names are included for local health checks, ::1 too as kubeadm does.

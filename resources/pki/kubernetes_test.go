@@ -123,7 +123,6 @@ func TestComponentSpecs(t *testing.T) {
 		{spec: APIServerKubeletClientSpec(year), cn: "kube-apiserver-kubelet-client", orgs: []string{"system:masters"}, client: true},
 		{spec: APIServerEtcdClientSpec(year), cn: "kube-apiserver-etcd-client", client: true},
 		{spec: FrontProxyClientSpec(year), cn: "front-proxy-client", client: true},
-		{spec: EtcdHealthcheckClientSpec(year), cn: "kube-etcd-healthcheck-client", client: true},
 		{spec: ControllerManagerSpec(year), cn: "system:kube-controller-manager", client: true},
 		{spec: SchedulerSpec(year), cn: "system:kube-scheduler", client: true},
 		{spec: KubeProxySpec(year), cn: "system:kube-proxy", client: true},

@@ -37,7 +37,7 @@ func NeedsRenewal(certPEM string, spec CertSpec, caPEM string, renewBefore time.
 		reasons = append(reasons, "expired "+cert.NotAfter.UTC().Format(time.DateOnly))
 	case cert.NotAfter.Sub(now) <= renewBefore:
 		reasons = append(reasons, fmt.Sprintf("expires %s, within renew_before %s",
-			cert.NotAfter.UTC().Format(time.DateOnly), formatDuration(renewBefore)))
+			cert.NotAfter.UTC().Format(time.DateOnly), FormatDuration(renewBefore)))
 	}
 	have := infoOf(cert)
 	if have.CommonName != want.CommonName {
@@ -90,9 +90,9 @@ func usageText(server, client bool) string {
 	return strings.Join(u, "+")
 }
 
-// formatDuration prints 720h rather than Go's 720h0m0s, matching how users
-// write durations in HCL.
-func formatDuration(d time.Duration) string {
+// FormatDuration prints 720h rather than Go's 720h0m0s: the form users
+// write in HCL, and what plans show.
+func FormatDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

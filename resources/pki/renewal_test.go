@@ -113,11 +113,11 @@ func TestFormatDuration(t *testing.T) {
 		0:                                "0s",
 		24*time.Hour + 5*time.Minute + 0: "24h5m",
 	} {
-		if got := formatDuration(d); got != want {
-			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
-	if strings.Contains(formatDuration(720*time.Hour), "0m") {
+	if strings.Contains(FormatDuration(720*time.Hour), "0m") {
 		t.Error("zero minutes shown")
 	}
 }

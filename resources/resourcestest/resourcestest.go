@@ -4,6 +4,7 @@ package resourcestest
 
 import (
 	"encoding/json"
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,4 +54,33 @@ func KubectlCalls(t testing.TB, calls string) []string {
 		t.Fatal(err)
 	}
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// updateGolden rewrites the golden files a test compares with (CheckGolden)
+// from what the code renders: only to change an output on purpose.
+var updateGolden = flag.Bool("update-golden", false, "rewrite the golden files of CheckGolden")
+
+// CheckGolden compares got (and err, which must be nil) with the golden
+// file at path, or rewrites the file with -update-golden.
+func CheckGolden(t *testing.T, path, got string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s: the rendering differs from the golden file (%d bytes, want %d):\n%s", path, len(got), len(want), got)
+	}
 }

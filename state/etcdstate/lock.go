@@ -188,7 +188,7 @@ func (s *Store) ForceUnlock(ctx context.Context, id string) error {
 	}
 	if held.ID != id {
 		return fmt.Errorf("force-unlock %s: the lock ID is %s, not %s: not freeing it (held by %s)",
-			s.Describe(), held.ID, id, describeHolder(held))
+			s.Describe(), held.ID, id, held.Describe())
 	}
 	_, err = s.client.Revoke(ctx, clientv3.LeaseID(kv.Lease))
 	if err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) { // not found: it just expired

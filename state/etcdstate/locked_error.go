@@ -33,12 +33,7 @@ func (e *LockedError) Error() string {
 			e.Where, waited, e.ReadErr, e.TTL)
 	}
 	return fmt.Sprintf("%s is locked by %s%s: the lock frees by itself %s after that run dies, or run `eggo force-unlock %s`",
-		e.Where, describeHolder(e.Holder), waited, e.TTL, e.Holder.ID)
-}
-
-func describeHolder(h state.LockInfo) string {
-	return fmt.Sprintf("%s (pid %d, %s, since %s; lock ID %s)",
-		h.Owner, h.PID, h.Operation, h.Created.Format(time.RFC3339), h.ID)
+		e.Where, e.Holder.Describe(), waited, e.TTL, e.Holder.ID)
 }
 
 // holderRetries bounds how long a refused run waits for the holder to
