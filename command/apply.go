@@ -104,13 +104,13 @@ func (c *ApplyCommand) Run(args []string) int {
 	}
 	defer lock.Unlock()
 
-	var hooks engine.Hooks
+	var observer engine.Observer
 	if jv != nil {
-		hooks = jv
+		observer = jv
 	} else {
-		hooks = newProgressView(c.streams.Out, c.col())
+		observer = newProgressView(c.streams.Out, c.col())
 	}
-	o.Hooks = hooks
+	o.Observer = observer
 	// One session for the plan and the apply: one connection per host per run.
 	sess := engine.NewSession(o)
 	defer sess.Close()
@@ -134,7 +134,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	} else {
 		planOpts := o
 		if jv == nil {
-			planOpts.Hooks = engine.NopHooks{}
+			planOpts.Observer = engine.NopObserver{}
 		}
 		var loaded *engine.Loaded
 		if f := c.planFor(&p, &loaded, planOpts); f != nil {
@@ -168,7 +168,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	if jv == nil {
 		io.WriteString(c.streams.Out, "\n")
 	}
-	if pv, ok := hooks.(*progressView); ok {
+	if pv, ok := observer.(*progressView); ok {
 		beatStop := make(chan struct{})
 		defer close(beatStop)
 		go pv.heartbeat(10*time.Second, beatStop)

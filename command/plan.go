@@ -46,7 +46,7 @@ func (c *PlanCommand) Run(args []string) int {
 	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
 	if jv != nil {
-		o.Hooks = jv
+		o.Observer = jv
 	}
 	if !c.prepare(&o, jv) {
 		return 1

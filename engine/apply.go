@@ -77,7 +77,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	kinds := kindIndex(o.Kinds)
 	rc, done := o.runContext()
 	defer done()
-	rc.Progress = o.Hooks.Progress
+	rc.Progress = o.Observer.Progress
 	pins := newHostPins(prior, p.HostKeys)
 	pins.onSeen = func(node, key string) {
 		_ = rec.update(func(st *state.State) { setHostKey(st, node, key) })
@@ -120,7 +120,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 			return nil, err
 		}
 	}
-	ha := &hookApplier{rc: rc, runner: o.hookRunner, rec: rec, log: &auditLog{path: AuditLogPath(o.StatePath)}, hooks: o.Hooks}
+	ha := &hookApplier{rc: rc, runner: o.hookRunner, rec: rec, log: &auditLog{path: AuditLogPath(o.StatePath)}, observer: o.Observer}
 	wr := g.Walk(ctx, graph.WalkOptions{Parallelism: o.Parallelism, Stop: stop}, func(ctx context.Context, addr string) error {
 		s := p.Step(addr)
 		if s.Action == resources.NoOp {
@@ -129,7 +129,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 		if s.Kind == hookKind {
 			return ha.run(ctx, s)
 		}
-		return applyStep(ctx, rc, kinds[s.Kind], s, rec, o.Hooks)
+		return applyStep(ctx, rc, kinds[s.Kind], s, rec, o.Observer)
 	})
 	for _, a := range wr.Done {
 		if s := p.Step(a); s != nil && s.Action != resources.NoOp {
@@ -222,14 +222,14 @@ func depsOf(s *Step) []string {
 
 // applyStep runs one change: pending record first, then the kind, then the
 // result recorded — whatever the kind reports as done is kept even on error.
-func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, s *Step, rec *recorder, hooks Hooks) (err error) {
+func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, s *Step, rec *recorder, obs Observer) (err error) {
 	start := time.Now()
-	hooks.PreApply(&s.Change)
+	obs.PreApply(&s.Change)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error in %s: %v", s.Kind, r)
 		}
-		hooks.PostApply(&s.Change, err, time.Since(start))
+		obs.PostApply(&s.Change, err, time.Since(start))
 	}()
 	pendingAttrs := resources.Attrs{}
 	if s.Prior != nil && s.Prior.Attrs != nil {
@@ -257,7 +257,7 @@ func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, 
 	case resources.Delete:
 		attrs, err = k.Delete(ctx, rc, *s.Prior)
 		if err != nil && rc.Force && resources.IsUnreachable(err) {
-			hooks.Progress(s.Addr, fmt.Sprintf("host %s unreachable: removed from the state without touching it (-force)", resources.UnreachableHost(err)))
+			obs.Progress(s.Addr, fmt.Sprintf("host %s unreachable: removed from the state without touching it (-force)", resources.UnreachableHost(err)))
 			attrs, err = nil, nil
 		}
 	case resources.Replace:

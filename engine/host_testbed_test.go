@@ -207,7 +207,7 @@ func TestHostOnTestbed(t *testing.T) {
 			}
 		},
 	}
-	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Hooks = cut })
+	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Observer = cut })
 	tb.Restore(m1)
 	if res.OK() || res.Failed["host."+m1] == nil {
 		t.Fatalf("cut host did not fail: %+v", res)

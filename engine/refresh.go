@@ -35,7 +35,7 @@ func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			o.Hooks.Refreshing(obj.Addr)
+			o.Observer.Refreshing(obj.Addr)
 			live, reasons, err := kinds[obj.Kind].Read(ctx, rc, *obj)
 			mu.Lock()
 			defer mu.Unlock()

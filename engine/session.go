@@ -14,10 +14,10 @@ type Stats struct {
 	BytesUploaded int64
 }
 
-// NewSession opens a session reporting progress to o.Hooks.
+// NewSession opens a session reporting progress to o.Observer.
 func NewSession(o Options) *Session {
 	o.defaults()
-	return &Session{rc: resources.NewRunContext(o.Log, o.Hooks.Progress)}
+	return &Session{rc: resources.NewRunContext(o.Log, o.Observer.Progress)}
 }
 
 // Stats returns the figures so far.
@@ -35,6 +35,6 @@ func (o Options) runContext() (*resources.RunContext, func()) {
 	if o.Session != nil {
 		return o.Session.rc, func() {}
 	}
-	rc := resources.NewRunContext(o.Log, o.Hooks.Progress)
+	rc := resources.NewRunContext(o.Log, o.Observer.Progress)
 	return rc, func() { rc.Close() }
 }
