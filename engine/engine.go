@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine/config"
 	"github.com/eggo-project/eggo/resources"
@@ -37,13 +36,8 @@ type Options struct {
 	// Keyring seals and opens the state's secrets; Backend is where the
 	// state lives. OpenBackend sets both from the configuration; when
 	// Backend is nil the state file at StatePath is used with Keyring.
-	Keyring *state.Keyring
-	Backend state.Backend
-	// Loaded, when set, is this run's configuration as already loaded
-	// (with LoadDiags): a command loads it once to find its backend, and
-	// the plan does not read and evaluate every file again.
-	Loaded      *Loaded
-	LoadDiags   hcl.Diagnostics
+	Keyring     *state.Keyring
+	Backend     state.Backend
 	Parallelism int      // default DefaultParallelism
 	Targets     []string // -target: only these and what they depend on
 	Replace     []string // -replace: force replacement

@@ -98,10 +98,7 @@ func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error)
 	}
 	sess := NewSession(o)
 	o.Session = sess
-	p, _, diags, err := MakePlan(context.Background(), o)
-	if diags.HasErrors() {
-		return o, sess, nil, diags
-	}
+	p, err := MakePlan(context.Background(), o, loaded)
 	return o, sess, p, err
 }
 

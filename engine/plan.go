@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hashicorp/hcl/v2"
-
 	"github.com/eggo-project/eggo/engine/config"
 	"github.com/eggo-project/eggo/graph"
 	"github.com/eggo-project/eggo/resources"
@@ -145,40 +143,15 @@ func errorf(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(form
 
 func joinPath(dir, name string) string { return filepath.Join(dir, name) }
 
-// Loaded is a configuration read from disk (nil Config for destroy without
-// one) with its diagnostics' sources.
-type Loaded struct {
-	Config *config.Config
-	Files  map[string][]byte
-}
-
-// LoadConfig reads the configuration directory.
-func LoadConfig(o Options) (*Loaded, hcl.Diagnostics) {
-	if o.Loaded != nil {
-		return o.Loaded, o.LoadDiags
-	}
+// MakePlan reads the state, refreshes it from the hosts and diffs it
+// against loaded (from LoadConfig, without errors). Its one error is
+// whatever stopped the plan; the configuration's diagnostics are
+// LoadConfig's to report.
+func MakePlan(ctx context.Context, o Options, loaded *Loaded) (*Plan, error) {
 	o.defaults()
-	cfg, diags := config.Load(o.Dir, o.Vars)
-	if !diags.HasErrors() {
-		diags = append(diags, config.AddCommandLineHooks(cfg, o.CommandHooks, o.Destroy)...)
-	}
-	l := &Loaded{Config: cfg}
-	if cfg != nil {
-		l.Files = cfg.Files
-	}
-	return l, diags
-}
-
-// MakePlan loads the configuration and the state, refreshes, and diffs.
-func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, error) {
-	o.defaults()
-	loaded, diags := LoadConfig(o)
-	if diags.HasErrors() {
-		return nil, loaded, diags, nil
-	}
 	prior, err := o.readState()
 	if err != nil {
-		return nil, loaded, diags, err
+		return nil, err
 	}
 	if prior != nil {
 		// Workers keep the pod subnets they were given (refreshed or not).
@@ -186,7 +159,7 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 	}
 	desired, err := expand(o.Kinds, loaded.Config.Cluster)
 	if err != nil {
-		return nil, loaded, diags, err
+		return nil, err
 	}
 	rc, done := o.runContext()
 	defer done()
@@ -199,11 +172,11 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 		p.Warnings = append(p.Warnings, warnings...)
 	}
 	if err != nil {
-		return nil, loaded, diags, err
+		return nil, err
 	}
 	p.Deploying = deploying(o, prior) && p.HasChanges()
 	if err := placeHooks(p, loaded.Config.Cluster, p.Deploying); err != nil {
-		return nil, loaded, diags, err
+		return nil, err
 	}
 	p.ConfigHash = loaded.Config.Hash
 	p.VarArgs, p.VarFiles = o.Vars.Vars, o.Vars.VarFiles
@@ -217,7 +190,7 @@ func MakePlan(ctx context.Context, o Options) (*Plan, *Loaded, hcl.Diagnostics, 
 		want = nil
 	}
 	p.OutputsChanged = !resources.Equal(map[string]any(priorOutputs), map[string]any(want))
-	return p, loaded, diags, nil
+	return p, nil
 }
 
 func outputs(cfg *config.Config) []Output {
