@@ -7,6 +7,7 @@
 package engine
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -105,3 +106,5 @@ func (o *Options) defaults() {
 		o.Kinds = resources.Kinds()
 	}
 }
+
+func joinPath(dir, name string) string { return filepath.Join(dir, name) }

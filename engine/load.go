@@ -29,3 +29,11 @@ func LoadConfig(o Options) (*Loaded, hcl.Diagnostics) {
 	}
 	return l, diags
 }
+
+// Validate checks what the resource kinds need beyond the language (for
+// example that the package bundle has every file the nodes' roles need).
+func Validate(o Options, l *Loaded) error {
+	o.defaults()
+	_, err := expand(o.Kinds, l.Config.Cluster)
+	return err
+}

@@ -14,10 +14,12 @@ type Stats struct {
 	BytesUploaded int64
 }
 
-// NewSession opens a session reporting progress to o.Observer.
+// NewSession opens a session; each run in it reports to its own
+// Options.Observer.
 func NewSession(o Options) *Session {
-	o.defaults()
-	return &Session{rc: resources.NewRunContext(o.Log, o.Observer.Progress)}
+	o.Session = nil
+	rc, _ := o.runContext(runSpec{})
+	return &Session{rc: rc}
 }
 
 // Stats returns the figures so far.
@@ -28,13 +30,3 @@ func (s *Session) Stats() Stats {
 
 // Close closes every connection.
 func (s *Session) Close() error { return s.rc.Close() }
-
-// runContext returns the session's run context, or a new one the caller
-// must close (close is a no-op for a shared session).
-func (o Options) runContext() (*resources.RunContext, func()) {
-	if o.Session != nil {
-		return o.Session.rc, func() {}
-	}
-	rc := resources.NewRunContext(o.Log, o.Observer.Progress)
-	return rc, func() { rc.Close() }
-}
