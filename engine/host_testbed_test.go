@@ -127,7 +127,7 @@ func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) 
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	st := sess.Stats()
+	st := sess.rc.Pool.Stats()
 	res.Connections, res.Writes, res.Bytes = st.Connections, st.Writes, st.BytesUploaded
 	return p, res
 }
