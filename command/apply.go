@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/hcl/v2"
-
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
 )
@@ -93,7 +91,8 @@ func (c *ApplyCommand) Run(args []string) int {
 		}
 		o.Vars.Vars, o.Vars.VarFiles = saved.VarArgs, saved.VarFiles
 	}
-	if !c.prepare(&o, jv) {
+	loaded, diags, ok := c.prepare(&o, jv)
+	if !ok {
 		return 1
 	}
 	defer closeBackend(&o)
@@ -104,13 +103,13 @@ func (c *ApplyCommand) Run(args []string) int {
 	}
 	defer lock.Unlock()
 
-	var hooks engine.Hooks
+	var observer engine.Observer
 	if jv != nil {
-		hooks = jv
+		observer = jv
 	} else {
-		hooks = newProgressView(c.streams.Out, c.col())
+		observer = newProgressView(c.streams.Out, c.col())
 	}
-	o.Hooks = hooks
+	o.Observer = observer
 	// One session for the plan and the apply: one connection per host per run.
 	sess := engine.NewSession(o)
 	defer sess.Close()
@@ -122,11 +121,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	var p *engine.Plan
 	if op.PlanFile != "" {
 		p = saved
-		loaded, diags := engine.LoadConfig(o)
 		c.diagnostics(diags, loaded, jv)
-		if diags.HasErrors() {
-			return 1
-		}
 		if err := engine.CheckSavedPlan(o, p, loaded); err != nil {
 			c.fail(jv, err.Error())
 			return 1
@@ -134,16 +129,15 @@ func (c *ApplyCommand) Run(args []string) int {
 	} else {
 		planOpts := o
 		if jv == nil {
-			planOpts.Hooks = engine.NopHooks{}
+			planOpts.Observer = engine.NopObserver{}
 		}
-		var loaded *engine.Loaded
-		if f := c.planFor(&p, &loaded, planOpts); f != nil {
-			c.diagnostics(f.diags, loaded, jv)
-			if f.err != nil {
-				c.fail(jv, f.err.Error())
-			}
+		if p, err = engine.MakePlan(context.Background(), planOpts, loaded); err != nil {
+			c.diagnostics(diags, loaded, jv)
+			c.fail(jv, err.Error())
 			return 1
 		}
+		// Printed as text even with -json, as they always were.
+		c.diagnostics(diags, loaded, nil)
 		if jv != nil {
 			jv.plan(p)
 		} else {
@@ -168,7 +162,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	if jv == nil {
 		io.WriteString(c.streams.Out, "\n")
 	}
-	if pv, ok := hooks.(*progressView); ok {
+	if pv, ok := observer.(*progressView); ok {
 		beatStop := make(chan struct{})
 		defer close(beatStop)
 		go pv.heartbeat(10*time.Second, beatStop)
@@ -185,25 +179,6 @@ func (c *ApplyCommand) Run(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-type planFailure struct {
-	diags hcl.Diagnostics
-	err   error
-}
-
-// planFor makes the plan for apply/destroy; nil means success.
-func (c *ApplyCommand) planFor(p **engine.Plan, loaded **engine.Loaded, o engine.Options) *planFailure {
-	plan, l, diags, err := engine.MakePlan(context.Background(), o)
-	*loaded = l
-	if diags.HasErrors() || err != nil {
-		return &planFailure{diags: diags, err: err}
-	}
-	if len(diags) > 0 {
-		c.diagnostics(diags, l, nil)
-	}
-	*p = plan
-	return nil
 }
 
 func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {

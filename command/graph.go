@@ -40,11 +40,13 @@ func (c *GraphCommand) Run(args []string) int {
 	}
 	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
-	p, loaded, diags, err := engine.MakePlan(context.Background(), o)
-	c.diagnostics(diags, loaded, nil)
+	loaded, diags := engine.LoadConfig(o)
 	if diags.HasErrors() {
+		c.diagnostics(diags, loaded, nil)
 		return 1
 	}
+	p, err := engine.MakePlan(context.Background(), o, loaded)
+	c.diagnostics(diags, loaded, nil)
 	if err != nil {
 		c.errorf("%v", err)
 		return 1

@@ -181,3 +181,8 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 		}
 	}
 }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

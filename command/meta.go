@@ -132,20 +132,19 @@ var testSignals chan os.Signal
 
 // prepare loads the configuration for where the state lives and how its
 // secrets are sealed, and sets o.Backend and o.Keyring. Only errors are
-// printed: the plan that follows reuses the loaded configuration (o.Loaded)
-// and shows its warnings.
-func (m *meta) prepare(o *engine.Options, jv *jsonView) bool {
+// printed: the caller plans with the configuration returned and shows its
+// warnings (diags) after the plan, as it always has.
+func (m *meta) prepare(o *engine.Options, jv *jsonView) (*engine.Loaded, hcl.Diagnostics, bool) {
 	loaded, diags := engine.LoadConfig(*o)
 	if diags.HasErrors() {
 		m.diagnostics(diags, loaded, jv)
-		return false
+		return nil, nil, false
 	}
 	if err := engine.OpenBackend(o, loaded.Config); err != nil {
 		m.fail(jv, err.Error())
-		return false
+		return nil, nil, false
 	}
-	o.Loaded, o.LoadDiags = loaded, diags
-	return true
+	return loaded, diags, true
 }
 
 // closeBackend closes a backend that holds a connection (etcd's client).

@@ -46,17 +46,15 @@ func (c *PlanCommand) Run(args []string) int {
 	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
 	if jv != nil {
-		o.Hooks = jv
+		o.Observer = jv
 	}
-	if !c.prepare(&o, jv) {
+	loaded, diags, ok := c.prepare(&o, jv)
+	if !ok {
 		return 1
 	}
 	defer closeBackend(&o)
-	p, loaded, diags, err := engine.MakePlan(context.Background(), o)
+	p, err := engine.MakePlan(context.Background(), o, loaded)
 	c.diagnostics(diags, loaded, jv)
-	if diags.HasErrors() {
-		return 1
-	}
 	if err != nil {
 		c.fail(jv, err.Error())
 		return 1

@@ -3,7 +3,6 @@ package command
 import (
 	"flag"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/eggo-project/eggo/engine"
@@ -87,9 +86,4 @@ func (m *meta) lockState(a *stateArgs, op string) state.Unlocker {
 		return nil
 	}
 	return l
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

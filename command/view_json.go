@@ -75,7 +75,7 @@ func (v *jsonView) diagnostic(severity, summary, detail string) {
 	v.emit(map[string]any{"type": "diagnostic", "severity": severity, "summary": summary, "detail": detail})
 }
 
-// Hooks for apply progress.
+// Observer methods: apply progress.
 func (v *jsonView) Refreshing(addr string) {
 	v.emit(map[string]any{"type": "refresh_start", "address": addr})
 }

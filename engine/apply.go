@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -74,23 +73,41 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	st.EggoVersion = Version
 	st.FormatVersion = state.FormatVersion
 	rec := newRecorder(o.backend(), st)
-	kinds := kindIndex(o.Kinds)
-	rc, done := o.runContext()
-	defer done()
-	rc.Progress = o.Hooks.Progress
 	pins := newHostPins(prior, p.HostKeys)
 	pins.onSeen = func(node, key string) {
 		_ = rec.update(func(st *state.State) { setHostKey(st, node, key) })
 	}
-	rc.PinHostKeys(pins)
+	rc, done := o.runContext(runSpec{pins: pins, recorded: rec.recorded, checkpoint: checkpointer(p, rec),
+		destroy: p.Destroy, force: o.Force || p.Force})
+	defer done()
 	if hasPins(p.HostKeys) {
 		if err := rec.update(func(st *state.State) { pinPlanned(st, p.HostKeys) }); err != nil {
 			return nil, err
 		}
 	}
-	rc.Destroy, rc.Force, rc.WorkDir = p.Destroy, o.Force || p.Force, filepath.Dir(o.StatePath)
-	rc.Recorded = func(kind string) []resources.Object { return rec.recorded(kind) }
-	rc.Checkpoint = func(addr string, attrs resources.Attrs) error {
+	g, err := applyGraph(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Deploying && !rec.snapshot().DeployPending {
+		if err := rec.update(func(st *state.State) { st.DeployPending = true }); err != nil {
+			return nil, err
+		}
+	}
+	res := walkPlan(ctx, o, p, g, rc, rec, stop)
+	if err := finishApply(p, rec, res); err != nil {
+		return res, err
+	}
+	stats := rc.Pool.Stats()
+	res.Connections, res.Writes, res.Bytes = stats.Connections, stats.Writes, stats.BytesUploaded
+	res.Took = time.Since(start)
+	return res, rec.writeErr
+}
+
+// checkpointer records a running step's attributes as pending: what a
+// kind checkpoints survives a crash before the step finishes.
+func checkpointer(p *Plan, rec *recorder) func(addr string, attrs resources.Attrs) error {
+	return func(addr string, attrs resources.Attrs) error {
 		s := p.Step(addr)
 		if s == nil {
 			return errorf("checkpoint for %s, which is not in the plan", addr)
@@ -99,7 +116,10 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 			st.Set(toResource(addr, s.Kind, s.Node, attrs, depsOf(s), s.Sensitive, true))
 		})
 	}
+}
 
+// applyGraph is the plan's graph as saved in its steps' edges.
+func applyGraph(p *Plan) (*graph.Graph, error) {
 	g := graph.New()
 	for _, s := range p.Steps {
 		g.Add(s.Addr)
@@ -114,13 +134,14 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 			}
 		}
 	}
-	res := &Result{Failed: map[string]error{}, Skipped: map[string]string{}}
-	if p.Deploying && !rec.snapshot().DeployPending {
-		if err := rec.update(func(st *state.State) { st.DeployPending = true }); err != nil {
-			return nil, err
-		}
-	}
-	ha := &hookApplier{rc: rc, runner: o.hookRunner, rec: rec, log: &auditLog{path: AuditLogPath(o.StatePath)}, hooks: o.Hooks}
+	return g, nil
+}
+
+// walkPlan runs every step along g, at most o.Parallelism at once, and
+// says what happened to each.
+func walkPlan(ctx context.Context, o Options, p *Plan, g *graph.Graph, rc *resources.RunContext, rec *recorder, stop <-chan struct{}) *Result {
+	kinds := kindIndex(o.Kinds)
+	ha := &hookApplier{rc: rc, runner: o.hookRunner, rec: rec, log: &auditLog{path: AuditLogPath(o.StatePath)}, observer: o.Observer}
 	wr := g.Walk(ctx, graph.WalkOptions{Parallelism: o.Parallelism, Stop: stop}, func(ctx context.Context, addr string) error {
 		s := p.Step(addr)
 		if s.Action == resources.NoOp {
@@ -129,8 +150,9 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 		if s.Kind == hookKind {
 			return ha.run(ctx, s)
 		}
-		return applyStep(ctx, rc, kinds[s.Kind], s, rec, o.Hooks)
+		return applyStep(ctx, rc, kinds[s.Kind], s, rec, o.Observer)
 	})
+	res := &Result{Failed: map[string]error{}, Skipped: map[string]string{}}
 	for _, a := range wr.Done {
 		if s := p.Step(a); s != nil && s.Action != resources.NoOp {
 			res.Applied = append(res.Applied, a)
@@ -145,11 +167,17 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	}
 	res.NotStarted = wr.NotStarted
 	res.HookWarnings = ha.warnings
+	return res
+}
+
+// finishApply records what a run changes beyond its resources: the end
+// of a pending deploy, the outputs, and the host keys it forgets.
+func finishApply(p *Plan, rec *recorder, res *Result) error {
 	// A deploy that finished, or a destroy of a cluster whose deploy never
 	// did, ends the pending deploy.
 	if res.OK() && (p.Deploying || p.Destroy) && rec.snapshot().DeployPending {
 		if err := rec.update(func(st *state.State) { st.DeployPending = false }); err != nil {
-			return res, err
+			return err
 		}
 	}
 	if res.OK() {
@@ -166,17 +194,11 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 			// A write seals to the current recipients: a recipients
 			// change alone is applied by this write.
 			if err := rec.update(func(st *state.State) { st.Outputs, st.SensitiveOutputs = outs, sensitive }); err != nil {
-				return res, err
+				return err
 			}
 		}
 	}
-	if err := forgetHostKeys(rec, p.HostKeys); err != nil {
-		return res, err
-	}
-	stats := rc.Pool.Stats()
-	res.Connections, res.Writes, res.Bytes = stats.Connections, stats.Writes, stats.BytesUploaded
-	res.Took = time.Since(start)
-	return res, rec.writeErr
+	return forgetHostKeys(rec, p.HostKeys)
 }
 
 func sensitiveOutputs(outs []Output) []string {
@@ -222,14 +244,14 @@ func depsOf(s *Step) []string {
 
 // applyStep runs one change: pending record first, then the kind, then the
 // result recorded — whatever the kind reports as done is kept even on error.
-func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, s *Step, rec *recorder, hooks Hooks) (err error) {
+func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, s *Step, rec *recorder, obs Observer) (err error) {
 	start := time.Now()
-	hooks.PreApply(&s.Change)
+	obs.PreApply(&s.Change)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error in %s: %v", s.Kind, r)
 		}
-		hooks.PostApply(&s.Change, err, time.Since(start))
+		obs.PostApply(&s.Change, err, time.Since(start))
 	}()
 	pendingAttrs := resources.Attrs{}
 	if s.Prior != nil && s.Prior.Attrs != nil {
@@ -257,7 +279,7 @@ func applyStep(ctx context.Context, rc *resources.RunContext, k resources.Kind, 
 	case resources.Delete:
 		attrs, err = k.Delete(ctx, rc, *s.Prior)
 		if err != nil && rc.Force && resources.IsUnreachable(err) {
-			hooks.Progress(s.Addr, fmt.Sprintf("host %s unreachable: removed from the state without touching it (-force)", resources.UnreachableHost(err)))
+			obs.Progress(s.Addr, fmt.Sprintf("host %s unreachable: removed from the state without touching it (-force)", resources.UnreachableHost(err)))
 			attrs, err = nil, nil
 		}
 	case resources.Replace:

@@ -91,10 +91,11 @@ func benchOptions(b *testing.B, dir string) Options {
 
 func benchPlan(b *testing.B, o Options) *Plan {
 	b.Helper()
-	p, _, diags, err := MakePlan(context.Background(), o)
+	loaded, diags := LoadConfig(o)
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}
+	p, err := MakePlan(context.Background(), o, loaded)
 	if err != nil {
 		b.Fatal(err)
 	}

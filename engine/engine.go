@@ -2,15 +2,15 @@
 // changes on hosts: load HCL → expand resources → diff against state (after
 // a refresh) → Plan; walk a Plan along its graph → apply; destroy.
 //
-// The engine never prints. It reports through the Hooks a command passes in
+// The engine never prints. It reports through the Observer a command passes in
 // and returns plain data (Plan, Result) that command/ renders.
 package engine
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine/config"
 	"github.com/eggo-project/eggo/resources"
@@ -38,13 +38,8 @@ type Options struct {
 	// Keyring seals and opens the state's secrets; Backend is where the
 	// state lives. OpenBackend sets both from the configuration; when
 	// Backend is nil the state file at StatePath is used with Keyring.
-	Keyring *state.Keyring
-	Backend state.Backend
-	// Loaded, when set, is this run's configuration as already loaded
-	// (with LoadDiags): a command loads it once to find its backend, and
-	// the plan does not read and evaluate every file again.
-	Loaded      *Loaded
-	LoadDiags   hcl.Diagnostics
+	Keyring     *state.Keyring
+	Backend     state.Backend
 	Parallelism int      // default DefaultParallelism
 	Targets     []string // -target: only these and what they depend on
 	Replace     []string // -replace: force replacement
@@ -57,7 +52,7 @@ type Options struct {
 	// hooks for this run only.
 	CommandHooks []config.HookFlag
 	Log          hclog.Logger
-	Hooks        Hooks
+	Observer     Observer
 	// Kinds overrides the registered resource kinds (tests).
 	Kinds []resources.Kind
 	// Session shares connections between a plan and its apply (nil: each
@@ -67,9 +62,10 @@ type Options struct {
 	hookRunner hookRunner
 }
 
-// Hooks receive progress during a run. Implementations must be safe for
-// concurrent use: resources run in parallel.
-type Hooks interface {
+// Observer receives a run's progress (it is not the user's hooks, which
+// are plan steps). Implementations must be safe for concurrent use:
+// resources run in parallel.
+type Observer interface {
 	// Refreshing is called before a resource is read from its host.
 	Refreshing(addr string)
 	// PreApply is called when a resource starts changing.
@@ -80,13 +76,13 @@ type Hooks interface {
 	PostApply(c *resources.Change, err error, took time.Duration)
 }
 
-// NopHooks ignore everything.
-type NopHooks struct{}
+// NopObserver ignores everything.
+type NopObserver struct{}
 
-func (NopHooks) Refreshing(string)                                 {}
-func (NopHooks) PreApply(*resources.Change)                        {}
-func (NopHooks) Progress(string, string)                           {}
-func (NopHooks) PostApply(*resources.Change, error, time.Duration) {}
+func (NopObserver) Refreshing(string)                                 {}
+func (NopObserver) PreApply(*resources.Change)                        {}
+func (NopObserver) Progress(string, string)                           {}
+func (NopObserver) PostApply(*resources.Change, error, time.Duration) {}
 
 func (o *Options) defaults() {
 	if o.Dir == "" {
@@ -101,8 +97,8 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = hclog.NewNullLogger()
 	}
-	if o.Hooks == nil {
-		o.Hooks = NopHooks{}
+	if o.Observer == nil {
+		o.Observer = NopObserver{}
 	}
 	if o.hookRunner == nil {
 		o.hookRunner = realHookRunner{}
@@ -111,3 +107,5 @@ func (o *Options) defaults() {
 		o.Kinds = kinds.All()
 	}
 }
+
+func joinPath(dir, name string) string { return filepath.Join(dir, name) }

@@ -40,9 +40,7 @@ func (r *rig) plan(o Options, ds ...resources.Desired) *Plan {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	rc := resources.NewRunContext(nil, nil)
-	defer rc.Close()
-	p, err := plan(context.Background(), o, rc, ds, prior)
+	p, err := planDesired(context.Background(), o, ds, prior)
 	if err != nil {
 		r.t.Fatalf("plan: %v", err)
 	}
@@ -72,7 +70,7 @@ func actions(p *Plan) map[string]resources.Action {
 
 func stateAddrs(t *testing.T, path string) []string {
 	t.Helper()
-	st, err := ReadState(path)
+	st, err := readStateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +320,7 @@ func TestSavedPlanRefusedWhenStateMoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prior, _ := ReadState(r.state)
+	prior, _ := readStateFile(r.state)
 	if _, err := Apply(context.Background(), r.opts(), loaded, prior, nil); err == nil || !strings.Contains(err.Error(), "state changed since this plan") {
 		t.Fatalf("err = %v", err)
 	}
@@ -332,8 +330,7 @@ func TestCycleIsAnError(t *testing.T) {
 	r := newRig(t)
 	o := r.opts()
 	o.defaults()
-	rc := resources.NewRunContext(nil, nil)
-	_, err := plan(context.Background(), o, rc, []resources.Desired{desired("test.a", nil, "test.b"), desired("test.b", nil, "test.a")}, nil)
+	_, err := planDesired(context.Background(), o, []resources.Desired{desired("test.a", nil, "test.b"), desired("test.b", nil, "test.a")}, nil)
 	if err == nil || !strings.Contains(err.Error(), "test.a") {
 		t.Fatalf("err = %v", err)
 	}
@@ -346,7 +343,7 @@ func TestSensitiveMarkedInState(t *testing.T) {
 		t.Fatalf("sensitive = %v", p.Step("test.a").Sensitive)
 	}
 	r.apply(r.opts(), p)
-	st, _ := ReadState(r.state)
+	st, _ := readStateFile(r.state)
 	if !reflect.DeepEqual(st.Resources[0].Sensitive, []string{"secret"}) {
 		t.Fatalf("state sensitive = %v", st.Resources[0].Sensitive)
 	}

@@ -64,10 +64,11 @@ func TestExamplesPlan(t *testing.T) {
 				NoRefresh: true,
 				Vars:      config.VarInput{Vars: append(exampleVars[name], packages)},
 			}
-			p, loaded, diags, err := MakePlan(context.Background(), o)
+			loaded, diags := LoadConfig(o)
 			if diags.HasErrors() {
 				t.Fatalf("%s: %s", dir, diags.Error())
 			}
+			p, err := MakePlan(context.Background(), o, loaded)
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}

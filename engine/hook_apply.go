@@ -67,11 +67,11 @@ func (l *auditLog) append(r state.HookRun) error {
 
 // hookApplier runs the hook steps of one apply.
 type hookApplier struct {
-	rc     *resources.RunContext
-	runner hookRunner
-	rec    *recorder
-	log    *auditLog
-	hooks  Hooks
+	rc       *resources.RunContext
+	runner   hookRunner
+	rec      *recorder
+	log      *auditLog
+	observer Observer
 
 	mu       sync.Mutex
 	warnings []string
@@ -83,8 +83,8 @@ type hookApplier struct {
 // way the run is recorded in state and in the audit log.
 func (a *hookApplier) run(ctx context.Context, s *Step) (err error) {
 	start := time.Now()
-	a.hooks.PreApply(&s.Change)
-	defer func() { a.hooks.PostApply(&s.Change, err, time.Since(start)) }()
+	a.observer.PreApply(&s.Change)
+	defer func() { a.observer.PostApply(&s.Change, err, time.Since(start)) }()
 	h := s.Hook
 	rec := state.HookRun{Hook: h.Name, Address: s.Addr, Node: h.Node.Name, Operator: string(h.Event.Operation),
 		Event: h.Event.String(), Type: string(h.Def.Type), Start: start}
@@ -117,7 +117,7 @@ func (a *hookApplier) run(ctx context.Context, s *Step) (err error) {
 		a.mu.Lock()
 		a.warnings = append(a.warnings, w)
 		a.mu.Unlock()
-		a.hooks.Progress(s.Addr, "warning: "+w)
+		a.observer.Progress(s.Addr, "warning: "+w)
 		return recErr
 	}
 	return errors.Join(fmt.Errorf("hook %q (%s) stopped the %s of %s: %w", h.Name, h.Event, h.Event.Operation, joinNames(h.Covers), failure), recErr)

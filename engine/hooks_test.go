@@ -132,7 +132,7 @@ func (h *hookRig) opts() Options {
 func (h *hookRig) plan(o Options, c *hookedCluster, ds ...resources.Desired) *Plan {
 	h.t.Helper()
 	p := h.rig.plan(o, ds...)
-	prior, err := ReadState(h.state)
+	prior, err := readStateFile(h.state)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestHookJoinRunsAroundThatNodeOnly(t *testing.T) {
 	if !(preAt < hostAt && hostAt < svcAt && svcAt < postAt) {
 		t.Fatalf("order: pre %d host %d svc %d post %d; log %v", preAt, hostAt, svcAt, postAt, h.seq.ops)
 	}
-	st, _ := ReadState(h.state)
+	st, _ := readStateFile(h.state)
 	for _, r := range st.Resources {
 		if r.Kind == hookKind {
 			t.Fatalf("hook %s recorded as a resource", r.Address)
@@ -368,7 +368,7 @@ func TestHookAbortSkipsExactlyItsDependents(t *testing.T) {
 	if msg := res.Failed[pre].Error(); !strings.Contains(msg, `hook "gate"`) || !strings.Contains(msg, "w1") {
 		t.Errorf("error does not name the hook and node: %s", msg)
 	}
-	st, _ := ReadState(h.state)
+	st, _ := readStateFile(h.state)
 	if _, ok := st.Lookup("host.w1"); ok {
 		t.Error("host.w1 was created although its pre-join hook aborted")
 	}
@@ -397,7 +397,7 @@ func TestHookContinueGoesOnAndRecords(t *testing.T) {
 	if len(res.HookWarnings) != 1 || !strings.Contains(res.HookWarnings[0], "soft") {
 		t.Fatalf("warnings %v", res.HookWarnings)
 	}
-	st, _ := ReadState(h.state)
+	st, _ := readStateFile(h.state)
 	if len(st.HookRuns) != 1 || st.HookRuns[0].Decision != "continue" {
 		t.Fatalf("runs %+v", st.HookRuns)
 	}
@@ -427,7 +427,7 @@ func TestHookRecordsBoundedAcrossApplies(t *testing.T) {
 	c := cluster(shellHook("up", hook.NodeScope, "", "pre-upgrade"))
 	c.Nodes = c.Nodes[1:2]
 	h.apply(o, h.plan(o, c, node("w1", resources.Attrs{"v": 0.0})...))
-	st, _ := ReadState(h.state)
+	st, _ := readStateFile(h.state)
 	for i := 0; i < state.MaxHookRuns; i++ {
 		st.AddHookRun(state.HookRun{Hook: "old", Decision: "ok"})
 	}
@@ -438,7 +438,7 @@ func TestHookRecordsBoundedAcrossApplies(t *testing.T) {
 	if res := h.apply(o, p); !res.OK() {
 		t.Fatal(FailureSummary(p, res))
 	}
-	st, _ = ReadState(h.state)
+	st, _ = readStateFile(h.state)
 	if n := len(st.HookRuns); n != state.MaxHookRuns || st.HookRuns[n-1].Hook != "up" || st.HookRuns[n-1].Operator != "upgrade" {
 		t.Fatalf("%d runs, last %+v", n, st.HookRuns[n-1])
 	}
@@ -544,7 +544,7 @@ func TestCheckHookPhaseFeedsThePolicy(t *testing.T) {
 	if res := h.apply(o, p); !res.OK() || len(res.HookWarnings) != 0 {
 		t.Fatalf("a check successful at its third attempt: %s %v", FailureSummary(p, res), res.HookWarnings)
 	}
-	st, _ := ReadState(h.state)
+	st, _ := readStateFile(h.state)
 	r := st.HookRuns[len(st.HookRuns)-1]
 	if r.Phase != "Successful" || len(r.Attempts) != 3 || r.Attempts[0].Error == "" || r.Attempts[2].Error != "" || r.Decision != "ok" || h.fake.checks != 3 {
 		t.Fatalf("record %+v after %d checks", r, h.fake.checks)
@@ -557,7 +557,7 @@ func TestCheckHookPhaseFeedsThePolicy(t *testing.T) {
 	if !res.OK() || len(res.HookWarnings) != 1 || !strings.Contains(res.HookWarnings[0], "Inconclusive") || !strings.Contains(res.HookWarnings[0], "http://127.0.0.1:1/10.0.0.3") {
 		t.Fatalf("spent retries fall back to continue with the phase and the rendered URL: %s %q", FailureSummary(p, res), res.HookWarnings)
 	}
-	st, _ = ReadState(h.state)
+	st, _ = readStateFile(h.state)
 	r = st.HookRuns[len(st.HookRuns)-1]
 	if r.Phase != "Inconclusive" || len(r.Attempts) != 3 || r.Decision != "continue" || len(r.Measurements) != 1 || r.Measurements[0].Value != "7" || h.fake.checks != 3 {
 		t.Fatalf("record %+v after %d checks", r, h.fake.checks)
@@ -588,7 +588,7 @@ func TestResumedDeployIsStillADeploy(t *testing.T) {
 	if res := h.apply(o, p); res.OK() {
 		t.Fatal("w1's pre-deploy hook should have failed")
 	}
-	st, _ := ReadState(h.state)
+	st, _ := readStateFile(h.state)
 	if !st.DeployPending || len(st.Resources) == 0 {
 		t.Fatalf("after a failed deploy: pending %v, %d resources", st.DeployPending, len(st.Resources))
 	}
@@ -600,7 +600,7 @@ func TestResumedDeployIsStillADeploy(t *testing.T) {
 	if res := h.apply(o, p); !res.OK() {
 		t.Fatal(FailureSummary(p, res))
 	}
-	if st, _ := ReadState(h.state); st.DeployPending {
+	if st, _ := readStateFile(h.state); st.DeployPending {
 		t.Fatal("a finished deploy is still pending")
 	}
 	p = h.plan(o, c, append(all, node("w2", nil)...)...)
@@ -631,7 +631,7 @@ func TestOperatorHookRunsHere(t *testing.T) {
 	if env := h.fake.specs[0].Env; env["EGGO_NODE_NAME"] != "m1" || env["EGGO_NODE_IP"] != "10.0.0.1" {
 		t.Fatalf("env %v: want the first master's", env)
 	}
-	st, _ := ReadState(h.state)
+	st, _ := readStateFile(h.state)
 	if r := st.HookRuns[len(st.HookRuns)-1]; r.Node != "operator" || r.Decision != "continue" {
 		t.Fatalf("record %+v", r)
 	}
@@ -648,7 +648,7 @@ func TestDestroyEndsAPendingDeploy(t *testing.T) {
 	if res := h.apply(o, h.plan(o, c, all...)); res.OK() {
 		t.Fatal("w1's pre-deploy hook should have failed")
 	}
-	if st, _ := ReadState(h.state); !st.DeployPending {
+	if st, _ := readStateFile(h.state); !st.DeployPending {
 		t.Fatal("a failed deploy is not pending")
 	}
 	o.Destroy = true
@@ -656,7 +656,7 @@ func TestDestroyEndsAPendingDeploy(t *testing.T) {
 	if res := h.apply(o, p); !res.OK() {
 		t.Fatal(FailureSummary(p, res))
 	}
-	if st, _ := ReadState(h.state); st.DeployPending || len(st.Resources) != 0 {
+	if st, _ := readStateFile(h.state); st.DeployPending || len(st.Resources) != 0 {
 		t.Fatalf("after destroy: pending %v, %d resources", st.DeployPending, len(st.Resources))
 	}
 }

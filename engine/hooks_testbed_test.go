@@ -204,7 +204,7 @@ func TestHooksOnTestbed(t *testing.T) {
 	}
 	readState := func() *state.State {
 		t.Helper()
-		st, err := ReadState(filepath.Join(dir, "eggo.state"))
+		st, err := readStateFile(filepath.Join(dir, "eggo.state"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -130,41 +130,43 @@ func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins
 // file contradicts, is left for the apply: its first dial pins the key, or
 // refuses it.
 func scanNew(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, nodes []resources.Node) []string {
-	sem := make(chan struct{}, o.Parallelism)
-	var wg sync.WaitGroup
+	byName := map[string]resources.Node{}
+	var names []string
+	for _, n := range nodes {
+		if !pins.has(n.Name) {
+			byName[n.Name] = n
+			names = append(names, n.Name)
+		}
+	}
 	var mu sync.Mutex
 	var warnings []string
-	for _, n := range nodes {
-		if pins.has(n.Name) {
-			continue
+	wr := eachBounded(ctx, o.Parallelism, names, func(ctx context.Context, name string) error {
+		n := byName[name]
+		k, err := rc.ScanHostKey(ctx, n)
+		if err != nil {
+			o.Log.Debug("host key scan failed", "node", n.Name, "error", err)
+			return nil
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(n resources.Node) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			k, err := rc.ScanHostKey(ctx, n)
-			if err != nil {
-				o.Log.Debug("host key scan failed", "node", n.Name, "error", err)
-				return
-			}
-			if k == nil {
-				return
-			}
-			// The scan does not verify; known_hosts, where it knows the
-			// node, must agree before the key is offered as a pin (the
-			// apply's first dial then refuses the node, naming the file).
-			if err := resources.CheckKnownHost(n, k); err != nil {
-				o.Log.Warn("host key not offered for pinning", "node", n.Name, "error", err)
-				mu.Lock()
-				warnings = append(warnings, fmt.Sprintf("%v (its resources will fail at apply)", err))
-				mu.Unlock()
-				return
-			}
-			pins.Seen(n.Name, k)
-		}(n)
+		if k == nil {
+			return nil
+		}
+		// The scan does not verify; known_hosts, where it knows the
+		// node, must agree before the key is offered as a pin (the
+		// apply's first dial then refuses the node, naming the file).
+		if err := resources.CheckKnownHost(n, k); err != nil {
+			o.Log.Warn("host key not offered for pinning", "node", n.Name, "error", err)
+			mu.Lock()
+			warnings = append(warnings, fmt.Sprintf("%v (its resources will fail at apply)", err))
+			mu.Unlock()
+			return nil
+		}
+		pins.Seen(n.Name, k)
+		return nil
+	})
+	for name, err := range wr.Errors {
+		// Only a panic gets here: the node is left for the apply's dial.
+		o.Log.Error("host key scan failed", "node", name, "error", err)
 	}
-	wg.Wait()
 	sort.Strings(warnings)
 	return warnings
 }

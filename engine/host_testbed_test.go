@@ -99,10 +99,7 @@ func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error)
 	}
 	sess := NewSession(o)
 	o.Session = sess
-	p, _, diags, err := MakePlan(context.Background(), o)
-	if diags.HasErrors() {
-		return o, sess, nil, diags
-	}
+	p, err := MakePlan(context.Background(), o, loaded)
 	return o, sess, p, err
 }
 
@@ -131,7 +128,7 @@ func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) 
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	st := sess.Stats()
+	st := sess.rc.Pool.Stats()
 	res.Connections, res.Writes, res.Bytes = st.Connections, st.Writes, st.BytesUploaded
 	return p, res
 }
@@ -208,7 +205,7 @@ func TestHostOnTestbed(t *testing.T) {
 			}
 		},
 	}
-	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Hooks = cut })
+	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Observer = cut })
 	tb.Restore(m1)
 	if res.OK() || res.Failed["host."+m1] == nil {
 		t.Fatalf("cut host did not fail: %+v", res)

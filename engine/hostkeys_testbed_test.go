@@ -108,7 +108,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("first apply: %v", res.Failed)
 	}
-	st, err := ReadState(statePath)
+	st, err := readStateFile(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if r.Node != "h1" || r.Old != "ssh-ed25519 "+gossh.FingerprintSHA256(oldH1) || r.New != "ssh-ed25519 "+gossh.FingerprintSHA256(newH1) {
 		t.Fatalf("rekey returned %+v; want old %s, new %s", r, gossh.FingerprintSHA256(oldH1), gossh.FingerprintSHA256(newH1))
 	}
-	st, err = ReadState(statePath)
+	st, err = readStateFile(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 			t.Errorf("h1's refusal does not name %q:\n%s", want, msg)
 		}
 	}
-	st, err = ReadState(filepath.Join(fresh, "eggo.state"))
+	st, err = readStateFile(filepath.Join(fresh, "eggo.state"))
 	if err != nil {
 		t.Fatal(err)
 	}

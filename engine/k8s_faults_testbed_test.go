@@ -172,7 +172,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	if got := kubectl(t, tb, m0, "get node w0 --ignore-not-found -o name"); got != "" {
 		t.Errorf("node w0 still registered after -force: %q", got)
 	}
-	st, err := ReadState(statePath)
+	st, err := readStateFile(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}

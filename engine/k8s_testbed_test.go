@@ -234,7 +234,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 			t.Error(err)
 		}
 	}}
-	_, res = runApply(t, dir, func(o *Options) { o.Hooks = cut })
+	_, res = runApply(t, dir, func(o *Options) { o.Observer = cut })
 	if _, failed := res.Failed[`service.kube-apiserver["m1"]`]; !failed || res.OK() {
 		t.Fatalf("apply with m1 cut off: failed %v", res.Failed)
 	}
@@ -474,7 +474,7 @@ func firstDiff(a, b string) string {
 // reports a step that match selects (msg "" for the start): a fault at a
 // known point of an apply, not after a guessed delay.
 type cutHook struct {
-	NopHooks
+	NopObserver
 	match func(addr, msg string) bool
 	cut   func()
 	once  sync.Once

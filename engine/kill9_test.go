@@ -41,13 +41,12 @@ func TestMain(m *testing.M) {
 		r := &rig{t: nil, kind: newTestKind(filepath.Join(dir, "world")), state: filepath.Join(dir, "eggo.state")}
 		o := r.opts()
 		o.defaults()
-		prior, err := ReadState(r.state)
+		prior, err := readStateFile(r.state)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
 		}
-		rc := resources.NewRunContext(nil, nil)
-		p, err := plan(context.Background(), o, rc, kill9Desired(), prior)
+		p, err := planDesired(context.Background(), o, kill9Desired(), prior)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
@@ -83,7 +82,7 @@ func TestKill9(t *testing.T) {
 			killed++
 		}
 		cmd.Wait()
-		if _, err := ReadState(filepath.Join(dir, "eggo.state")); err != nil {
+		if _, err := readStateFile(filepath.Join(dir, "eggo.state")); err != nil {
 			t.Fatalf("round %d: state unreadable after kill -9: %v", round, err)
 		}
 		// Some rounds destroy part of the config to exercise deletes too.

@@ -55,7 +55,7 @@ func hostAddr(t *testing.T, tb *testbed.Testbed, name string) string {
 // recordedPodSubnets reads every worker's pod subnet from the state.
 func recordedPodSubnets(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	st, err := ReadState(filepath.Join(dir, "eggo.state"))
+	st, err := readStateFile(filepath.Join(dir, "eggo.state"))
 	if err != nil {
 		t.Fatal(err)
 	}

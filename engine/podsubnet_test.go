@@ -43,10 +43,11 @@ node "m0" {
 // planSteps makes a plan without refresh (no host is reachable here).
 func planSteps(t *testing.T, o Options) map[string]*Step {
 	t.Helper()
-	p, _, diags, err := MakePlan(context.Background(), o)
+	loaded, diags := LoadConfig(o)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
+	p, err := MakePlan(context.Background(), o, loaded)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestRefsFlowInOneApply(t *testing.T) {
 	if res := r.apply(r.opts(), p); !res.OK() {
 		t.Fatal(res.Failed)
 	}
-	st, _ := ReadState(r.state)
+	st, _ := readStateFile(r.state)
 	got, _ := st.Lookup("test.leaf")
 	if got.Attributes["value"] != "v1" || got.Attributes["key"] != "key-v1" ||
 		!reflect.DeepEqual(got.Attributes["nested"], map[string]any{"from": "v1"}) {
@@ -75,7 +75,7 @@ func TestRefsFlowInOneApply(t *testing.T) {
 	if res := r.apply(r.opts(), loaded); !res.OK() {
 		t.Fatal(res.Failed)
 	}
-	st, _ = ReadState(r.state)
+	st, _ = readStateFile(r.state)
 	got, _ = st.Lookup("test.leaf")
 	if got.Attributes["value"] != "v2" {
 		t.Fatalf("leaf after change = %v", got.Attributes["value"])
@@ -86,8 +86,7 @@ func TestRefToUndeclaredIsAnError(t *testing.T) {
 	r := newRig(t)
 	o := r.opts()
 	o.defaults()
-	rc := resources.NewRunContext(nil, nil)
-	_, err := plan(t.Context(), o, rc, []resources.Desired{desired("test.a", resources.Attrs{"v": resources.Ref{Addr: "test.nope", Attr: "x"}})}, nil)
+	_, err := planDesired(t.Context(), o, []resources.Desired{desired("test.a", resources.Attrs{"v": resources.Ref{Addr: "test.nope", Attr: "x"}})}, nil)
 	if err == nil || !strings.Contains(err.Error(), "test.nope") {
 		t.Fatalf("err = %v", err)
 	}

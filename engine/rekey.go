@@ -36,10 +36,9 @@ func RekeyHost(ctx context.Context, o Options, cfg *config.Config, node, wantFin
 	if st == nil {
 		return nil, errorf("no state yet in %s: a host's key is pinned on the first plan or apply", o.backend().Describe())
 	}
-	rc, done := o.runContext()
-	defer done()
 	// Ask for the pinned key's type first, so the new key is comparable.
-	rc.PinHostKeys(newHostPins(st, nil))
+	rc, done := o.runContext(runSpec{pins: newHostPins(st, nil)})
+	defer done()
 	k, err := rc.ScanHostKey(ctx, *target)
 	if err != nil {
 		return nil, errorf("%s: fetching its host key: %v", node, err)

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/eggo-project/eggo/graph"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// planGraph builds the run's graph. Creates and updates wait for what they
+// depend on; deletes run in reverse: a resource that is going away waits for
+// the deletion of everything recorded as depending on it.
+func planGraph(want map[string]*resources.Desired, have map[string]*resources.Object) (*graph.Graph, error) {
+	g := graph.New()
+	for _, a := range sortedKeys(want) {
+		g.Add(a)
+	}
+	for _, a := range sortedKeys(have) {
+		g.Add(a)
+	}
+	for _, a := range sortedKeys(want) {
+		for _, dep := range append(append([]string(nil), want[a].DependsOn...), refEdges(want[a])...) {
+			if want[dep] == nil {
+				return nil, errorf("%s: depends on %s, which is not declared", a, dep)
+			}
+			if err := g.Connect(a, dep); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, a := range sortedKeys(have) {
+		if want[a] != nil {
+			continue
+		}
+		for _, dep := range have[a].DependsOn {
+			if have[dep] != nil && want[dep] == nil {
+				if err := g.Connect(dep, a); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// targetScope is the set of addresses -target selects (nil: everything).
+// A create or update target brings what it depends on; a destroy target
+// brings what depends on it, since those must go first.
+func targetScope(g *graph.Graph, o Options) (map[string]bool, []string, error) {
+	if len(o.Targets) == 0 {
+		return nil, nil, nil
+	}
+	for _, t := range o.Targets {
+		if !g.Has(t) {
+			return nil, nil, errorf("-target=%s: no such resource in the configuration or the state", t)
+		}
+	}
+	src := g
+	if o.Destroy {
+		src = g.Reverse()
+	}
+	sub, err := src.WithDependencies(o.Targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	scope := map[string]bool{}
+	for _, n := range sub.Names() {
+		scope[n] = true
+	}
+	warn := fmt.Sprintf("Resource targeting is in effect (%s): the plan may be incomplete; use -target only to recover from errors.", strings.Join(o.Targets, ", "))
+	return scope, []string{warn}, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
