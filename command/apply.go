@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine"
-	"github.com/eggo-project/eggo/resources"
 )
 
 // ApplyCommand is `eggo apply` and, with destroy set, `eggo destroy`.
@@ -75,12 +72,9 @@ Exit codes: 0 success, 1 error (every failure is listed by address and host).
 
 func (c *ApplyCommand) Run(args []string) int {
 	op, err := parseOperation(c.name(), args)
-	var jv *jsonView
-	if op != nil && op.JSON {
-		jv = &jsonView{out: c.streams.Out}
-	}
+	v := c.view(op != nil && op.JSON)
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	o := op.engineOptions(c.streams.Env)
@@ -88,29 +82,28 @@ func (c *ApplyCommand) Run(args []string) int {
 	var saved *engine.Plan
 	if op.PlanFile != "" {
 		if saved, err = engine.LoadPlan(op.PlanFile); err != nil {
-			c.fail(jv, err.Error())
+			v.Error(err.Error())
 			return 1
 		}
 		o.Vars.Vars, o.Vars.VarFiles = saved.VarArgs, saved.VarFiles
 	}
-	if !c.prepare(&o, jv) {
+	if !c.prepare(&o, v) {
 		return 1
 	}
 	defer closeBackend(&o)
 	lock, err := o.Backend.Lock(c.name())
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	defer lock.Unlock()
+	return c.run(v, op, o, saved)
+}
 
-	var hooks engine.Hooks
-	if jv != nil {
-		hooks = jv
-	} else {
-		hooks = newProgressView(c.streams.Out, c.col())
-	}
-	o.Hooks = hooks
+// run plans (or checks the saved plan), asks, and applies, holding the
+// state's lock.
+func (c *ApplyCommand) run(v View, op *Operation, o engine.Options, saved *engine.Plan) int {
+	observe(&o, v)
 	// One session for the plan and the apply: one connection per host per run.
 	sess := engine.NewSession(o)
 	defer sess.Close()
@@ -119,66 +112,31 @@ func (c *ApplyCommand) Run(args []string) int {
 	ctx, stop, release := c.interrupts()
 	defer release()
 
-	var p *engine.Plan
-	if op.PlanFile != "" {
-		p = saved
-		loaded, diags := engine.LoadConfig(o)
-		c.diagnostics(diags, loaded, jv)
-		if diags.HasErrors() {
-			return 1
-		}
-		if err := engine.CheckSavedPlan(o, p, loaded); err != nil {
-			c.fail(jv, err.Error())
+	p := saved
+	if saved != nil {
+		if !c.checkSaved(v, o, saved) {
 			return 1
 		}
 	} else {
-		planOpts := o
-		if jv == nil {
-			planOpts.Hooks = engine.NopHooks{}
-		}
-		var loaded *engine.Loaded
-		if f := c.planFor(&p, &loaded, planOpts); f != nil {
-			c.diagnostics(f.diags, loaded, jv)
-			if f.err != nil {
-				c.fail(jv, f.err.Error())
-			}
-			return 1
-		}
-		if jv != nil {
-			jv.plan(p)
-		} else {
-			var b strings.Builder
-			renderPlan(&b, p, c.col())
-			io.WriteString(c.streams.Out, b.String())
-		}
-		if !p.HasChanges() {
-			return 0
-		}
-		if !op.AutoApprove {
-			if ok, code := c.approve(jv); !ok {
-				return code
-			}
+		var done bool
+		var code int
+		if p, done, code = c.planAndApprove(v, op, o); done {
+			return code
 		}
 	}
 	prior, err := engine.ReadStateOf(o)
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
-	if jv == nil {
-		io.WriteString(c.streams.Out, "\n")
-	}
-	if pv, ok := hooks.(*progressView); ok {
-		beatStop := make(chan struct{})
-		defer close(beatStop)
-		go pv.heartbeat(10*time.Second, beatStop)
-	}
+	done := v.Applying()
+	defer done()
 	res, err := engine.Apply(ctx, o, p, prior, stop)
 	if res != nil {
-		c.summary(jv, p, res)
+		v.Summary(c.name(), p, res)
 	}
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	if !res.OK() {
@@ -187,12 +145,55 @@ func (c *ApplyCommand) Run(args []string) int {
 	return 0
 }
 
+// checkSaved refuses a saved plan when the state or the configuration
+// moved since it was made.
+func (c *ApplyCommand) checkSaved(v View, o engine.Options, p *engine.Plan) bool {
+	loaded, diags := engine.LoadConfig(o)
+	v.Diagnostics(diags, loaded)
+	if diags.HasErrors() {
+		return false
+	}
+	if err := engine.CheckSavedPlan(o, p, loaded); err != nil {
+		v.Error(err.Error())
+		return false
+	}
+	return true
+}
+
+// planAndApprove makes and shows the plan, then asks for approval unless
+// -auto-approve. done means the command ends here, with code: an error,
+// no changes, or no approval.
+func (c *ApplyCommand) planAndApprove(v View, op *Operation, o engine.Options) (p *engine.Plan, done bool, code int) {
+	planOpts := o
+	observe(&planOpts, v.PlanObserver())
+	var loaded *engine.Loaded
+	if f := c.planFor(&p, &loaded, planOpts); f != nil {
+		v.Diagnostics(f.diags, loaded)
+		if f.err != nil {
+			v.Error(f.err.Error())
+		}
+		return nil, true, 1
+	}
+	v.Plan(p)
+	if !p.HasChanges() {
+		return nil, true, 0
+	}
+	if !op.AutoApprove {
+		if ok, code := c.approve(v); !ok {
+			return nil, true, code
+		}
+	}
+	return p, false, 0
+}
+
 type planFailure struct {
 	diags hcl.Diagnostics
 	err   error
 }
 
-// planFor makes the plan for apply/destroy; nil means success.
+// planFor makes the plan for apply/destroy; nil means success. Its
+// warnings are printed as text on stderr even under -json, as they always
+// were (stdout keeps only the plan's lines).
 func (c *ApplyCommand) planFor(p **engine.Plan, loaded **engine.Loaded, o engine.Options) *planFailure {
 	plan, l, diags, err := engine.MakePlan(context.Background(), o)
 	*loaded = l
@@ -200,15 +201,17 @@ func (c *ApplyCommand) planFor(p **engine.Plan, loaded **engine.Loaded, o engine
 		return &planFailure{diags: diags, err: err}
 	}
 	if len(diags) > 0 {
-		c.diagnostics(diags, l, nil)
+		c.text().Diagnostics(diags, l)
 	}
 	*p = plan
 	return nil
 }
 
-func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
+// approve asks for "yes". An answer that is not "yes" is reported as text
+// on stderr in either format, as it always was.
+func (c *ApplyCommand) approve(v View) (bool, int) {
 	if !c.streams.InTTY {
-		c.fail(jv, fmt.Sprintf("%s needs approval, and stdin is not a terminal: run it with -auto-approve, or apply a saved plan (eggo plan -out=FILE; eggo apply FILE)", c.name()))
+		v.Error(fmt.Sprintf("%s needs approval, and stdin is not a terminal: run it with -auto-approve, or apply a saved plan (eggo plan -out=FILE; eggo apply FILE)", c.name()))
 		return false, 1
 	}
 	q := "\nDo you want to perform these actions?\n  eggo will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: "
@@ -217,7 +220,7 @@ func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
 	}
 	answer, err := c.ask(q)
 	if err != nil && !errors.Is(err, io.EOF) {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return false, 1
 	}
 	if answer != "yes" {
@@ -225,34 +228,4 @@ func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
 		return false, 1
 	}
 	return true, 0
-}
-
-func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
-	if jv != nil {
-		for _, w := range r.HookWarnings {
-			jv.diagnostic("warning", "hook failed; its policy continued", w)
-		}
-		jv.summary(r, c.name())
-		for _, f := range r.Failures(p) {
-			jv.diagnostic("error", fmt.Sprintf("%s failed", f.Addr), f.Err.Error())
-		}
-		return
-	}
-	col := c.col()
-	for _, w := range r.HookWarnings {
-		fmt.Fprintf(c.streams.Out, "\n%s %s\n", col.c(yellow, "Warning:"), w)
-	}
-	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), pluralWord(int(r.Connections), "connection"), resources.HumanBytes(r.Bytes))
-	if r.OK() {
-		what := "Apply complete!"
-		if c.destroy {
-			what = "Destroy complete!"
-		}
-		fmt.Fprintf(c.streams.Out, "\n%s Resources: %d added, %d changed, %d destroyed. (%s)\n", col.c(green, what), r.Counts.Add, r.Counts.Change, r.Counts.Destroy, figures)
-		return
-	}
-	fmt.Fprintf(c.streams.Out, "\nResources: %d added, %d changed, %d destroyed. (%s)\n", r.Counts.Add, r.Counts.Change, r.Counts.Destroy, figures)
-	n := len(r.Failed)
-	c.errorf("%s did not finish: %s failed, %d skipped, %d not started. State keeps what was done; fix the cause and run %s again.\n%s",
-		c.name(), pluralWord(n, "resource"), len(r.Skipped), len(r.NotStarted), c.name(), engine.FailureSummary(p, r))
 }
