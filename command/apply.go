@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"time"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine"
-	"github.com/eggo-project/eggo/resources"
 )
 
 // ApplyCommand is `eggo apply` and, with destroy set, `eggo destroy`.
@@ -73,12 +72,9 @@ Exit codes: 0 success, 1 error (every failure is listed by address and host).
 
 func (c *ApplyCommand) Run(args []string) int {
 	op, err := parseOperation(c.name(), args)
-	var jv *jsonView
-	if op != nil && op.JSON {
-		jv = &jsonView{out: c.streams.Out}
-	}
+	v := c.view(op != nil && op.JSON)
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	o := op.engineOptions(c.streams.Env)
@@ -86,30 +82,35 @@ func (c *ApplyCommand) Run(args []string) int {
 	var saved *engine.Plan
 	if op.PlanFile != "" {
 		if saved, err = engine.LoadPlan(op.PlanFile); err != nil {
-			c.fail(jv, err.Error())
+			v.Error(err.Error())
 			return 1
 		}
 		o.Vars.Vars, o.Vars.VarFiles = saved.VarArgs, saved.VarFiles
 	}
-	loaded, diags, ok := c.prepare(&o, jv)
+	loaded, diags, ok := c.prepare(&o, v)
 	if !ok {
 		return 1
 	}
 	defer closeBackend(&o)
 	lock, err := o.Backend.Lock(c.name())
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	defer lock.Unlock()
+	return c.run(v, op, o, configured{loaded, diags}, saved)
+}
 
-	var observer engine.Observer
-	if jv != nil {
-		observer = jv
-	} else {
-		observer = newProgressView(c.streams.Out, c.col())
-	}
-	o.Observer = observer
+// configured is the configuration a command loaded, with its warnings.
+type configured struct {
+	loaded *engine.Loaded
+	diags  hcl.Diagnostics
+}
+
+// run plans (or checks the saved plan), asks, and applies, holding the
+// state's lock.
+func (c *ApplyCommand) run(v View, op *Operation, o engine.Options, cfg configured, saved *engine.Plan) int {
+	observe(&o, v)
 	// One session for the plan and the apply: one connection per host per run.
 	sess := engine.NewSession(o)
 	defer sess.Close()
@@ -118,61 +119,31 @@ func (c *ApplyCommand) Run(args []string) int {
 	ctx, stop, release := c.interrupts()
 	defer release()
 
-	var p *engine.Plan
-	if op.PlanFile != "" {
-		p = saved
-		c.diagnostics(diags, loaded, jv)
-		if err := engine.CheckSavedPlan(o, p, loaded); err != nil {
-			c.fail(jv, err.Error())
+	p := saved
+	if saved != nil {
+		if !c.checkSaved(v, o, cfg, saved) {
 			return 1
 		}
 	} else {
-		planOpts := o
-		if jv == nil {
-			planOpts.Observer = engine.NopObserver{}
-		}
-		if p, err = engine.MakePlan(context.Background(), planOpts, loaded); err != nil {
-			c.diagnostics(diags, loaded, jv)
-			c.fail(jv, err.Error())
-			return 1
-		}
-		// Printed as text even with -json, as they always were.
-		c.diagnostics(diags, loaded, nil)
-		if jv != nil {
-			jv.plan(p)
-		} else {
-			var b strings.Builder
-			renderPlan(&b, p, c.col())
-			io.WriteString(c.streams.Out, b.String())
-		}
-		if !p.HasChanges() {
-			return 0
-		}
-		if !op.AutoApprove {
-			if ok, code := c.approve(jv); !ok {
-				return code
-			}
+		var done bool
+		var code int
+		if p, done, code = c.planAndApprove(v, op, o, cfg); done {
+			return code
 		}
 	}
 	prior, err := engine.ReadStateOf(o)
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
-	if jv == nil {
-		io.WriteString(c.streams.Out, "\n")
-	}
-	if pv, ok := observer.(*progressView); ok {
-		beatStop := make(chan struct{})
-		defer close(beatStop)
-		go pv.heartbeat(10*time.Second, beatStop)
-	}
+	done := v.Applying()
+	defer done()
 	res, err := engine.Apply(ctx, o, p, prior, stop)
 	if res != nil {
-		c.summary(jv, p, res)
+		v.Summary(c.name(), p, res)
 	}
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	if !res.OK() {
@@ -181,9 +152,51 @@ func (c *ApplyCommand) Run(args []string) int {
 	return 0
 }
 
-func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
+// checkSaved refuses a saved plan when the state or the configuration
+// moved since it was made.
+func (c *ApplyCommand) checkSaved(v View, o engine.Options, cfg configured, p *engine.Plan) bool {
+	v.Diagnostics(cfg.diags, cfg.loaded)
+	if err := engine.CheckSavedPlan(o, p, cfg.loaded); err != nil {
+		v.Error(err.Error())
+		return false
+	}
+	return true
+}
+
+// planAndApprove makes and shows the plan, then asks for approval unless
+// -auto-approve. done means the command ends here, with code: an error,
+// no changes, or no approval.
+func (c *ApplyCommand) planAndApprove(v View, op *Operation, o engine.Options, cfg configured) (p *engine.Plan, done bool, code int) {
+	planOpts := o
+	observe(&planOpts, v.PlanObserver())
+	p, err := engine.MakePlan(context.Background(), planOpts, cfg.loaded)
+	if err != nil {
+		v.Diagnostics(cfg.diags, cfg.loaded)
+		v.Error(err.Error())
+		return nil, true, 1
+	}
+	// The plan's warnings are printed as text on stderr even under -json,
+	// as they always were (stdout keeps only the plan's lines).
+	if len(cfg.diags) > 0 {
+		c.text().Diagnostics(cfg.diags, cfg.loaded)
+	}
+	v.Plan(p)
+	if !p.HasChanges() {
+		return nil, true, 0
+	}
+	if !op.AutoApprove {
+		if ok, code := c.approve(v); !ok {
+			return nil, true, code
+		}
+	}
+	return p, false, 0
+}
+
+// approve asks for "yes". An answer that is not "yes" is reported as text
+// on stderr in either format, as it always was.
+func (c *ApplyCommand) approve(v View) (bool, int) {
 	if !c.streams.InTTY {
-		c.fail(jv, fmt.Sprintf("%s needs approval, and stdin is not a terminal: run it with -auto-approve, or apply a saved plan (eggo plan -out=FILE; eggo apply FILE)", c.name()))
+		v.Error(fmt.Sprintf("%s needs approval, and stdin is not a terminal: run it with -auto-approve, or apply a saved plan (eggo plan -out=FILE; eggo apply FILE)", c.name()))
 		return false, 1
 	}
 	q := "\nDo you want to perform these actions?\n  eggo will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: "
@@ -192,7 +205,7 @@ func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
 	}
 	answer, err := c.ask(q)
 	if err != nil && !errors.Is(err, io.EOF) {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return false, 1
 	}
 	if answer != "yes" {
@@ -200,34 +213,4 @@ func (c *ApplyCommand) approve(jv *jsonView) (bool, int) {
 		return false, 1
 	}
 	return true, 0
-}
-
-func (c *ApplyCommand) summary(jv *jsonView, p *engine.Plan, r *engine.Result) {
-	if jv != nil {
-		for _, w := range r.HookWarnings {
-			jv.diagnostic("warning", "hook failed; its policy continued", w)
-		}
-		jv.summary(r, c.name())
-		for _, f := range r.Failures(p) {
-			jv.diagnostic("error", fmt.Sprintf("%s failed", f.Addr), f.Err.Error())
-		}
-		return
-	}
-	col := c.col()
-	for _, w := range r.HookWarnings {
-		fmt.Fprintf(c.streams.Out, "\n%s %s\n", col.c(yellow, "Warning:"), w)
-	}
-	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), pluralWord(int(r.Connections), "connection"), resources.HumanBytes(r.Bytes))
-	if r.OK() {
-		what := "Apply complete!"
-		if c.destroy {
-			what = "Destroy complete!"
-		}
-		fmt.Fprintf(c.streams.Out, "\n%s Resources: %d added, %d changed, %d destroyed. (%s)\n", col.c(green, what), r.Counts.Add, r.Counts.Change, r.Counts.Destroy, figures)
-		return
-	}
-	fmt.Fprintf(c.streams.Out, "\nResources: %d added, %d changed, %d destroyed. (%s)\n", r.Counts.Add, r.Counts.Change, r.Counts.Destroy, figures)
-	n := len(r.Failed)
-	c.errorf("%s did not finish: %s failed, %d skipped, %d not started. State keeps what was done; fix the cause and run %s again.\n%s",
-		c.name(), pluralWord(n, "resource"), len(r.Skipped), len(r.NotStarted), c.name(), engine.FailureSummary(p, r))
 }

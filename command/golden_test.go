@@ -149,7 +149,7 @@ func TestPlanGolden(t *testing.T) {
 			checkGolden(t, filepath.Join("testdata", "plan", name+".golden"), []byte(human.String()))
 
 			var js bytes.Buffer
-			(&jsonView{out: &js}).plan(p)
+			(&jsonView{out: &js}).Plan(p)
 			checkGolden(t, filepath.Join("testdata", "plan", name+".json.golden"), js.Bytes())
 
 			for _, secret := range []string{"old-secret-value", "new-secret-value", "created-secret-value"} {
@@ -169,7 +169,7 @@ func TestSensitiveRendering(t *testing.T) {
 	renderPlan(&human, p, colorizer(false))
 	mustContain(t, "plan", human.String(), `+ secret = (sensitive value)`, `~ secret = (sensitive value)`, `~ value  = "1" -> "2"`)
 	var js bytes.Buffer
-	(&jsonView{out: &js}).plan(p)
+	(&jsonView{out: &js}).Plan(p)
 	mustContain(t, "json", js.String(), `"secret":"(sensitive value)"`)
 	for _, secret := range []string{"old-secret-value", "new-secret-value", "created-secret-value"} {
 		if strings.Contains(human.String()+js.String(), secret) {

@@ -2,9 +2,6 @@ package command
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 
 	"github.com/eggo-project/eggo/engine"
 )
@@ -32,6 +29,8 @@ Exit codes: 0 success, 1 error.
 `
 }
 
+// Run prints the graph in the view -json picks; the plan's diagnostics
+// and errors are text on stderr in either format.
 func (c *GraphCommand) Run(args []string) int {
 	op, err := parseOperation("graph", args)
 	if err != nil {
@@ -42,47 +41,18 @@ func (c *GraphCommand) Run(args []string) int {
 	o.Log = c.logger()
 	loaded, diags := engine.LoadConfig(o)
 	if diags.HasErrors() {
-		c.diagnostics(diags, loaded, nil)
+		c.text().Diagnostics(diags, loaded)
 		return 1
 	}
 	p, err := engine.MakePlan(context.Background(), o, loaded)
-	c.diagnostics(diags, loaded, nil)
+	c.text().Diagnostics(diags, loaded)
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
-	if op.JSON {
-		return c.graphJSON(p)
-	}
-	dot, err := engine.DOT(p)
-	if err != nil {
+	if err := c.view(op.JSON).Graph(p); err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
-	io.WriteString(c.streams.Out, dot)
-	return 0
-}
-
-func (c *GraphCommand) graphJSON(p *engine.Plan) int {
-	type node struct {
-		Address string `json:"address"`
-		Action  string `json:"action"`
-	}
-	type edge struct {
-		From string `json:"from"`
-		To   string `json:"to"`
-	}
-	g := struct {
-		Nodes []node `json:"nodes"`
-		Edges []edge `json:"edges"`
-	}{Nodes: []node{}, Edges: []edge{}}
-	for _, s := range p.Steps {
-		g.Nodes = append(g.Nodes, node{s.Addr, string(s.Action)})
-		for _, d := range s.WaitsFor {
-			g.Edges = append(g.Edges, edge{From: d, To: s.Addr})
-		}
-	}
-	b, _ := json.MarshalIndent(g, "", "  ")
-	fmt.Fprintln(c.streams.Out, string(b))
 	return 0
 }

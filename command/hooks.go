@@ -12,7 +12,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/eggo-project/eggo/engine"
@@ -55,13 +54,13 @@ func (c *HooksCommand) Run(args []string) int {
 		c.errorf("usage: eggo hooks [-state=PATH] [-json] [-log] (eggo hooks show ID for one run)")
 		return 1
 	}
-	path, js, fromLog := &a.o.StatePath, &a.js, &fromLogFlag
 	var runs []state.HookRun
 	var err error
-	if *fromLog {
+	if fromLogFlag {
 		var warns []string
-		runs, warns, err = readAuditLog(engine.AuditLogPath(*path))
+		runs, warns, err = readAuditLog(engine.AuditLogPath(a.o.StatePath))
 		for _, w := range warns {
+			// Text on stderr in either format: stdout keeps the runs.
 			fmt.Fprintf(c.streams.Err, "%s %s\n", c.col().c(yellow, "Warning:"), w)
 		}
 	} else {
@@ -71,46 +70,8 @@ func (c *HooksCommand) Run(args []string) int {
 		c.errorf("%v", err)
 		return 1
 	}
-	if *js {
-		if runs == nil {
-			runs = []state.HookRun{}
-		}
-		b, _ := json.MarshalIndent(runs, "", "  ")
-		fmt.Fprintln(c.streams.Out, string(b))
-		return 0
-	}
-	if len(runs) == 0 {
-		fmt.Fprintln(c.streams.Out, "No hook runs recorded.")
-		return 0
-	}
-	c.hookTable(runs)
+	c.view(a.js).HookRuns(runs)
 	return 0
-}
-
-// hookTable prints one line a run. Colour goes on the decision only after
-// tabwriter has aligned the plain text: escape codes would skew columns.
-func (c *HooksCommand) hookTable(runs []state.HookRun) {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tFINISHED\tHOOK\tEVENT\tNODE\tTYPE\tRESULT\tATTEMPTS\tDECISION")
-	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, formatTime(r.Finish), r.Hook, r.Event, dash(r.Node),
-			r.Type, hookResult(r), len(r.Attempts), dash(r.Decision))
-	}
-	tw.Flush()
-	col := c.col()
-	lines := strings.SplitAfter(buf.String(), "\n")
-	io.WriteString(c.streams.Out, col.c(bold, strings.TrimRight(lines[0], "\n"))+"\n")
-	for i, line := range lines[1:] {
-		if line == "" {
-			continue
-		}
-		d := runs[i].Decision
-		if d != "" && strings.HasSuffix(line, d+"\n") {
-			line = strings.TrimSuffix(line, d+"\n") + col.c(decisionColour(d), d) + "\n"
-		}
-		io.WriteString(c.streams.Out, line)
-	}
 }
 
 func decisionColour(d string) string {

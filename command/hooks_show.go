@@ -1,9 +1,7 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -46,20 +44,12 @@ func (c *HooksShowCommand) Run(args []string) int {
 		c.errorf("usage: eggo hooks show [-state=PATH] [-json] ID (IDs are listed by eggo hooks)")
 		return 1
 	}
-	js := &a.js
 	r, err := findHookRun(a.o, a.rest[0])
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
-	if *js {
-		b, _ := json.MarshalIndent(r, "", "  ")
-		fmt.Fprintln(c.streams.Out, string(b))
-		return 0
-	}
-	var b strings.Builder
-	renderHookRun(&b, r, c.col())
-	io.WriteString(c.streams.Out, b.String())
+	c.view(a.js).HookRun(r)
 	return 0
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine"
-	"github.com/eggo-project/eggo/engine/config"
 )
 
 // meta is what every command shares.
@@ -33,36 +32,10 @@ func (m *meta) logger() hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: "eggo", Level: hclog.LevelFromString(lvl), Output: m.streams.Err})
 }
 
+// errorf reports an error as text on stderr, whatever the format: the
+// commands whose errors are never JSON use it.
 func (m *meta) errorf(format string, a ...any) {
-	fmt.Fprintf(m.streams.Err, "%s %s\n", m.col().c(red, "Error:"), fmt.Sprintf(format, a...))
-}
-
-// diagnostics prints HCL diagnostics with their source snippets.
-func (m *meta) diagnostics(diags hcl.Diagnostics, l *engine.Loaded, jv *jsonView) {
-	if len(diags) == 0 {
-		return
-	}
-	if jv != nil {
-		for _, d := range diags {
-			sev := "error"
-			if d.Severity == hcl.DiagWarning {
-				sev = "warning"
-			}
-			detail := d.Detail
-			if d.Subject != nil {
-				detail = d.Subject.String() + ": " + detail
-			}
-			jv.diagnostic(sev, d.Summary, detail)
-		}
-		return
-	}
-	var files map[string][]byte
-	if l != nil {
-		files = l.Files
-	}
-	if err := config.WriteDiagnostics(m.streams.Err, files, diags, bool(m.col()), 100); err != nil {
-		m.errorf("%v", err)
-	}
+	m.text().Error(fmt.Sprintf(format, a...))
 }
 
 // interrupts returns a context cancelled on the second interrupt and a
@@ -134,14 +107,14 @@ var testSignals chan os.Signal
 // secrets are sealed, and sets o.Backend and o.Keyring. Only errors are
 // printed: the caller plans with the configuration returned and shows its
 // warnings (diags) after the plan, as it always has.
-func (m *meta) prepare(o *engine.Options, jv *jsonView) (*engine.Loaded, hcl.Diagnostics, bool) {
+func (m *meta) prepare(o *engine.Options, v View) (*engine.Loaded, hcl.Diagnostics, bool) {
 	loaded, diags := engine.LoadConfig(*o)
 	if diags.HasErrors() {
-		m.diagnostics(diags, loaded, jv)
+		v.Diagnostics(diags, loaded)
 		return nil, nil, false
 	}
 	if err := engine.OpenBackend(o, loaded.Config); err != nil {
-		m.fail(jv, err.Error())
+		v.Error(err.Error())
 		return nil, nil, false
 	}
 	return loaded, diags, true

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"strings"
 
 	"github.com/eggo-project/eggo/engine"
 )
@@ -35,57 +34,35 @@ Exit codes: 0 success (any changes), 1 error; with -detailed-exitcode,
 
 func (c *PlanCommand) Run(args []string) int {
 	op, err := parseOperation("plan", args)
-	var jv *jsonView
-	if op.JSON {
-		jv = &jsonView{out: c.streams.Out}
-	}
+	v := c.view(op.JSON)
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
-	if jv != nil {
-		o.Observer = jv
-	}
-	loaded, diags, ok := c.prepare(&o, jv)
+	observe(&o, v.PlanObserver())
+	loaded, diags, ok := c.prepare(&o, v)
 	if !ok {
 		return 1
 	}
 	defer closeBackend(&o)
 	p, err := engine.MakePlan(context.Background(), o, loaded)
-	c.diagnostics(diags, loaded, jv)
+	v.Diagnostics(diags, loaded)
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
-	if jv != nil {
-		jv.plan(p)
-	} else {
-		var b strings.Builder
-		renderPlan(&b, p, c.col())
-		c.streams.Out.Write([]byte(b.String()))
-	}
+	v.Plan(p)
 	if op.Out != "" {
 		if err := engine.SavePlan(op.Out, p); err != nil {
-			c.fail(jv, err.Error())
+			v.Error(err.Error())
 			return 1
 		}
-		if jv == nil && p.HasChanges() {
-			c.streams.Out.Write([]byte("\nSaved the plan to " + op.Out + ". To apply exactly it, run: eggo apply " + op.Out + "\n"))
-		}
+		v.PlanSaved(p, op.Out)
 	}
 	if op.DetailedExitcode && p.HasChanges() {
 		return 2
 	}
 	return 0
-}
-
-// fail prints an error in the chosen view.
-func (m *meta) fail(jv *jsonView, msg string) {
-	if jv != nil {
-		jv.diagnostic("error", msg, "")
-		return
-	}
-	m.errorf("%s", msg)
 }

@@ -84,17 +84,3 @@ func stateChangesSummary(p *engine.Plan) string {
 	}
 	return " State: " + strings.Join(parts, ", ") + "."
 }
-
-// jsonStateChanges emits the same as JSON lines.
-func (v *jsonView) stateChanges(p *engine.Plan) {
-	if len(p.Unreadable) > 0 {
-		v.emit(map[string]any{"type": "unreadable_secrets", "values": p.Unreadable, "not_compared": p.Uncompared})
-	}
-	if p.Secrets != nil {
-		v.emit(map[string]any{"type": "secrets_change", "recipients": p.Secrets.Recipients, "added": p.Secrets.Added,
-			"removed": p.Secrets.Removed, "encrypt": p.Secrets.Encrypt})
-	}
-	for _, h := range p.HostKeys {
-		v.emit(map[string]any{"type": "host_key_change", "node": h.Node, "action": h.Action, "fingerprint": h.Fingerprint})
-	}
-}

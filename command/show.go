@@ -1,10 +1,7 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/state"
@@ -36,20 +33,14 @@ func (c *ShowCommand) Run(args []string) int {
 		c.errorf("usage: eggo show [-state=PATH] [-json] [PLANFILE]")
 		return 1
 	}
-	js := &a.js
+	v := c.view(a.js)
 	if len(a.rest) == 1 {
 		p, err := engine.LoadPlan(a.rest[0])
 		if err != nil {
 			c.errorf("%v", err)
 			return 1
 		}
-		if *js {
-			(&jsonView{out: c.streams.Out}).plan(p)
-			return 0
-		}
-		var b strings.Builder
-		renderPlan(&b, p, c.col())
-		io.WriteString(c.streams.Out, b.String())
+		v.Plan(p)
 		return 0
 	}
 	st, err := engine.ReadStateOf(a.o)
@@ -58,31 +49,11 @@ func (c *ShowCommand) Run(args []string) int {
 		return 1
 	}
 	if st == nil || len(st.Resources) == 0 {
+		// The same sentence in either format, as it always was.
 		fmt.Fprintln(c.streams.Out, "The state is empty: nothing has been applied.")
 		return 0
 	}
-	if *js {
-		var rs []map[string]any
-		for _, r := range st.Resources {
-			rs = append(rs, map[string]any{"address": r.Address, "kind": r.Kind, "node": r.Node, "status": r.Status,
-				"attributes": redacted(r.Attributes, r.Sensitive), "dependencies": r.Dependencies})
-		}
-		b, _ := json.MarshalIndent(map[string]any{"format_version": st.FormatVersion, "serial": st.Serial, "lineage": st.Lineage,
-			"eggo_version": st.EggoVersion, "resources": rs, "outputs": st.Outputs}, "", "  ")
-		fmt.Fprintln(c.streams.Out, string(b))
-		return 0
-	}
-	fmt.Fprintf(c.streams.Out, "# state serial %d, lineage %s, written by eggo %s\n\n", st.Serial, st.Lineage, st.EggoVersion)
-	for i := range st.Resources {
-		c.showResource(&st.Resources[i], false)
-		fmt.Fprintln(c.streams.Out)
-	}
-	if len(st.Outputs) > 0 {
-		fmt.Fprintln(c.streams.Out, "Outputs:")
-		for _, k := range sortedMapKeys(st.Outputs) {
-			fmt.Fprintf(c.streams.Out, "  %s = %s\n", k, renderValue(st.Outputs[k], "  "))
-		}
-	}
+	v.State(st)
 	return 0
 }
 

@@ -1,13 +1,10 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/hashicorp/cli"
-
-	"github.com/eggo-project/eggo/state"
 )
 
 // StateCommand is the `eggo state` group.
@@ -105,36 +102,8 @@ func (c *StateShowCommand) Run(args []string) int {
 		c.errorf("%s is not in the state %s (see eggo state list)", a.rest[0], a.o.Backend.Describe())
 		return 1
 	}
-	c.showResource(r, a.js)
+	c.view(a.js).Resource(r)
 	return 0
-}
-
-func (m *meta) showResource(r *state.Resource, js bool) {
-	attrs := redacted(r.Attributes, r.Sensitive)
-	if js {
-		b, _ := json.MarshalIndent(map[string]any{"address": r.Address, "kind": r.Kind, "node": r.Node, "status": r.Status,
-			"attributes": attrs, "dependencies": r.Dependencies}, "", "  ")
-		fmt.Fprintln(m.streams.Out, string(b))
-		return
-	}
-	fmt.Fprintf(m.streams.Out, "# %s", r.Address)
-	if r.Status != "" {
-		fmt.Fprintf(m.streams.Out, " (%s)", r.Status)
-	}
-	fmt.Fprintf(m.streams.Out, "\n%s {\n", r.Address)
-	keys := sortedMapKeys(attrs)
-	w := maxLen(keys)
-	for _, k := range keys {
-		v := renderValue(attrs[k], "    ")
-		if s, ok := attrs[k].(string); ok && s == sensitiveText {
-			v = s
-		}
-		fmt.Fprintf(m.streams.Out, "    %-*s = %s\n", w, k, v)
-	}
-	if len(r.Dependencies) > 0 {
-		fmt.Fprintf(m.streams.Out, "    # depends on: %s\n", strings.Join(r.Dependencies, ", "))
-	}
-	fmt.Fprintln(m.streams.Out, "}")
 }
 
 // StateRmCommand is `eggo state rm`.

@@ -20,7 +20,8 @@ type stateArgs struct {
 
 // parseStateArgs parses -state, -json and -identity (plus extra flags) and
 // finds the state: the configuration's backend block when the directory
-// has a configuration, else the state file.
+// has a configuration, else the state file. A state command's errors are
+// text on stderr whatever the format: only its result follows -json.
 func (m *meta) parseStateArgs(name string, args []string, extra func(fs *flag.FlagSet)) (*stateArgs, bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -47,7 +48,7 @@ func (m *meta) parseStateArgs(name string, args []string, extra func(fs *flag.Fl
 	if hasConfig(".") {
 		loaded, diags := engine.LoadConfig(a.o)
 		if diags.HasErrors() {
-			m.diagnostics(diags, loaded, nil)
+			m.text().Diagnostics(diags, loaded)
 			return nil, false
 		}
 		a.cfg = loaded.Config

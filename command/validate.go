@@ -1,9 +1,6 @@
 package command
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/eggo-project/eggo/engine"
 )
 
@@ -31,29 +28,21 @@ Exit codes: 0 valid, 1 invalid or error.
 
 func (c *ValidateCommand) Run(args []string) int {
 	op, err := parseOperation("validate", args)
-	var jv *jsonView
-	if op != nil && op.JSON {
-		jv = &jsonView{out: c.streams.Out}
-	}
+	v := c.view(op != nil && op.JSON)
 	if err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
 	o := op.engineOptions(c.streams.Env)
 	loaded, diags := engine.LoadConfig(o)
-	c.diagnostics(diags, loaded, jv)
+	v.Diagnostics(diags, loaded)
 	if diags.HasErrors() {
 		return 1
 	}
 	if err := engine.Validate(o, loaded); err != nil {
-		c.fail(jv, err.Error())
+		v.Error(err.Error())
 		return 1
 	}
-	n := len(loaded.Config.Cluster.Nodes)
-	if jv != nil {
-		jv.emit(map[string]any{"type": "valid", "nodes": n})
-		return 0
-	}
-	io.WriteString(c.streams.Out, c.col().c(green, "Success!")+fmt.Sprintf(" The configuration is valid (%s).\n", pluralWord(n, "node")))
+	v.Valid(len(loaded.Config.Cluster.Nodes))
 	return 0
 }

@@ -4,20 +4,22 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
-	"time"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
 )
 
 // jsonView writes one JSON object per line, like Terraform's machine-
-// readable UI: every line has a "type".
+// readable UI: every line has a "type" (view_json_types.go declares them).
+// It is locked because the engine reports progress from parallel changes.
 type jsonView struct {
 	mu  sync.Mutex
 	out io.Writer
 }
 
-func (v *jsonView) emit(msg map[string]any) {
+func (v *jsonView) emit(msg any) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	b, _ := json.Marshal(msg)
@@ -44,58 +46,69 @@ func redacted(attrs resources.Attrs, sensitive []string) map[string]any {
 	return out
 }
 
-func (v *jsonView) plan(p *engine.Plan) {
+func (v *jsonView) Error(msg string) { v.diagnostic("error", msg, "") }
+
+func (v *jsonView) diagnostic(severity, summary, detail string) {
+	v.emit(diagnosticMsg{Type: "diagnostic", Severity: severity, Summary: summary, Detail: detail})
+}
+
+// Diagnostics emits one message each; the source position, which the text
+// view shows as a snippet, starts the detail.
+func (v *jsonView) Diagnostics(diags hcl.Diagnostics, _ *engine.Loaded) {
+	for _, d := range diags {
+		sev := "error"
+		if d.Severity == hcl.DiagWarning {
+			sev = "warning"
+		}
+		detail := d.Detail
+		if d.Subject != nil {
+			detail = d.Subject.String() + ": " + detail
+		}
+		v.diagnostic(sev, d.Summary, detail)
+	}
+}
+
+// Plan emits the warnings, every step that does something, the changes to
+// the state itself, then the counts.
+func (v *jsonView) Plan(p *engine.Plan) {
 	for _, w := range p.Warnings {
-		v.emit(map[string]any{"type": "warning", "message": w})
+		v.emit(warningMsg{Type: "warning", Message: w})
 	}
 	for _, s := range p.Steps {
-		if s.Action == resources.NoOp {
-			continue
+		switch {
+		case s.Action == resources.NoOp:
+		case s.Hook != nil:
+			v.emit(plannedHook(s))
+		default:
+			v.emit(plannedChangeMsg{Type: "planned_change", Address: s.Addr, Kind: s.Kind, Node: s.Node,
+				Action: s.Action, Reasons: s.Reasons, Changed: s.Changed,
+				Before: redacted(s.Before, s.Sensitive), After: redacted(s.After, s.Sensitive)})
 		}
-		if h := s.Hook; h != nil {
-			v.emit(map[string]any{
-				"type": "planned_hook", "address": s.Addr, "hook": h.Name, "node": s.Node, "event": h.Event.String(),
-				"operator": h.Event.Operation, "scope": h.Scope, "hook_type": h.Def.Type, "covers": h.Covers,
-				"on_failure": h.Def.PolicyFor(h.Event.Operation), "waits_for": s.WaitsFor,
-			})
-			continue
-		}
-		v.emit(map[string]any{
-			"type": "planned_change", "address": s.Addr, "kind": s.Kind, "node": s.Node,
-			"action": s.Action, "reasons": s.Reasons, "changed": s.Changed,
-			"before": redacted(s.Before, s.Sensitive), "after": redacted(s.After, s.Sensitive),
-		})
 	}
 	v.stateChanges(p)
 	c := p.Counts()
-	v.emit(map[string]any{"type": "change_summary", "add": c.Add, "change": c.Change, "destroy": c.Destroy, "changes": p.HasChanges()})
+	v.emit(changeSummaryMsg{Type: "change_summary", Add: c.Add, Change: c.Change, Destroy: c.Destroy, Changes: p.HasChanges()})
 }
 
-func (v *jsonView) diagnostic(severity, summary, detail string) {
-	v.emit(map[string]any{"type": "diagnostic", "severity": severity, "summary": summary, "detail": detail})
+func plannedHook(s *engine.Step) plannedHookMsg {
+	h := s.Hook
+	return plannedHookMsg{Type: "planned_hook", Address: s.Addr, Hook: h.Name, Node: s.Node, Event: h.Event.String(),
+		Operator: h.Event.Operation, Scope: h.Scope, HookType: h.Def.Type, Covers: h.Covers,
+		OnFailure: h.Def.PolicyFor(h.Event.Operation), WaitsFor: s.WaitsFor}
 }
 
-// Observer methods: apply progress.
-func (v *jsonView) Refreshing(addr string) {
-	v.emit(map[string]any{"type": "refresh_start", "address": addr})
-}
-func (v *jsonView) PreApply(c *resources.Change) {
-	v.emit(map[string]any{"type": "apply_start", "address": c.Addr, "action": c.Action, "node": c.Node})
-}
-func (v *jsonView) Progress(addr, msg string) {
-	v.emit(map[string]any{"type": "apply_progress", "address": addr, "message": msg})
-}
-func (v *jsonView) PostApply(c *resources.Change, err error, took time.Duration) {
-	m := map[string]any{"type": "apply_complete", "address": c.Addr, "action": c.Action, "elapsed_seconds": took.Seconds()}
-	if err != nil {
-		m["type"] = "apply_errored"
-		m["error"] = err.Error()
+// stateChanges emits what renderUnreadable and renderStateChanges show.
+func (v *jsonView) stateChanges(p *engine.Plan) {
+	if len(p.Unreadable) > 0 {
+		v.emit(unreadableSecretsMsg{Type: "unreadable_secrets", Values: p.Unreadable, NotCompared: p.Uncompared})
 	}
-	v.emit(m)
+	if s := p.Secrets; s != nil {
+		v.emit(secretsChangeMsg{Type: "secrets_change", Recipients: s.Recipients, Added: s.Added, Removed: s.Removed, Encrypt: s.Encrypt})
+	}
+	for _, h := range p.HostKeys {
+		v.emit(hostKeyChangeMsg{Type: "host_key_change", Node: h.Node, Action: h.Action, Fingerprint: h.Fingerprint})
+	}
 }
 
-func (v *jsonView) summary(r *engine.Result, op string) {
-	v.emit(map[string]any{"type": "apply_summary", "operation": op, "add": r.Counts.Add, "change": r.Counts.Change,
-		"destroy": r.Counts.Destroy, "failed": len(r.Failed), "skipped": len(r.Skipped), "not_started": len(r.NotStarted),
-		"elapsed_seconds": r.Took.Seconds(), "connections": r.Connections, "remote_writes": r.Writes, "bytes_uploaded": r.Bytes})
-}
+// PlanSaved says nothing: the saving is the -out the caller asked for.
+func (v *jsonView) PlanSaved(*engine.Plan, string) {}

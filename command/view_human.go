@@ -1,0 +1,69 @@
+package command
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/engine/config"
+)
+
+// humanView writes for people: the plan as Terraform users read it,
+// diagnostics and errors on stderr, and apply progress line by line (the
+// embedded progressView is its run observer).
+type humanView struct {
+	*progressView
+	errw io.Writer
+}
+
+func (v *humanView) Error(msg string) {
+	fmt.Fprintf(v.errw, "%s %s\n", v.col.c(red, "Error:"), msg)
+}
+
+// Diagnostics prints HCL diagnostics with their source snippets.
+func (v *humanView) Diagnostics(diags hcl.Diagnostics, l *engine.Loaded) {
+	if len(diags) == 0 {
+		return
+	}
+	var files map[string][]byte
+	if l != nil {
+		files = l.Files
+	}
+	if err := config.WriteDiagnostics(v.errw, files, diags, bool(v.col), 100); err != nil {
+		v.Error(err.Error())
+	}
+}
+
+func (v *humanView) Plan(p *engine.Plan) {
+	var b strings.Builder
+	renderPlan(&b, p, v.col)
+	io.WriteString(v.out, b.String())
+}
+
+// PlanSaved tells how to apply a saved plan; one without changes has
+// nothing to apply, so nothing is said.
+func (v *humanView) PlanSaved(p *engine.Plan, path string) {
+	if p.HasChanges() {
+		io.WriteString(v.out, "\nSaved the plan to "+path+". To apply exactly it, run: eggo apply "+path+"\n")
+	}
+}
+
+// PlanObserver is silent: people see the plan, not each refresh.
+func (v *humanView) PlanObserver() runObserver { return quietObserver{} }
+
+// Applying separates the progress from the plan, and starts the heartbeat
+// that shows a long change is alive.
+func (v *humanView) Applying() func() {
+	io.WriteString(v.out, "\n")
+	stop := make(chan struct{})
+	go v.heartbeat(10*time.Second, stop)
+	return func() { close(stop) }
+}
+
+func (v *humanView) Valid(nodes int) {
+	io.WriteString(v.out, v.col.c(green, "Success!")+fmt.Sprintf(" The configuration is valid (%s).\n", pluralWord(nodes, "node")))
+}

@@ -1,0 +1,97 @@
+package command
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/state"
+)
+
+// State lists every resource with its attributes, then the outputs.
+func (v *humanView) State(st *state.State) {
+	fmt.Fprintf(v.out, "# state serial %d, lineage %s, written by eggo %s\n\n", st.Serial, st.Lineage, st.EggoVersion)
+	for i := range st.Resources {
+		v.Resource(&st.Resources[i])
+		fmt.Fprintln(v.out)
+	}
+	if len(st.Outputs) > 0 {
+		fmt.Fprintln(v.out, "Outputs:")
+		for _, k := range sortedMapKeys(st.Outputs) {
+			fmt.Fprintf(v.out, "  %s = %s\n", k, renderValue(st.Outputs[k], "  "))
+		}
+	}
+}
+
+// Resource shows one resource as an HCL-like block, sensitive values
+// hidden.
+func (v *humanView) Resource(r *state.Resource) {
+	attrs := redacted(r.Attributes, r.Sensitive)
+	fmt.Fprintf(v.out, "# %s", r.Address)
+	if r.Status != "" {
+		fmt.Fprintf(v.out, " (%s)", r.Status)
+	}
+	fmt.Fprintf(v.out, "\n%s {\n", r.Address)
+	keys := sortedMapKeys(attrs)
+	w := maxLen(keys)
+	for _, k := range keys {
+		val := renderValue(attrs[k], "    ")
+		if s, ok := attrs[k].(string); ok && s == sensitiveText {
+			val = s // the marker itself, not a quoted string
+		}
+		fmt.Fprintf(v.out, "    %-*s = %s\n", w, k, val)
+	}
+	if len(r.Dependencies) > 0 {
+		fmt.Fprintf(v.out, "    # depends on: %s\n", strings.Join(r.Dependencies, ", "))
+	}
+	fmt.Fprintln(v.out, "}")
+}
+
+// Graph prints the plan's graph in Graphviz DOT.
+func (v *humanView) Graph(p *engine.Plan) error {
+	dot, err := engine.DOT(p)
+	if err != nil {
+		return err
+	}
+	io.WriteString(v.out, dot)
+	return nil
+}
+
+func (v *humanView) HookRun(r state.HookRun) {
+	var b strings.Builder
+	renderHookRun(&b, r, v.col)
+	io.WriteString(v.out, b.String())
+}
+
+// HookRuns prints one line a run. Colour goes on the decision only after
+// tabwriter has aligned the plain text: escape codes would skew columns.
+func (v *humanView) HookRuns(runs []state.HookRun) {
+	if len(runs) == 0 {
+		fmt.Fprintln(v.out, "No hook runs recorded.")
+		return
+	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tFINISHED\tHOOK\tEVENT\tNODE\tTYPE\tRESULT\tATTEMPTS\tDECISION")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, formatTime(r.Finish), r.Hook, r.Event, dash(r.Node),
+			r.Type, hookResult(r), len(r.Attempts), dash(r.Decision))
+	}
+	tw.Flush()
+	col := v.col
+	lines := strings.SplitAfter(buf.String(), "\n")
+	io.WriteString(v.out, col.c(bold, strings.TrimRight(lines[0], "\n"))+"\n")
+	for i, line := range lines[1:] {
+		if line == "" {
+			continue
+		}
+		d := runs[i].Decision
+		if d != "" && strings.HasSuffix(line, d+"\n") {
+			line = strings.TrimSuffix(line, d+"\n") + col.c(decisionColour(d), d) + "\n"
+		}
+		io.WriteString(v.out, line)
+	}
+}
