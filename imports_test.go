@@ -42,7 +42,7 @@ var importRules = map[string][]string{
 	// The engine knows kinds through the core's interface; it places and
 	// runs hooks, so it knows the hook family and its libraries.
 	"engine":            {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state"},
-	"command":           {"command", "engine", "state", "=resources", "resources/hook"}, // resources: plan data types only
+	"command":           {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun"}, // resources: plan data types; hook, hookrun: the types a plan shows
 	"internal/sshd":     {},
 	"internal/etcdtest": {},
 	"internal/testbed":  {"internal/testbed"},

@@ -210,7 +210,7 @@ func (pl *placer) add(h *hook.Hook, e hook.Event, node string, covers []string) 
 	local := h.OnOperator && h.Scope == hook.ClusterScope && h.Type == hook.TypeShell
 	s := &Step{
 		Change: resources.Change{Addr: hookAddr(h, e, node), Kind: hookKind, Node: node, Action: HookRunAction,
-			Reasons: []resources.Reason{{Code: "hook", Detail: fmt.Sprintf("%s of %s", e, joinNames(covers))}}},
+			Reasons: []resources.Reason{{Code: resources.ReasonHook, Detail: fmt.Sprintf("%s of %s", e, joinNames(covers))}}},
 		Hook: &HookStep{Name: h.Name, Event: e, Scope: h.Scope, Node: pl.hookNode(node), Cluster: hook.ClusterOf(pl.c),
 			Covers: covers, Def: *h, Local: local},
 	}

@@ -1,6 +1,23 @@
-// Package resources holds eggo's resource kinds and the interface the engine
-// drives them through. The engine knows kinds only by this interface; a kind
-// knows nothing of the graph, the state file or the command line.
+// Package resources is the contract between the engine and eggo's resource
+// kinds, and what every kind shares. The engine knows kinds only through
+// Kind; a kind knows nothing of the graph, the state file or the command
+// line.
+//
+// Here: the contract (Kind, Desired, Object, Change, Reason and its codes,
+// Schema, Attrs and Ref), the Cluster model and its topology (roles,
+// endpoints, the cluster DNS address, a node's arch), RunContext (one
+// connection per host per run, Connect, host-key pins, memos), the shared
+// names (addresses, components, certificates, CAs), the bundle layout, and
+// running a script on a host. Nothing here imports a family.
+//
+// The kinds live in family packages that import this one and never each
+// other: host (a machine prepared and its package bundle), certs (pki,
+// cert, kubeconfig over the pki library), kube (systemd services, etcd
+// members, Nodes, the pod network), addon (Kubernetes objects applied
+// through a master; the one declared exception, it builds on kube), and
+// hook (the hook model and how a shell hook reaches its host). kinds lists
+// them for the engine. The rules are checked by TestImportBoundaries
+// (make check).
 package resources
 
 import (

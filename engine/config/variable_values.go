@@ -23,10 +23,19 @@ type assigned struct {
 // environment, then -var-file files in order, then -var options in order;
 // the last one wins.
 func (l *loader) resolveVariables(in VarInput) hcl.Diagnostics {
-	var diags hcl.Diagnostics
 	values := map[string]assigned{}
+	diags := l.envValues(in.Env, values)
+	for _, path := range in.VarFiles {
+		diags = append(diags, l.readVarFile(path, values)...)
+	}
+	diags = append(diags, l.optionValues(in.Vars, values)...)
+	return append(diags, l.assignVariables(values)...)
+}
 
-	for _, kv := range in.Env {
+// envValues reads EGGO_VAR_name values of declared variables.
+func (l *loader) envValues(env []string, values map[string]assigned) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, kv := range env {
 		name, raw, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, envPrefix) {
 			continue
@@ -42,12 +51,13 @@ func (l *loader) resolveVariables(in VarInput) hcl.Diagnostics {
 			values[name] = assigned{val: val, from: envPrefix + name}
 		}
 	}
+	return diags
+}
 
-	for _, path := range in.VarFiles {
-		diags = append(diags, l.readVarFile(path, values)...)
-	}
-
-	for i, kv := range in.Vars {
+// optionValues reads the -var NAME=VALUE options, in order.
+func (l *loader) optionValues(vars []string, values map[string]assigned) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for i, kv := range vars {
 		name, raw, ok := strings.Cut(kv, "=")
 		if !ok || name == "" {
 			// The text may be a secret: say which option, not what it holds.
@@ -74,7 +84,13 @@ func (l *loader) resolveVariables(in VarInput) hcl.Diagnostics {
 			values[name] = assigned{val: val, from: "-var"}
 		}
 	}
+	return diags
+}
 
+// assignVariables gives each variable its value (or its default), converted
+// to its type and marked when sensitive, and builds var.*.
+func (l *loader) assignVariables(values map[string]assigned) hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	attrs := make(map[string]cty.Value, len(l.variables))
 	for _, v := range l.variables {
 		a, ok := values[v.name]
