@@ -27,10 +27,10 @@ deps: ## Install what tests and the demo need (Debian packages), if missing
 	  { systemctl disable --now etcd 2>/dev/null || true; }; fi
 	@mkdir -p /run/sshd
 
-check: ## gofmt, go vet and the import boundaries
+check: ## gofmt, go vet, the import boundaries and the code shape (file and function length)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
-	go test -count=1 -run TestImportBoundaries .
+	go test -count=1 -run 'TestImportBoundaries|TestCodeShape' .
 
 test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster)
 	@trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true' EXIT; \

@@ -181,7 +181,7 @@ func identityFiles(flags []string, env []string) []string {
 }
 
 // testKinds, when set by a test, limits the resource kinds every command
-// plans and applies with (nil: all registered kinds). The command layer's
+// plans and applies with (nil: kinds.All()). The command layer's
 // own tests use the host kind alone so that they do not need a cluster that
 // can really run etcd and the Kubernetes services.
 var testKinds []resources.Kind

@@ -53,7 +53,8 @@ type Options struct {
 	CommandHooks []config.HookFlag
 	Log          hclog.Logger
 	Observer     Observer
-	// Kinds overrides the registered resource kinds (tests).
+	// Kinds are the resource kinds to plan with (nil: kinds.All(); tests
+	// give their own).
 	Kinds []resources.Kind
 	// Session shares connections between a plan and its apply (nil: each
 	// opens its own).

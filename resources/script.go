@@ -7,7 +7,7 @@ import (
 	"github.com/eggo-project/eggo/providers"
 )
 
-// runScript runs a shell script on the host, fed on stdin to `sh -s`
+// RunScript runs a shell script on the host, fed on stdin to `sh -s`
 // rather than passed as one argument: a probe of a large bundle is
 // hundreds of kilobytes, past Linux's 128 KiB limit on one argument.
 func RunScript(ctx context.Context, conn providers.Conn, script string, mutates bool) (string, error) {

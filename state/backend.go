@@ -25,7 +25,7 @@ type Unlocker interface{ Unlock() error }
 // Describe is the state file's path.
 func (st *Store) Describe() string { return st.path }
 
-// LockFor locks the state file for operation (Backend's Lock).
+// lockFor locks the state file for operation (Backend's Lock).
 func (st *Store) lockFor(operation string) (Unlocker, error) { return AcquireLock(st.path, operation) }
 
 // FileBackend is the state file at path as a Backend.

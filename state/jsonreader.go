@@ -1,3 +1,9 @@
+// Long file: the reader of the state format is one piece — the tokenizer,
+// the value decoder and the typed decoding of each part of the format share
+// one cursor and one error type, and reading them top to bottom is how the
+// format is checked against website/state.md. Splitting it would scatter
+// one grammar over several files.
+
 package state
 
 import (

@@ -12,7 +12,7 @@ import (
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
-// HookNode is the node a hook runs on, as the plan saw it. It is taken
+// Node is the node a hook runs on, as the plan saw it. It is taken
 // from the configuration, or from the recorded host for a node that left
 // it (a delete), so a saved plan can reach the host on its own.
 type Node struct {
@@ -30,12 +30,12 @@ type Node struct {
 // OperatorNode is where a run_on = "operator" hook runs.
 var OperatorNode = Node{Name: "operator", Local: true}
 
-// HookNodeOf describes a configured node.
+// NodeOf describes a configured node.
 func NodeOf(n resources.Node) Node {
 	return Node{Name: n.Name, IP: n.Address, Arch: resources.NodeArch(n), Roles: n.Roles, Connection: resources.ConnectionAttrs(n)}
 }
 
-// HookNodeFromHost describes a node from its recorded host attributes.
+// NodeFromHost describes a node from its recorded host attributes.
 func NodeFromHost(name string, a resources.Attrs) Node {
 	hn := Node{Name: name, IP: resources.AttrString(a[resources.HostAttrAddress]), Arch: resources.AttrString(a[resources.HostAttrArch])}
 	if roles, ok := a[resources.HostAttrRoles].([]any); ok {
@@ -49,7 +49,7 @@ func NodeFromHost(name string, a resources.Attrs) Node {
 	return hn
 }
 
-// HookEnv is the environment of a shell hook run (issue 4, item 2);
+// Env is the environment of a shell hook run (issue 4, item 2);
 // hookrun adds EGGO_HOOK_NAME and EGGO_HOOK_ATTEMPT.
 func Env(c ClusterInfo, n Node, e Event) map[string]string {
 	return map[string]string{
@@ -65,7 +65,7 @@ func Env(c ClusterInfo, n Node, e Event) map[string]string {
 	}
 }
 
-// HookClusterInfo is what a hook run needs of its cluster.
+// ClusterInfo is what a hook run needs of its cluster.
 type ClusterInfo struct {
 	Name        string            `json:"name"`
 	APIEndpoint string            `json:"api_endpoint"`
@@ -74,12 +74,12 @@ type ClusterInfo struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
-// HookClusterOf is the hook view of c.
+// ClusterOf is the hook view of c.
 func ClusterOf(c *resources.Cluster) ClusterInfo {
 	return ClusterInfo{Name: c.Name, APIEndpoint: c.Endpoint(), ConfigDir: c.ConfigDir, Labels: c.Labels, Annotations: c.Annotations}
 }
 
-// ClusterHookArgs are a cluster-scope hook's arguments: labels then
+// ClusterArgs are a cluster-scope hook's arguments: labels then
 // annotations as key=value, each list sorted (tkestack's $@). hookrun
 // passes each as one shell word.
 func ClusterArgs(c ClusterInfo) []string {
@@ -95,13 +95,13 @@ func ClusterArgs(c ClusterInfo) []string {
 	return out
 }
 
-// HookArgValues are the values `{{ node.ip }}` and the like take in a
-// check hook's args (HookArgVars).
+// ArgValues are the values `{{ node.ip }}` and the like take in a
+// check hook's args (ArgVars).
 func ArgValues(c ClusterInfo, n Node) map[string]string {
 	return map[string]string{"node.name": n.Name, "node.ip": n.IP, "cluster.name": c.Name, "cluster.api_endpoint": c.APIEndpoint}
 }
 
-// RunShellHook runs spec on n over the run's connection to it (the pool:
+// RunShell runs spec on n over the run's connection to it (the pool:
 // one connection per host per run, shared with the resources).
 func RunShell(ctx context.Context, rc *resources.RunContext, n Node, spec hookrun.Spec) hookrun.Outcome {
 	var conn providers.Conn

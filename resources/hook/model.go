@@ -10,7 +10,7 @@ import (
 	"github.com/eggo-project/eggo/resources/hookrun"
 )
 
-// HookOperation is the operation a hook wraps. The engine derives it from
+// Operation is the operation a hook wraps. The engine derives it from
 // the plan: a node created with its cluster is a deploy, one added to an
 // existing cluster a join, one removed a delete, `eggo destroy` a cleanup,
 // a version change an upgrade. It is EGGO_OPERATOR.
@@ -24,10 +24,10 @@ const (
 	Upgrade Operation = "upgrade"
 )
 
-// HookOperations lists every operation, in lifecycle order.
+// Operations lists every operation, in lifecycle order.
 var Operations = []Operation{Deploy, Join, Delete, Cleanup, Upgrade}
 
-// HookTiming says whether a hook runs before or after its operation.
+// Timing says whether a hook runs before or after its operation.
 type Timing string
 
 const (
@@ -39,7 +39,7 @@ const (
 // names them.
 func (t Timing) EnvType() string { return string(t) + "hook" }
 
-// HookEvent is one value of a hook's `on`: a timing and an operation.
+// Event is one value of a hook's `on`: a timing and an operation.
 type Event struct {
 	Timing    Timing
 	Operation Operation
@@ -48,7 +48,7 @@ type Event struct {
 // String is the event as written in HCL: "pre-join".
 func (e Event) String() string { return string(e.Timing) + "-" + string(e.Operation) }
 
-// ParseHookEvent reads "pre-join" and the like; ok is false for anything else.
+// ParseEvent reads "pre-join" and the like; ok is false for anything else.
 func ParseEvent(s string) (e Event, ok bool) {
 	for _, t := range []Timing{Pre, Post} {
 		for _, op := range Operations {
@@ -60,7 +60,7 @@ func ParseEvent(s string) (e Event, ok bool) {
 	return Event{}, false
 }
 
-// HookType is what a hook does: run scripts, or measure something.
+// Type is what a hook does: run scripts, or measure something.
 type Type string
 
 const (
@@ -69,13 +69,13 @@ const (
 	TypePrometheus Type = "prometheus"
 )
 
-// HookScope says where a hook runs.
+// Scope says where a hook runs.
 type Scope string
 
 const (
-	// HookNodeScope runs the hook once on each selected node the operation touches.
+	// NodeScope runs the hook once on each selected node the operation touches.
 	NodeScope Scope = "node"
-	// HookClusterScope runs it once per operation, on the first master.
+	// ClusterScope runs it once per operation, on the first master.
 	ClusterScope Scope = "cluster"
 )
 
@@ -106,7 +106,7 @@ type Hook struct {
 	Grace time.Duration
 
 	// Policy is what a failure does; "" means the operation's default
-	// (DefaultHookPolicy). Attempts, Backoff and Fallback are set only for
+	// (DefaultPolicy). Attempts, Backoff and Fallback are set only for
 	// hookrun.Retry (defaults filled in).
 	Policy   hookrun.Policy
 	Attempts int
@@ -114,10 +114,10 @@ type Hook struct {
 	Fallback hookrun.Policy
 
 	Shell *Shell          // Type shell
-	Check *hookcheck.Spec // Type web or prometheus; Check.Args values may hold HookArgVars templates
+	Check *hookcheck.Spec // Type web or prometheus; Check.Args values may hold ArgVars templates
 }
 
-// ShellHook is what a shell hook runs, read and checked at load time so
+// Shell is what a shell hook runs, read and checked at load time so
 // that apply runs exactly what plan saw.
 type Shell struct {
 	Path    string             // absolute path of the source: a file, or a directory
@@ -125,7 +125,7 @@ type Shell struct {
 	Files   []hookrun.FileCopy // copied before the scripts; Src absolute
 }
 
-// DefaultHookPolicy is the failure policy of a hook that sets none: a
+// DefaultPolicy is the failure policy of a hook that sets none: a
 // failed hook stops what it prepares (deploy, join, upgrade), while tearing
 // down goes on (delete, cleanup), as p2's "hooks cannot block" removal.
 func DefaultPolicy(op Operation) hookrun.Policy {
@@ -185,16 +185,16 @@ func (h *Hook) ShellSpec(op Operation) hookrun.Spec {
 	return s
 }
 
-// HookArgVars are the values a check hook's args may take from the run:
+// ArgVars are the values a check hook's args may take from the run:
 // `{{ node.ip }}` in an argument's value is the address of the node the
 // hook runs for (the first master for a cluster-scope hook).
 var ArgVars = []string{"node.name", "node.ip", "cluster.name", "cluster.api_endpoint"}
 
-// HookArgTemplate matches one `{{ NAME }}` in an argument's value; group 1
-// is NAME. The loader refuses any NAME not in HookArgVars.
+// ArgTemplate matches one `{{ NAME }}` in an argument's value; group 1
+// is NAME. The loader refuses any NAME not in ArgVars.
 var ArgTemplate = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
 
-// ExpandHookArgs fills the HookArgVars templates of args with vals
+// ExpandArgs fills the ArgVars templates of args with vals
 // ("node.ip" → "10.0.0.1"); the result is what hookcheck.Render takes.
 func ExpandArgs(args, vals map[string]string) map[string]string {
 	out := make(map[string]string, len(args))

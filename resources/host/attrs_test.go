@@ -11,8 +11,8 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-// Tests of the shared attribute helpers (attrs.go, registry.go,
-// host_target.go) that the host kind is the first user of.
+// Tests of the shared attribute helpers (resources/attrs.go,
+// resources/connection.go) that the host kind is the first user of.
 
 func TestNormalize(t *testing.T) {
 	type inner struct {

@@ -30,54 +30,11 @@ func (h *Host) Delete(ctx context.Context, rc *resources.RunContext, prior resou
 	files := hostSortedKeys(recs.files)
 	replaced := hostSortedKeys(recs.replaced)
 	dirs := recs.dirsDeepestFirst()
-	var b strings.Builder
-	for _, p := range append(append([]string(nil), files...), replaced...) {
-		// A copy cut off mid-way leaves its staging file behind.
-		fmt.Fprintf(&b, "rm -f -- %s\n", shell.Quote(providers.TempName(p)))
-	}
-	for i, p := range files {
-		if _, ok := recs.replaced[p]; ok {
-			continue // the restore below puts the original over it
-		}
-		fmt.Fprintf(&b, "rm -f -- %s && echo '@r %d'\n", shell.Quote(p), i)
-	}
-	for i, p := range replaced {
-		bk := shell.Quote(recs.replaced[p].backup)
-		// No backup but the original still in place: a run recorded the
-		// move (write-ahead) and stopped before making it.
-		orig := shell.Quote(p)
-		fmt.Fprintf(&b, "if [ -f %s ]; then mv -f -- %s %s && echo '@m %d'; elif [ -f %s ] && [ \"$(sha256sum < %s | cut -c1-64)\" = %s ]; then echo '@m %d'; else echo '@n %d'; fi\n",
-			bk, bk, orig, i, orig, orig, shell.Quote(recs.replaced[p].sha256), i, i)
-	}
-	b.WriteString(rmdirScript(dirs))
-	out, err := resources.RunScript(ctx, conn, b.String(), true)
+	out, err := resources.RunScript(ctx, conn, deleteScript(recs, files, replaced, dirs), true)
 	if err != nil {
 		return prior.Attrs, fmt.Errorf("%s: deleting: %w", where, err)
 	}
-
-	left := &hostRecords{dirs: map[string]bool{}, files: map[string]bool{}, replaced: map[string]replacedFile{}}
-	var problems []string
-	marks := parseMarks(out)
-	for i, p := range files {
-		if _, ok := recs.replaced[p]; !ok && !marks["@r "+strconv.Itoa(i)] {
-			left.files[p] = true
-			problems = append(problems, "could not remove "+p)
-		}
-	}
-	for i, p := range replaced {
-		if marks["@m "+strconv.Itoa(i)] {
-			continue
-		}
-		left.replaced[p] = recs.replaced[p]
-		if recs.files[p] {
-			left.files[p] = true
-		}
-		if marks["@n "+strconv.Itoa(i)] {
-			problems = append(problems, fmt.Sprintf("cannot restore the original %s: its backup %s is missing", p, recs.replaced[p].backup))
-		} else {
-			problems = append(problems, fmt.Sprintf("could not restore the original %s from %s", p, recs.replaced[p].backup))
-		}
-	}
+	left, problems := whatIsLeft(recs, files, replaced, out)
 	kept := parseKept(dirs, out)
 	for _, d := range dirs {
 		if !kept[d] {
@@ -133,4 +90,62 @@ func parseMarks(out string) map[string]bool {
 		}
 	}
 	return marks
+}
+
+// deleteScript removes the recorded files (and their staging files), puts
+// back each original eggo moved aside, and removes the directories it
+// created if they are empty. It prints "@r I" per removed file, "@m I" per
+// restored original and "@n I" when an original's backup is missing.
+func deleteScript(recs *hostRecords, files, replaced, dirs []string) string {
+	var b strings.Builder
+	for _, p := range append(append([]string(nil), files...), replaced...) {
+		// A copy cut off mid-way leaves its staging file behind.
+		fmt.Fprintf(&b, "rm -f -- %s\n", shell.Quote(providers.TempName(p)))
+	}
+	for i, p := range files {
+		if _, ok := recs.replaced[p]; ok {
+			continue // the restore below puts the original over it
+		}
+		fmt.Fprintf(&b, "rm -f -- %s && echo '@r %d'\n", shell.Quote(p), i)
+	}
+	for i, p := range replaced {
+		bk := shell.Quote(recs.replaced[p].backup)
+		// No backup but the original still in place: a run recorded the
+		// move (write-ahead) and stopped before making it.
+		orig := shell.Quote(p)
+		fmt.Fprintf(&b, "if [ -f %s ]; then mv -f -- %s %s && echo '@m %d'; elif [ -f %s ] && [ \"$(sha256sum < %s | cut -c1-64)\" = %s ]; then echo '@m %d'; else echo '@n %d'; fi\n",
+			bk, bk, orig, i, orig, orig, shell.Quote(recs.replaced[p].sha256), i, i)
+	}
+	b.WriteString(rmdirScript(dirs))
+	b.WriteString(rmdirScript(dirs))
+	return b.String()
+}
+
+// whatIsLeft reads the delete script's marks: the records of what is still
+// on the host, and why.
+func whatIsLeft(recs *hostRecords, files, replaced []string, out string) (*hostRecords, []string) {
+	left := &hostRecords{dirs: map[string]bool{}, files: map[string]bool{}, replaced: map[string]replacedFile{}}
+	var problems []string
+	marks := parseMarks(out)
+	for i, p := range files {
+		if _, ok := recs.replaced[p]; !ok && !marks["@r "+strconv.Itoa(i)] {
+			left.files[p] = true
+			problems = append(problems, "could not remove "+p)
+		}
+	}
+	for i, p := range replaced {
+		if marks["@m "+strconv.Itoa(i)] {
+			continue
+		}
+		left.replaced[p] = recs.replaced[p]
+		if recs.files[p] {
+			left.files[p] = true
+		}
+		if marks["@n "+strconv.Itoa(i)] {
+			problems = append(problems, fmt.Sprintf("cannot restore the original %s: its backup %s is missing", p, recs.replaced[p].backup))
+		} else {
+			problems = append(problems, fmt.Sprintf("could not restore the original %s from %s", p, recs.replaced[p].backup))
+		}
+	}
+	return left, problems
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Expand returns one host per node, each with the bundle files its roles
-// need (host_roles.go). Nodes of the same arch share one walk and one
+// need (roles.go). Nodes of the same arch share one walk and one
 // hashing of their bundle, and nodes of the same arch and roles one files
 // list: 1000 nodes cost one bundle read. The shared lists must be treated
 // as read-only, like all Attrs.

@@ -37,7 +37,7 @@ type Host struct {
 	probeHashed atomic.Int64
 }
 
-// NewHost returns the host kind.
+// New returns the host kind.
 func New() *Host {
 	return &Host{backupDir: HostBackupDir, root: "/", now: time.Now, sources: map[string]string{}}
 }

@@ -21,7 +21,7 @@ const (
 // takes: the sha256 (or a state) of files and whether directories exist.
 // Batched so that a host costs one round trip however large its bundle.
 // A file in known whose stat is still the recorded one is not hashed (the
-// quick check, host_quick.go).
+// quick check, quick.go).
 type hostProbe struct {
 	files []string
 	dirs  []string

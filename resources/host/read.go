@@ -9,7 +9,7 @@ import (
 
 // Read refreshes a host with one read-only command: its facts, the sha256
 // of every recorded file whose stat moved since its content was last
-// verified (the quick check, host_quick.go) and whether the directories
+// verified (the quick check, quick.go) and whether the directories
 // eggo created are still there. Files found changed or gone are marked in
 // the files attribute (sha256 of the live content, "" when gone, and
 // drift), which is what Plan turns into an update. Files found as

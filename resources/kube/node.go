@@ -70,7 +70,7 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	return out, nil
 }
 
-// kubectlVia runs kubectl on a master; it tries the recorded master first,
+// KubectlVia runs kubectl on a master; it tries the recorded master first,
 // then any other master in state, so a dead master does not block a drain.
 func KubectlVia(ctx context.Context, rc *resources.RunContext, addr string, via map[string]any, mutates bool, script func(kubectl string) string) (string, error) {
 	type master struct {
