@@ -1,8 +1,6 @@
 package local
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -15,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // Upload writes r to a temporary file beside dst, checks its sha256,

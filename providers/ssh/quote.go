@@ -1,9 +1,9 @@
 package ssh
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"strconv"
+
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // pgidMarker starts the first line the wrapper writes to stderr: the

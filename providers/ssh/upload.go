@@ -1,8 +1,6 @@
 package ssh
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // Exit codes of the finishing script, so the error can say what failed.

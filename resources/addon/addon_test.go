@@ -10,13 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/resources/kube"
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
+	_ "github.com/eggo-project/eggo/providers/local"
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
-
-	_ "github.com/eggo-project/eggo/providers/local"
+	"github.com/eggo-project/eggo/resources/kube"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 func addonCluster(t *testing.T) *resources.Cluster {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/eggo-project/eggo/resources"
-
 	"github.com/eggo-project/eggo/resources/pki"
 	"github.com/eggo-project/eggo/resources/templates"
 )

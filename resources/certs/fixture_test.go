@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // pkiWorld drives the pki, cert and kubeconfig kinds the way the engine

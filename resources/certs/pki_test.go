@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/pki"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 func TestPKIExpand(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
-
 	"github.com/eggo-project/eggo/resources/pki"
 )
 

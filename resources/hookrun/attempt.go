@@ -1,10 +1,9 @@
 package hookrun
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // OutputTailBytes bounds the output an Attempt keeps: the last 16 KiB of
@@ -108,18 +108,38 @@ func (r *runner) attempt(ctx context.Context, n int) (a Attempt) {
 	return a
 }
 
-// makeDir creates the private directory the scripts live in while they run.
+// makeDir creates the private directory the scripts live in while they
+// run. Its name is chosen here, not by mktemp on the host: a run cancelled
+// while the directory is being made still knows what to remove (with
+// mktemp, a cancelled command could create the directory and never say its
+// name, leaving it behind). mkdir fails on a name that exists, so a
+// collision is tried again, never shared.
 func (r *runner) makeDir(ctx context.Context) (string, error) {
-	var out bytes.Buffer
-	cmd := "mktemp -d -- " + shell.Quote(strings.TrimSuffix(r.spec.TempDir, "/")+"/eggo-hook.XXXXXXXX")
-	if err := r.conn.Run(ctx, providers.Command{Cmd: cmd, Stdout: &out, Mutates: true}); err != nil {
-		return "", fmt.Errorf("create a temporary directory in %s: %w", r.spec.TempDir, err)
+	base := strings.TrimSuffix(r.spec.TempDir, "/") + "/eggo-hook."
+	var err error
+	for range 3 {
+		dir := base + randomName()
+		err = r.conn.Run(ctx, providers.Command{Cmd: "mkdir -m 0700 -- " + shell.Quote(dir), Mutates: true})
+		if err == nil {
+			return dir, nil
+		}
+		if ctx.Err() != nil {
+			r.removeDir(dir) // the mkdir may have run before the cancel reached it
+			break
+		}
 	}
-	dir := strings.TrimSpace(out.String())
-	if !strings.HasPrefix(dir, "/") {
-		return "", fmt.Errorf("create a temporary directory in %s: mktemp printed %q", r.spec.TempDir, dir)
+	return "", fmt.Errorf("create a temporary directory in %s: %w", r.spec.TempDir, err)
+}
+
+// randomName is eight random letters and digits, as mktemp's XXXXXXXX.
+func randomName() string {
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
 	}
-	return dir, nil
+	return string(b[:])
 }
 
 // upload sends the plan and the scripts, each checked by sha256 on the host.

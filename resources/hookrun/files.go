@@ -1,8 +1,6 @@
 package hookrun
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +10,7 @@ import (
 	"path"
 
 	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // copyFiles copies each FileCopy to the host: parent directories created,

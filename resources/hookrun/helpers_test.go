@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	cryptossh "golang.org/x/crypto/ssh"
+
 	"github.com/eggo-project/eggo/internal/sshd"
 	"github.com/eggo-project/eggo/providers"
 	"github.com/eggo-project/eggo/providers/local"
 	"github.com/eggo-project/eggo/providers/ssh"
-	cryptossh "golang.org/x/crypto/ssh"
 )
 
 // transports runs f once over a real OpenSSH server on loopback and once

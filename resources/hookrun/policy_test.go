@@ -1,8 +1,6 @@
 package hookrun
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 func TestDirectoryRunsInLexicalOrderAndStopsAtAFailure(t *testing.T) {

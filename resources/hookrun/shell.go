@@ -1,13 +1,13 @@
 package hookrun
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // statusMarker starts the line the controller prints on its stdout after

@@ -1,8 +1,6 @@
 package hookrun
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"context"
 	"path/filepath"
 	"strconv"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // stamp is a shell command appending "NAME UNIX-NANOS" to file.

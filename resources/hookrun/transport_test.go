@@ -1,8 +1,6 @@
 package hookrun
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -10,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	cryptossh "golang.org/x/crypto/ssh"
+
 	"github.com/eggo-project/eggo/internal/sshd"
 	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/providers/ssh"
-	cryptossh "golang.org/x/crypto/ssh"
 )
 
 // A dropped connection cannot stop the hook from eggo's side: the

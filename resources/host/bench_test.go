@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // planScale builds a 1000-node cluster with a 20-file bundle, and the

@@ -7,9 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // TestHostCheckpointIsWriteAhead simulates a kill -9 right after the host

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/eggo-project/eggo/resources"
-	"github.com/hashicorp/go-hclog"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // hostTransports are the connection types the end-to-end tests run over:

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // hostFixture is a package bundle and a target root, both temp dirs. The

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 func TestHostExpand(t *testing.T) {

@@ -1,11 +1,11 @@
 package host
 
 import (
-	"github.com/eggo-project/eggo/providers/shell"
-
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // States a probe reports besides a file's sha256.

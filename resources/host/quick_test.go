@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/resources/resourcestest"
-
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // pastTick waits out the filesystem's timestamp granularity (a kernel

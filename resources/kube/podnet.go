@@ -6,7 +6,6 @@ import (
 	"path"
 
 	"github.com/eggo-project/eggo/resources"
-
 	"github.com/eggo-project/eggo/resources/templates"
 )
 
