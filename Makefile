@@ -55,7 +55,7 @@ demo: deps build bundle ## Bring up 3 testbed hosts and deploy Kubernetes (examp
 	./$(BIN) -chdir=$(DEMO_DIR) plan -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
-	./$(BIN) -chdir=$(DEMO_DIR) state list
+	./$(BIN) -chdir=$(DEMO_DIR) state list -var-file=testbed.eggovars
 	$(CACHE)/bundle/v1.31.4/amd64/usr/local/bin/kubectl --kubeconfig $(DEMO_DIR)/demo.kubeconfig get nodes -o wide
 	@echo; echo "The cluster is up: kubectl --kubeconfig $(DEMO_DIR)/demo.kubeconfig …; 'make demo-down' destroys it."
 

@@ -200,6 +200,16 @@ const operationFlagsHelp = `  -state=PATH          State file (default eggo.stat
                        state's secrets; repeatable. EGGO_IDENTITY=FILE[:FILE] too.
   -json                Machine-readable output (JSON lines).`
 
+// stateFlagsHelp documents the flags every command reading the state
+// takes (parseStateArgs): the configuration is loaded for its backend and
+// secrets blocks, so its variables may be given too.
+const stateFlagsHelp = `Options (every command that reads the state):
+  -state=PATH          State file (default eggo.state in the configuration directory).
+  -identity=FILE       An age identity file or SSH private key that decrypts the
+                       state's secrets; repeatable. EGGO_IDENTITY=FILE[:FILE] too.
+  -var 'NAME=VALUE'    A variable the configuration needs to be loaded; repeatable.
+  -var-file=FILE       Variables from a file; repeatable.`
+
 // hookFlagsHelp documents the hook flags of plan, apply and destroy.
 const hookFlagsHelp = `
 Hooks (each flag repeatable; they join the HCL hooks for this run and show in its plan):

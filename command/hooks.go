@@ -39,6 +39,8 @@ Options:
   -log          Read the full audit log instead of the state's bounded list.
   -json         The runs as one JSON array.
 
+` + stateFlagsHelp + `
+
 Exit codes: 0 success (also when no run is recorded), 1 error.
 `
 }

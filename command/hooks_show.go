@@ -30,6 +30,8 @@ Options:
   -state=PATH   State file (default eggo.state).
   -json         The record as one JSON object.
 
+` + stateFlagsHelp + `
+
 Exit codes: 0 success, 1 error (no run with that ID).
 `
 }

@@ -19,6 +19,8 @@ func (c *ShowCommand) Help() string {
   (sensitive values hidden) and the outputs; with -json, as one JSON document. With PLANFILE, shows the saved
   plan as 'eggo plan' did.
 
+` + stateFlagsHelp + `
+
 Exit codes: 0 success, 1 error.
 `
 }
@@ -67,6 +69,8 @@ func (c *ForceUnlockCommand) Help() string {
   Removes the state lock with this ID, left by a run that died. The ID is in
   the error that refused your command. Only use it when that run is really
   gone: two runs writing one state lose work.
+
+` + stateFlagsHelp + `
 
 Exit codes: 0 unlocked, 1 error (no lock, or another ID).
 `

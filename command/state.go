@@ -38,6 +38,8 @@ func (c *StateListCommand) Help() string {
   Lists the addresses of the resources in the state, one per line, sorted.
   With PREFIX arguments, only addresses starting with one of them.
 
+` + stateFlagsHelp + `
+
 Exit codes: 0 success, 1 error.
 `
 }
@@ -80,6 +82,8 @@ func (c *StateShowCommand) Help() string {
 
   Shows one resource's recorded attributes. Sensitive values are hidden.
 
+` + stateFlagsHelp + `
+
 Exit codes: 0 success, 1 error (no such resource).
 `
 }
@@ -117,6 +121,8 @@ func (c *StateRmCommand) Help() string {
   simply stops managing them (a later apply would create them again if they
   are still in the configuration). The previous state is kept as
   PATH.backup.
+
+` + stateFlagsHelp + `
 
 Exit codes: 0 success, 1 error (an address not in the state changes nothing).
 `

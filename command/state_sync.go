@@ -23,6 +23,8 @@ func (c *StatePullCommand) Help() string {
   Prints the state from its backend (etcd, or the file) to stdout exactly as
   stored: secrets stay encrypted. Save it with 'eggo state pull > FILE'.
 
+` + stateFlagsHelp + `
+
 Exit codes: 0 success, 1 error.
 `
 }
@@ -61,6 +63,8 @@ func (c *StatePushCommand) Help() string {
 
 Options:
   -force    Push even so (the backend's state is overwritten).
+
+` + stateFlagsHelp + `
 
 Exit codes: 0 pushed, 1 error (nothing written).
 `
@@ -137,6 +141,8 @@ func (c *StateMigrateCommand) Help() string {
 
   Both sides are locked; secrets move as they are (still encrypted). The
   destination must not hold a state yet.
+
+` + stateFlagsHelp + `
 
 Exit codes: 0 migrated, 1 error (nothing moved).
 `
@@ -227,6 +233,8 @@ Options:
   -fingerprint=SHA256:...   Pin only if the host presents this key (compare
                             with 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub'
                             run on the host's console).
+
+` + stateFlagsHelp + `
 
 Exit codes: 0 pinned, 1 error (nothing changed).
 `
