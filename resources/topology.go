@@ -103,3 +103,10 @@ func ClusterDNSIP(serviceCIDR string) (string, error) {
 }
 
 func NodeArch(n Node) string { return AttrOr(n.Arch, "amd64") }
+
+// DefaultDNSDomain is the cluster's DNS domain when none is configured.
+const DefaultDNSDomain = pki.DefaultDNSDomain
+
+// DNSDomain is the cluster's DNS domain: network's dns_domain, else
+// DefaultDNSDomain. Every component and add-on asks here, so they agree.
+func (c *Cluster) DNSDomain() string { return AttrOr(c.Network.DNSDomain, DefaultDNSDomain) }

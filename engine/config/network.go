@@ -11,7 +11,7 @@ import (
 )
 
 func (l *loader) decodeNetwork(dec *decoder, cb *clusterBlock) resources.Network {
-	n := resources.Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16", DNSDomain: "cluster.local"}
+	n := resources.Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16", DNSDomain: resources.DefaultDNSDomain}
 	if cb.network == nil {
 		return n
 	}

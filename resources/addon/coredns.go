@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/resources/pki"
 	"github.com/eggo-project/eggo/resources/templates"
 )
 
@@ -63,7 +62,7 @@ func coreDNSDesired(c *resources.Cluster, workers []resources.Node) (resources.D
 		Image:     CoreDNSImage,
 		Replicas:  max(c.Addons.CoreDNSReplicas, 1),
 		DNSIP:     dnsIP,
-		DNSDomain: resources.AttrOr(c.Network.DNSDomain, pki.DefaultDNSDomain),
+		DNSDomain: c.DNSDomain(),
 		Upstream:  c.Addons.CoreDNSUpstream,
 	}
 	manifest, err := renderCoreDNS(s)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/resources/pki"
 )
 
 // AdminKubeconfigPath is the admin kubeconfig on every master, which eggo's
@@ -36,7 +35,7 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 		{Path: f("sa.key"), Mode: "0600", Content: pkiRef(resources.PKIServiceAccount, "key")},
 		kubeconfigFile(c, AdminKubeconfigPath(c), localAPIServer(), "kubernetes-admin", resources.CertAdmin, ""),
 	}
-	domain := resources.AttrOr(c.Network.DNSDomain, pki.DefaultDNSDomain)
+	domain := c.DNSDomain()
 	own := map[string]string{
 		"advertise-address":                  n.Address,
 		"allow-privileged":                   "true",

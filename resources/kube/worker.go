@@ -5,7 +5,6 @@ import (
 	"path"
 
 	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/resources/pki"
 )
 
 // PauseImage is the sandbox image the bundle ships as an archive.
@@ -145,7 +144,7 @@ healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 tlsCertFile: %s
 tlsPrivateKeyFile: %s
-`, f("ca.crt"), dnsIP, resources.AttrOr(c.Network.DNSDomain, pki.DefaultDNSDomain), f("kubelet.crt"), f("kubelet.key"))
+`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key"))
 	own := map[string]string{
 		"config":            f("config.yaml"),
 		"hostname-override": n.Name,
