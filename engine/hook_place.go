@@ -18,7 +18,7 @@ const hookKind = "hook"
 const HookRunAction resources.Action = "run"
 
 // hostKind is the kind whose create or delete tells a node's operation.
-const hostKind = "host"
+const hostKind = resources.KindHost
 
 // HookStep is what a hook step runs, carried in the plan so a saved plan
 // runs exactly the hook it showed.

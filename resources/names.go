@@ -84,6 +84,10 @@ func AddonNameOf(file string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
+// KindHost is the host kind's name: the resource whose create or delete is
+// a node's join or delete, which hooks wrap.
+const KindHost = "host"
+
 // Attributes of a host's record that other kinds read: how to reach the
 // node and what it is (a hook of a node that has left the configuration
 // finds them there).

@@ -43,7 +43,7 @@ func New() *Host {
 }
 
 // Name is "host".
-func (h *Host) Name() string { return "host" }
+func (h *Host) Name() string { return resources.KindHost }
 
 // Attribute names of the host kind.
 const (
