@@ -42,6 +42,12 @@ func (c *PlanCommand) Run(args []string) int {
 	o := op.engineOptions(c.streams.Env)
 	o.Log = c.logger()
 	observe(&o, v.PlanObserver())
+	if op.Out != "" {
+		if err := engine.CheckPlanOut(o, op.Out); err != nil {
+			v.Error(err.Error())
+			return 1
+		}
+	}
 	loaded, diags, ok := c.prepare(&o, v)
 	if !ok {
 		return 1

@@ -19,7 +19,9 @@ type planFile struct {
 }
 
 // SavePlan writes a plan for a later `eggo apply FILE`. The file is private
-// (0600): a later issue keeps secrets out of it, until then it may hold them.
+// (0600, made anew: an existing file's mode is not reused), since it may
+// hold secrets; an existing file that is not an eggo plan is refused (see
+// CheckPlanOut for the names a command refuses before planning).
 func SavePlan(path string, p *Plan) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -27,7 +29,10 @@ func SavePlan(path string, p *Plan) error {
 	if err := enc.Encode(planFile{FormatVersion: planFileVersion, EggoVersion: Version, Plan: p}); err != nil {
 		return fmt.Errorf("saving plan: %w", err)
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o600)
+	if err := checkOverwritable(path); err != nil {
+		return err
+	}
+	return writePrivate(path, buf.Bytes())
 }
 
 // LoadPlan reads a saved plan.

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// CheckPlanOut refuses a -out path whose file eggo must not overwrite with
+// a plan: the state (and its backup, lock and hook log), a configuration
+// file (*.hcl), a -var-file, or any existing file that is not an eggo plan.
+// A command checks before planning, so a refused -out costs nothing and
+// changes nothing.
+func CheckPlanOut(o Options, path string) error {
+	o.defaults()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("-out=%s: %w", path, err)
+	}
+	if state, err := filepath.Abs(o.StatePath); err == nil && (abs == state || strings.HasPrefix(abs, state+".")) {
+		return fmt.Errorf("-out=%s is the state file or one of its companions (%s): a plan file must be a file of its own", path, o.StatePath)
+	}
+	if strings.HasSuffix(abs, ".hcl") {
+		return fmt.Errorf("-out=%s is a configuration file name (*.hcl): a plan file must be a file of its own", path)
+	}
+	for _, vf := range o.Vars.VarFiles {
+		if v, err := filepath.Abs(vf); err == nil && v == abs {
+			return fmt.Errorf("-out=%s is a -var-file of this run: a plan file must be a file of its own", path)
+		}
+	}
+	return checkOverwritable(path)
+}
+
+// checkOverwritable allows a path that does not exist or holds an eggo
+// plan (a plan is replaced by a newer one); anything else is refused.
+func checkOverwritable(path string) error {
+	data, err := os.ReadFile(path)
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("-out=%s: %w", path, err)
+	}
+	var pf planFile
+	if json.Unmarshal(data, &pf) != nil || pf.FormatVersion == 0 || pf.Plan == nil {
+		return fmt.Errorf("-out=%s exists and is not an eggo plan file: eggo overwrites only its own plans; choose another name or remove it", path)
+	}
+	return nil
+}
+
+// writePrivate replaces path with data as a new file readable by its owner
+// only (0600): written beside it, synced, then renamed over it, so an
+// existing file's looser mode is never reused and a crash leaves either the
+// old file or the whole new one.
+func writePrivate(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
