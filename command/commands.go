@@ -15,6 +15,10 @@ import (
 
 // Run runs eggo with args (without the program name) and returns the exit code.
 func Run(args []string, s Streams) int {
+	return guard(s, func() int { return run(args, s) })
+}
+
+func run(args []string, s Streams) int {
 	args, dir, err := splitChdir(args)
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: %v\n", err)
