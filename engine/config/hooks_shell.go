@@ -78,6 +78,10 @@ func (l *loader) decodeHookFiles(dec *decoder, a *hcl.Attribute) []hookrun.FileC
 	for i, it := 0, v.ElementIterator(); it.Next(); i++ {
 		_, ev := it.Element()
 		rng := elementRange(a.Expr, i, n)
+		if ev.IsNull() {
+			dec.errorf(rng, "Invalid hook file", "An element of files is null. Each element needs src (a file here) and dst (an absolute path on the node).")
+			continue
+		}
 		src, dst := ev.GetAttr("src"), ev.GetAttr("dst")
 		if src.IsNull() || dst.IsNull() {
 			dec.errorf(rng, "Invalid hook file", "Each element of files needs src (a file here) and dst (an absolute path on the node).")
