@@ -27,7 +27,8 @@ deps: ## Install what tests and the demo need (Debian packages), if missing
 	  { systemctl disable --now etcd 2>/dev/null || true; }; fi
 	@mkdir -p /run/sshd
 
-check: ## gofmt, go vet, the import boundaries and the code shape (file and function length)
+check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape (file and function length)
+	@go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; go mod tidy -diff; exit 1; }
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	go test -count=1 -run 'TestImportBoundaries|TestCodeShape' .
