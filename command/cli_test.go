@@ -17,6 +17,19 @@ func TestHelpListsCommandsAndExitCodes(t *testing.T) {
 	}
 }
 
+// eggo exits 0, 1 or 2 and nothing else: an unknown command (or none) is
+// 1 with the help, never hashicorp/cli's 127.
+func TestUnknownCommandExitsOne(t *testing.T) {
+	r := eggo(t, invocation{}, "nosuch")
+	if r.code != 1 {
+		t.Fatalf("eggo nosuch: exit %d, want 1", r.code)
+	}
+	mustContain(t, "eggo nosuch", r.all(), `"nosuch" is not an eggo command`, "Usage: eggo")
+	if r := eggo(t, invocation{}); r.code != 1 {
+		t.Fatalf("eggo without a command: exit %d, want 1", r.code)
+	}
+}
+
 func TestEveryCommandHelpSaysExitCodes(t *testing.T) {
 	for name := range commands(&meta{}) {
 		t.Run(name, func(t *testing.T) {

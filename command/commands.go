@@ -13,6 +13,10 @@ import (
 	"github.com/eggo-project/eggo/engine"
 )
 
+// cliUnknownCommand is what hashicorp/cli returns for a command it does not
+// know (or none at all), after printing the help.
+const cliUnknownCommand = 127
+
 // Run runs eggo with args (without the program name) and returns the exit code.
 func Run(args []string, s Streams) int {
 	return guard(s, func() int { return run(args, s) })
@@ -44,6 +48,14 @@ func run(args []string, s Streams) int {
 	code, err := c.Run()
 	if err != nil {
 		fmt.Fprintf(s.Err, "Error: %v\n", err)
+		return 1
+	}
+	if code == cliUnknownCommand {
+		// The CLI library has printed the help; eggo's exit codes are 0, 1
+		// and (plan -detailed-exitcode) 2, so a script can rely on them.
+		if len(args) > 0 {
+			fmt.Fprintf(s.Err, "\nError: %q is not an eggo command.\n", args[0])
+		}
 		return 1
 	}
 	return code
@@ -100,7 +112,8 @@ eggo deploys Kubernetes clusters onto machines reached over SSH. You write
 what the cluster should be in HCL; eggo plans exactly what will change and
 why, applies it in parallel along the dependency graph, and records what it
 did in a state file next to the HCL. That file holds the cluster's private
-keys, not yet encrypted: keep it as private as an admin kubeconfig.
+keys, encrypted field by field to the recipients of a secrets block (without
+one they are plain text: keep such a file as private as an admin kubeconfig).
 
 Main commands:
   validate       Check the configuration
