@@ -164,7 +164,7 @@ func renderUnit(o unitOptions) string {
 	}
 	b.WriteString("ExecStart=" + o.exec)
 	for _, a := range o.args {
-		b.WriteString(" \\\n  " + a)
+		b.WriteString(" \\\n  " + unitArg(a))
 	}
 	b.WriteString("\nRestart=always\nRestartSec=5\nLimitNOFILE=1048576\n")
 	for _, l := range o.extra {
