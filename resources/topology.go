@@ -3,6 +3,7 @@ package resources
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 
 	"github.com/eggo-project/eggo/resources/pki"
@@ -97,11 +98,16 @@ func ClusterDNSIP(serviceCIDR string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b := ip.As4()
-	b[3] += 9
-	return fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3]), nil
+	for range 9 {
+		ip = ip.Next()
+	}
+	if p, err := netip.ParsePrefix(serviceCIDR); err != nil || !p.Masked().Contains(ip) {
+		return "", fmt.Errorf("service_cidr %q has no room for the cluster DNS address (its tenth address)", serviceCIDR)
+	}
+	return ip.String(), nil
 }
 
+// NodeArch is a node's architecture: its arch, else amd64.
 func NodeArch(n Node) string { return AttrOr(n.Arch, "amd64") }
 
 // DefaultDNSDomain is the cluster's DNS domain when none is configured.

@@ -2,7 +2,6 @@ package config
 
 import (
 	"net"
-	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -86,10 +85,10 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 		c.Packages = abs
 	}
 	c.ConfigDir = dec.str(attrs, "config_dir", "/etc/kubernetes")
-	if !path.IsAbs(c.ConfigDir) {
+	if why := nodePathProblem(c.ConfigDir); why != "" {
 		dec.errorf(attrs["config_dir"].Expr.Range(), "Invalid config_dir",
-			"config_dir is a directory on the nodes and must be an absolute path like \"/etc/kubernetes\"; got %s.",
-			dec.show(attrs["config_dir"], c.ConfigDir))
+			"config_dir is a directory on the nodes, like \"/etc/kubernetes\"; got %s: %s.",
+			dec.show(attrs["config_dir"], c.ConfigDir), why)
 	}
 	c.APIEndpoint = dec.str(attrs, "api_endpoint", "")
 	if c.APIEndpoint != "" && !validEndpoint(c.APIEndpoint) {

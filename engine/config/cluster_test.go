@@ -54,7 +54,11 @@ cluster "prod" {
     extra_sans   = ["10.0.0.100", "*.api.example.com"]
   }
 }
-` + oneNode})
+node "m0" {
+  address = "fd00::1"
+  roles   = ["master", "etcd"]
+}
+`})
 	c := mustLoad(t, dir, VarInput{}).Cluster
 	if c.Packages != filepath.Join(dir, "packages") || c.ConfigDir != "/opt/k8s" {
 		t.Errorf("paths: packages=%q config_dir=%q", c.Packages, c.ConfigDir)

@@ -92,6 +92,10 @@ func (l *loader) decodeHookFiles(dec *decoder, a *hcl.Attribute) []hookrun.FileC
 			dec.errorf(rng, "Invalid hook file", "src: %s.", err)
 			continue
 		}
+		if why := nodePathProblem(dst.AsString()); why != "" {
+			dec.errorf(rng, "Invalid hook file", "dst %q is a path on the node: %s.", dst.AsString(), why)
+			continue
+		}
 		f := hookrun.FileCopy{Src: abs, Dst: dst.AsString()}
 		if err := hookrun.CheckFiles([]hookrun.FileCopy{f}); err != nil {
 			dec.errorf(rng, "Invalid hook file",

@@ -23,18 +23,6 @@ func (l *loader) decodeNetwork(dec *decoder, cb *clusterBlock) resources.Network
 	n.DNSDomain = dec.str(attrs, "dns_domain", n.DNSDomain)
 
 	service, okS := checkCIDR(dec, attrs, "service_cidr", n.ServiceCIDR)
-	if okS && !service.Addr().Is4() {
-		// The components and certificates eggo renders take the service
-		// range's first and tenth addresses as IPv4; IPv6 and dual-stack
-		// services are not built yet, so say so here instead of failing later.
-		rng := cb.network.DefRange
-		if a, ok := attrs["service_cidr"]; ok {
-			rng = a.Expr.Range()
-		}
-		dec.errorf(rng, "IPv6 service range not supported",
-			"service_cidr %s is an IPv6 range; eggo builds IPv4 service ranges only (IPv6 and dual-stack services are not supported yet). Use an IPv4 range such as \"10.32.0.0/16\".", service)
-		okS = false
-	}
 	pod, okP := checkCIDR(dec, attrs, "pod_cidr", n.PodCIDR)
 	if okS && okP && service.Overlaps(pod) {
 		// Point at the range the user wrote last: pod_cidr if set, else service_cidr.

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -28,4 +29,25 @@ func (l *loader) localPath(p string) (string, error) {
 		p = filepath.Join(l.dir, p)
 	}
 	return filepath.Abs(p)
+}
+
+// nodePathProblem says what is wrong with p as a path on a node ("" when
+// nothing): it must be absolute and clean, and made of letters, digits and
+// . _ - + / @ = , : only. Such a path means the same to every shell and unit
+// file it reaches, so no quoting mistake anywhere can turn it into a command
+// ("/etc/kubernetes;reboot", "$(…)", a space that splits it).
+func nodePathProblem(p string) string {
+	switch {
+	case !path.IsAbs(p):
+		return "it must be an absolute path"
+	case path.Clean(p) != p:
+		return fmt.Sprintf("it must be written clean (%q)", path.Clean(p))
+	}
+	for _, r := range p {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-+/@=,:", r)
+		if !ok {
+			return fmt.Sprintf("it holds %q; a path on the nodes may use letters, digits and . _ - + / @ = , : only", r)
+		}
+	}
+	return ""
 }

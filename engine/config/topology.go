@@ -55,6 +55,7 @@ func (l *loader) checkTopology(c *resources.Cluster) hcl.Diagnostics {
 	diags = append(diags, checkEtcdCount(byRole["etcd"])...)
 	if len(l.clusters) > 0 {
 		diags = append(diags, checkAddonWorkers(l.clusters[0], byRole["worker"])...)
+		diags = append(diags, l.checkServiceFamily(c, byRole)...)
 	}
 	return diags
 }

@@ -269,3 +269,16 @@ func TestAddonsDoNotWaitForAbsentKubeProxy(t *testing.T) {
 		}
 	}
 }
+
+// The cluster DNS address is the tenth of the service range in either IP
+// family, and a range without a tenth address is an error, not a wrap.
+func TestClusterDNSIPBothFamilies(t *testing.T) {
+	for cidr, want := range map[string]string{"10.96.0.0/12": "10.96.0.10", "fd00:32::/108": "fd00:32::a", "10.0.0.0/24": "10.0.0.10"} {
+		if got, err := resources.ClusterDNSIP(cidr); err != nil || got != want {
+			t.Errorf("ClusterDNSIP(%s) = %q, %v; want %s", cidr, got, err, want)
+		}
+	}
+	if got, err := resources.ClusterDNSIP("10.0.0.0/29"); err == nil {
+		t.Errorf("a /29 has no tenth address, got %s", got)
+	}
+}

@@ -1,8 +1,6 @@
 cluster "demo" {
   kubernetes_version = "1.31.4"
-  network {
-    service_cidr = "fd00:10:96::/108" # ERROR: IPv6 service range not supported
-  }
+  config_dir         = "/etc/k8s/../kubernetes/" # ERROR: Invalid config_dir
 }
 
 node "m0" {
