@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/cli"
+
+	"github.com/eggo-project/eggo/internal/text"
 )
 
 // StateCommand is the `eggo state` group.
@@ -155,6 +157,6 @@ func (c *StateRmCommand) Run(args []string) int {
 		c.errorf("%v", err)
 		return 1
 	}
-	fmt.Fprintf(c.streams.Out, "Removed %s from the state.\n", pluralWord(len(rest), "resource"))
+	fmt.Fprintf(c.streams.Out, "Removed %s from the state.\n", text.Plural(len(rest), "resource"))
 	return 0
 }
