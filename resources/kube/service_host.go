@@ -218,8 +218,8 @@ func (in *serviceInstall) claim(ctx context.Context, rec resources.Attrs) error 
 		}
 	}
 	// Union with what earlier runs recorded: an update may add directories.
-	rec[svcCreatedDirs] = resources.Normalize(unionStrings(resources.StringList(rec[svcCreatedDirs]), created))
-	rec[svcOwnedData] = resources.Normalize(unionStrings(resources.StringList(rec[svcOwnedData]), owned))
+	rec[svcCreatedDirs] = resources.Normalize(resources.SortedUnion(resources.StringList(rec[svcCreatedDirs]), created))
+	rec[svcOwnedData] = resources.Normalize(resources.SortedUnion(resources.StringList(rec[svcOwnedData]), owned))
 	return nil
 }
 
@@ -344,20 +344,6 @@ func removeService(ctx context.Context, rc *resources.RunContext, conn providers
 		return fmt.Errorf("%s: removing: %w", addr, err)
 	}
 	return nil
-}
-
-// unionStrings is the sorted union of two lists.
-func unionStrings(a, b []string) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, s := range append(append([]string(nil), a...), b...) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // removeStaleFiles deletes the files a service had and no longer has.
