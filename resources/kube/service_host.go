@@ -307,6 +307,20 @@ func recordedService(desired, prior resources.Attrs) resources.Attrs {
 	return rec
 }
 
+// deleteService is the body of a service kind's Delete: on the service's
+// node, stop it and remove everything it recorded. On failure the prior
+// attributes stay, so a later run tries again.
+func deleteService(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, error) {
+	conn, err := serviceConn(ctx, rc, prior.Node, prior.Addr, prior.Attrs)
+	if err != nil {
+		return prior.Attrs, err
+	}
+	if err := removeService(ctx, rc, conn, prior.Addr, prior.Attrs); err != nil {
+		return prior.Attrs, err
+	}
+	return nil, nil
+}
+
 // removeService stops and removes everything a service recorded.
 func removeService(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, a resources.Attrs) error {
 	s := parseService(a)
