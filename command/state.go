@@ -152,7 +152,7 @@ func (c *StateRmCommand) Run(args []string) int {
 	for _, addr := range rest {
 		st.Remove(addr)
 	}
-	st.Serial++
+	st.BumpSerial()
 	if err := a.o.Backend.Write(st); err != nil {
 		c.errorf("%v", err)
 		return 1

@@ -61,7 +61,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	o.defaults()
 	start := time.Now()
 	if prior == nil {
-		prior = &state.State{FormatVersion: state.FormatVersion, Lineage: state.NewLineage()}
+		prior = state.New()
 	}
 	if prior.Lineage != p.Lineage && p.Lineage != "" || prior.Serial != p.Serial {
 		return nil, errorf("the state changed since this plan was made (plan: lineage %s serial %d; state: lineage %s serial %d): make a new plan",
