@@ -31,7 +31,7 @@ var importRules = map[string][]string{
 	"resources/pki":           {},
 	"resources/templates":     {},
 	"resources/hookrun":       {"providers"},
-	"resources/hookcheck":     {"providers"},
+	"resources/hookcheck":     {"providers", "internal/text"}, // internal/text: Plural in its summaries
 	"resources/host":          {"=resources", "providers"},
 	"resources/certs":         {"=resources", "resources/pki", "providers"},
 	"resources/kube":          {"=resources", "resources/pki", "resources/templates", "providers"},
@@ -41,11 +41,13 @@ var importRules = map[string][]string{
 	"resources/resourcestest": {"=resources"},
 	// The engine knows kinds through the core's interface; it places and
 	// runs hooks, so it knows the hook family and its libraries.
-	"engine":            {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state"},
-	"command":           {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun"}, // resources: plan data types; hook, hookrun: the types a plan shows
+	// internal/text: Plural, shared with command and hookcheck.
+	"engine":            {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text"},
+	"command":           {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
 	"internal/sshd":     {},
 	"internal/etcdtest": {},
 	"internal/testbed":  {"internal/testbed"},
+	"internal/text":     {}, // wording helpers (Plural) any package may import
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -79,7 +80,7 @@ func findHookRun(o engine.Options, id string) (state.HookRun, error) {
 		}
 	}
 	return state.HookRun{}, fmt.Errorf("no hook run with ID %q: the state %s records %s%s and the audit log %s %s (see eggo hooks, or eggo hooks -log)",
-		id, path, pluralWord(len(runs), "run"), idRange(runs), logPath, pluralWord(len(logged), "run"))
+		id, path, text.Plural(len(runs), "run"), idRange(runs), logPath, text.Plural(len(logged), "run"))
 }
 
 // idRange is " (IDs 3 to 9)" for a non-empty list.

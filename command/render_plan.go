@@ -2,10 +2,13 @@ package command
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/hook"
 )
@@ -128,7 +131,7 @@ func shown(v any, name string, sensitive map[string]bool) string {
 }
 
 func renderAll(b *strings.Builder, sym string, attrs resources.Attrs, sensitive map[string]bool, col colorizer) {
-	keys := sortedMapKeys(attrs)
+	keys := slices.Sorted(maps.Keys(attrs))
 	w := maxLen(keys)
 	for _, k := range keys {
 		fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(symbolColorFor(sym), sym), w, k, shown(attrs[k], k, sensitive))
@@ -154,7 +157,7 @@ func renderDiff(b *strings.Builder, s *engine.Step, sensitive map[string]bool, c
 	for k := range s.After {
 		keys[k] = true
 	}
-	names := sortedMapKeys(keys)
+	names := slices.Sorted(maps.Keys(keys))
 	var changed []string
 	for _, k := range names {
 		if !reflect.DeepEqual(s.Before[k], s.After[k]) {
@@ -177,7 +180,7 @@ func renderDiff(b *strings.Builder, s *engine.Step, sensitive map[string]bool, c
 		}
 	}
 	if hidden := len(names) - len(changed); hidden > 0 {
-		fmt.Fprintf(b, "        # (%s unchanged)\n", pluralWord(hidden, "attribute"))
+		fmt.Fprintf(b, "        # (%s unchanged)\n", text.Plural(hidden, "attribute"))
 	}
 }
 
@@ -218,7 +221,7 @@ func renderChangedValue(b *strings.Builder, k string, w int, before, after any, 
 // elementDiff renders one keyed element's changed fields.
 func elementDiff(before, after map[string]any) string {
 	var parts []string
-	for _, f := range sortedMapKeys(after) {
+	for _, f := range slices.Sorted(maps.Keys(after)) {
 		if f == "path" || f == "name" {
 			continue
 		}
@@ -231,13 +234,6 @@ func elementDiff(before, after map[string]any) string {
 		key, _ = after["name"].(string)
 	}
 	return fmt.Sprintf("%q: %s", key, strings.Join(parts, ", "))
-}
-
-func pluralWord(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // renderHooks lists which hooks will run where, for each operation: hook

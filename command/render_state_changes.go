@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/text"
 )
 
 // renderUnreadable warns that the state holds secrets no identity given
@@ -34,7 +35,7 @@ func renderStateChanges(b *strings.Builder, p *engine.Plan, col colorizer) {
 	if s := p.Secrets; s != nil {
 		b.WriteString("\nState secrets:\n")
 		if s.Encrypt > 0 {
-			fmt.Fprintf(b, "  %s %s in plain text will be encrypted to %s\n", col.c(yellow, "~"), pluralWord(s.Encrypt, "secret value"), pluralWord(len(s.Recipients), "recipient"))
+			fmt.Fprintf(b, "  %s %s in plain text will be encrypted to %s\n", col.c(yellow, "~"), text.Plural(s.Encrypt, "secret value"), text.Plural(len(s.Recipients), "recipient"))
 		}
 		if len(s.Added)+len(s.Removed) > 0 {
 			fmt.Fprintf(b, "  %s every secret will be re-encrypted to the new recipients:\n", col.c(yellow, "~"))
@@ -74,10 +75,10 @@ func stateChangesSummary(p *engine.Plan) string {
 		}
 	}
 	if pins > 0 {
-		parts = append(parts, pluralWord(pins, "host key")+" to pin")
+		parts = append(parts, text.Plural(pins, "host key")+" to pin")
 	}
 	if forgets > 0 {
-		parts = append(parts, pluralWord(forgets, "host key")+" to forget")
+		parts = append(parts, text.Plural(forgets, "host key")+" to forget")
 	}
 	if len(parts) == 0 {
 		return ""

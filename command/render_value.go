@@ -2,7 +2,8 @@ package command
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,7 @@ func renderValue(v any, indent string) string {
 	case map[string]any:
 		var b strings.Builder
 		b.WriteString("{\n")
-		keys := sortedMapKeys(t)
+		keys := slices.Sorted(maps.Keys(t))
 		w := maxLen(keys)
 		for _, k := range keys {
 			fmt.Fprintf(&b, "%s    %-*s = %s\n", indent, w, k, renderValue(t[k], indent+"    "))
@@ -88,7 +89,7 @@ func renderInline(v any) string {
 		if len(t) == 0 {
 			return "{}"
 		}
-		keys := sortedMapKeys(t)
+		keys := slices.Sorted(maps.Keys(t))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = k + " = " + renderInline(t[k])
@@ -98,15 +99,6 @@ func renderInline(v any) string {
 		return renderInline(map[string]any(t))
 	}
 	return fmt.Sprintf("%v", v)
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func maxLen(ss []string) int {

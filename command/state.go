@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/cli"
+
+	"github.com/eggo-project/eggo/internal/text"
 )
 
 // StateCommand is the `eggo state` group.
@@ -156,11 +158,11 @@ func (c *StateRmCommand) Run(args []string) int {
 	for _, addr := range rest {
 		st.Remove(addr)
 	}
-	st.Serial++
+	st.BumpSerial()
 	if err := a.o.Backend.Write(st); err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
-	fmt.Fprintf(c.streams.Out, "Removed %s from the state.\n", pluralWord(len(rest), "resource"))
+	fmt.Fprintf(c.streams.Out, "Removed %s from the state.\n", text.Plural(len(rest), "resource"))
 	return 0
 }

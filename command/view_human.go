@@ -10,6 +10,7 @@ import (
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/engine/config"
+	"github.com/eggo-project/eggo/internal/text"
 )
 
 // humanView writes for people: the plan as Terraform users read it,
@@ -65,5 +66,5 @@ func (v *humanView) Applying() func() {
 }
 
 func (v *humanView) Valid(nodes int) {
-	io.WriteString(v.out, v.col.c(green, "Success!")+fmt.Sprintf(" The configuration is valid (%s).\n", pluralWord(nodes, "node")))
+	io.WriteString(v.out, v.col.c(green, "Success!")+fmt.Sprintf(" The configuration is valid (%s).\n", text.Plural(nodes, "node")))
 }

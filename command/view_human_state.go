@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -20,7 +22,7 @@ func (v *humanView) State(st *state.State) {
 	}
 	if len(st.Outputs) > 0 {
 		fmt.Fprintln(v.out, "Outputs:")
-		for _, k := range sortedMapKeys(st.Outputs) {
+		for _, k := range slices.Sorted(maps.Keys(st.Outputs)) {
 			fmt.Fprintf(v.out, "  %s = %s\n", k, renderValue(st.Outputs[k], "  "))
 		}
 	}
@@ -35,7 +37,7 @@ func (v *humanView) Resource(r *state.Resource) {
 		fmt.Fprintf(v.out, " (%s)", r.Status)
 	}
 	fmt.Fprintf(v.out, "\n%s {\n", r.Address)
-	keys := sortedMapKeys(attrs)
+	keys := slices.Sorted(maps.Keys(attrs))
 	w := maxLen(keys)
 	for _, k := range keys {
 		val := renderValue(attrs[k], "    ")

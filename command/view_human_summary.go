@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -15,7 +16,7 @@ func (v *humanView) Summary(op string, p *engine.Plan, r *engine.Result) {
 	for _, w := range r.HookWarnings {
 		fmt.Fprintf(v.out, "\n%s %s\n", col.c(yellow, "Warning:"), w)
 	}
-	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), pluralWord(int(r.Connections), "connection"), resources.HumanBytes(r.Bytes))
+	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), text.Plural(int(r.Connections), "connection"), resources.HumanBytes(r.Bytes))
 	if r.OK() {
 		what := "Apply complete!"
 		if op == "destroy" {
@@ -27,5 +28,5 @@ func (v *humanView) Summary(op string, p *engine.Plan, r *engine.Result) {
 	fmt.Fprintf(v.out, "\nResources: %d added, %d changed, %d destroyed. (%s)\n", r.Counts.Add, r.Counts.Change, r.Counts.Destroy, figures)
 	n := len(r.Failed)
 	v.Error(fmt.Sprintf("%s did not finish: %s failed, %d skipped, %d not started. State keeps what was done; fix the cause and run %s again.\n%s",
-		op, pluralWord(n, "resource"), len(r.Skipped), len(r.NotStarted), op, engine.FailureSummary(p, r)))
+		op, text.Plural(n, "resource"), len(r.Skipped), len(r.NotStarted), op, engine.FailureSummary(p, r)))
 }

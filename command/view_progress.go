@@ -3,6 +3,8 @@ package command
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -56,7 +58,7 @@ var stillVerbs = map[resources.Action]string{
 func (v *progressView) beat() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	for _, addr := range sortedMapKeys(v.running) {
+	for _, addr := range slices.Sorted(maps.Keys(v.running)) {
 		r := v.running[addr]
 		line := fmt.Sprintf("%s: %s [%s elapsed]", addr, stillVerbs[r.action], v.elapsed(addr))
 		if r.last != "" {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,7 +39,7 @@ type Failure struct {
 // Failures lists failures sorted by address.
 func (r *Result) Failures(p *Plan) []Failure {
 	var out []Failure
-	for _, a := range sortedKeys(r.Failed) {
+	for _, a := range slices.Sorted(maps.Keys(r.Failed)) {
 		f := Failure{Addr: a, Err: r.Failed[a]}
 		if s := p.Step(a); s != nil {
 			f.Node = s.Node
@@ -60,7 +61,7 @@ func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-c
 	o.defaults()
 	start := time.Now()
 	if prior == nil {
-		prior = &state.State{FormatVersion: state.FormatVersion, Lineage: state.NewLineage()}
+		prior = state.New()
 	}
 	if prior.Lineage != p.Lineage && p.Lineage != "" || prior.Serial != p.Serial {
 		return nil, errorf("the state changed since this plan was made (plan: lineage %s serial %d; state: lineage %s serial %d): make a new plan",
@@ -330,9 +331,7 @@ func FailureSummary(p *Plan, r *Result) string {
 		}
 		fmt.Fprintf(&b, "  %s%s: %v\n", f.Addr, host, f.Err)
 	}
-	skipped := sortedKeys(r.Skipped)
-	sort.Strings(skipped)
-	for _, a := range skipped {
+	for _, a := range slices.Sorted(maps.Keys(r.Skipped)) {
 		fmt.Fprintf(&b, "  %s: skipped, depends on failed %s\n", a, r.Skipped[a])
 	}
 	for _, a := range r.NotStarted {

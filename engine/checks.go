@@ -1,11 +1,16 @@
 package engine
 
-import "github.com/eggo-project/eggo/resources"
+import (
+	"maps"
+	"slices"
+
+	"github.com/eggo-project/eggo/resources"
+)
 
 // checkPlan lets kinds that judge a whole plan (quorum of an etcd member
 // set) refuse it or warn about it.
 func checkPlan(p *Plan, kinds map[string]resources.Kind, have map[string]*resources.Object) error {
-	for _, name := range sortedKeys(kinds) {
+	for _, name := range slices.Sorted(maps.Keys(kinds)) {
 		pc, ok := kinds[name].(resources.PlanChecker)
 		if !ok {
 			continue
@@ -28,7 +33,7 @@ func checkPlan(p *Plan, kinds map[string]resources.Kind, have map[string]*resour
 // recordedOf lists the recorded objects of a kind, sorted by address.
 func recordedOf(have map[string]*resources.Object, kind string) []resources.Object {
 	var out []resources.Object
-	for _, a := range sortedKeys(have) {
+	for _, a := range slices.Sorted(maps.Keys(have)) {
 		if o := have[a]; o.Kind == kind {
 			out = append(out, *o)
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -86,7 +87,7 @@ func placeHooks(p *Plan, c *resources.Cluster, hooks []hook.Hook, priorEmpty boo
 		}
 	}
 	ops := map[string]hook.Operation{}
-	for _, n := range sortedKeys(byNode) {
+	for _, n := range slices.Sorted(maps.Keys(byNode)) {
 		if op, ok := nodeOperation(byNode[n], p.Destroy, priorEmpty); ok {
 			ops[n] = op
 		}
@@ -128,7 +129,7 @@ func placeHooks(p *Plan, c *resources.Cluster, hooks []hook.Hook, priorEmpty boo
 
 func nodesOf(ops map[string]hook.Operation, op hook.Operation) []string {
 	var out []string
-	for _, n := range sortedKeys(ops) {
+	for _, n := range slices.Sorted(maps.Keys(ops)) {
 		if ops[n] == op {
 			out = append(out, n)
 		}

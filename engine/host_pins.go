@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -110,13 +112,13 @@ func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins
 		}
 	}
 	seen := pins.firstSeen()
-	for _, n := range sortedKeys(seen) {
+	for _, n := range slices.Sorted(maps.Keys(seen)) {
 		if inCluster[n] {
 			out = append(out, HostKeyChange{Node: n, Action: "pin", Key: seen[n], Fingerprint: fingerprintOf(seen[n])})
 		}
 	}
 	if prior != nil {
-		for _, n := range sortedKeys(prior.HostKeys) {
+		for _, n := range slices.Sorted(maps.Keys(prior.HostKeys)) {
 			if !inCluster[n] {
 				out = append(out, HostKeyChange{Node: n, Action: "forget", Key: prior.HostKeys[n], Fingerprint: fingerprintOf(prior.HostKeys[n])})
 			}

@@ -2,7 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/eggo-project/eggo/graph"
@@ -14,13 +15,13 @@ import (
 // the deletion of everything recorded as depending on it.
 func planGraph(want map[string]*resources.Desired, have map[string]*resources.Object) (*graph.Graph, error) {
 	g := graph.New()
-	for _, a := range sortedKeys(want) {
+	for _, a := range slices.Sorted(maps.Keys(want)) {
 		g.Add(a)
 	}
-	for _, a := range sortedKeys(have) {
+	for _, a := range slices.Sorted(maps.Keys(have)) {
 		g.Add(a)
 	}
-	for _, a := range sortedKeys(want) {
+	for _, a := range slices.Sorted(maps.Keys(want)) {
 		for _, dep := range append(append([]string(nil), want[a].DependsOn...), refEdges(want[a])...) {
 			if want[dep] == nil {
 				return nil, errorf("%s: depends on %s, which is not declared", a, dep)
@@ -30,7 +31,7 @@ func planGraph(want map[string]*resources.Desired, have map[string]*resources.Ob
 			}
 		}
 	}
-	for _, a := range sortedKeys(have) {
+	for _, a := range slices.Sorted(maps.Keys(have)) {
 		if want[a] != nil {
 			continue
 		}
@@ -74,13 +75,4 @@ func targetScope(g *graph.Graph, o Options) (map[string]bool, []string, error) {
 	}
 	warn := fmt.Sprintf("Resource targeting is in effect (%s): the plan may be incomplete; use -target only to recover from errors.", strings.Join(o.Targets, ", "))
 	return scope, []string{warn}, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

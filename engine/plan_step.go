@@ -51,7 +51,7 @@ func (d *differ) step(ctx context.Context, addr string) (st *Step, uncompared bo
 	if d.scope != nil {
 		st.WaitsFor = filterIn(st.WaitsFor, d.scope)
 	}
-	st.Sensitive = unionSorted(sensitiveOf(d.kinds[st.Kind]), carried)
+	st.Sensitive = resources.SortedUnion(sensitiveOf(d.kinds[st.Kind]), carried)
 	d.steps[addr] = st
 	return st, uncompared, nil
 }

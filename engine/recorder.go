@@ -45,7 +45,7 @@ func (r *recorder) update(fn func(st *state.State)) error {
 		if !r.writing {
 			r.writing = true
 			gen := r.gen
-			r.st.Serial++
+			r.st.BumpSerial()
 			// A shallow copy is enough: resources are replaced whole, never
 			// edited in place, so the writer can encode it unlocked.
 			snap := *r.st

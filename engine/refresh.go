@@ -3,10 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -20,7 +23,7 @@ func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map
 		return drift, nil
 	}
 	var addrs []string
-	for _, addr := range sortedKeys(have) {
+	for _, addr := range slices.Sorted(maps.Keys(have)) {
 		if scope == nil || scope[addr] {
 			addrs = append(addrs, addr)
 		}
@@ -77,12 +80,5 @@ func refreshError(failed map[string]error) *RefreshError {
 type RefreshError struct{ Failures []string }
 
 func (e *RefreshError) Error() string {
-	return "could not read the live state of " + plural(len(e.Failures), "resource") + ":\n  " + strings.Join(e.Failures, "\n  ")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return "could not read the live state of " + text.Plural(len(e.Failures), "resource") + ":\n  " + strings.Join(e.Failures, "\n  ")
 }

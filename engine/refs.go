@@ -92,19 +92,6 @@ func resolveForApply(d resources.Desired, lookup func(addr string) (state.Resour
 	return d, missing
 }
 
-func unionSorted(a, b []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range append(append([]string(nil), a...), b...) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // isKnown reports whether v is present and holds no Unknown anywhere.
 func isKnown(v any) bool {
 	switch t := v.(type) {

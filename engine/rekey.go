@@ -58,7 +58,7 @@ func RekeyHost(ctx context.Context, o Options, cfg *config.Config, node, wantFin
 	if next.HostKeys[node] == st.HostKeys[node] {
 		return r, nil
 	}
-	next.Serial++
+	next.BumpSerial()
 	if err := o.backend().Write(next); err != nil {
 		return nil, err
 	}

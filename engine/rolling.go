@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/eggo-project/eggo/graph"
@@ -42,7 +44,7 @@ func rollEdges(g *graph.Graph, steps map[string]*Step) error {
 		}
 		u.steps = append(u.steps, s)
 	}
-	names := sortedKeys(groups)
+	names := slices.Sorted(maps.Keys(groups))
 	sort.SliceStable(names, func(i, j int) bool { return stageOf[names[i]] < stageOf[names[j]] })
 
 	var earlier, thisStage []*Step // rolling steps of the stages before, and of this one

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/eggo-project/eggo/providers"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -157,7 +158,7 @@ func (k *testKind) Update(ctx context.Context, _ *resources.RunContext, _ resour
 func (k *testKind) Delete(_ context.Context, _ *resources.RunContext, prior resources.Object) (resources.Attrs, error) {
 	k.record("delete", prior.Addr)
 	if prior.Attrs["unreachable"] == true {
-		return prior.Attrs, fmt.Errorf("deleting %s: %w", prior.Addr, resources.Unreachable("n-dead", fmt.Errorf("dial tcp: no route to host")))
+		return prior.Attrs, fmt.Errorf("deleting %s: %w", prior.Addr, &providers.UnreachableError{Host: "n-dead", Err: fmt.Errorf("dial tcp: no route to host")})
 	}
 	if prior.Attrs["fail_delete"] == true {
 		return prior.Attrs, fmt.Errorf("injected delete failure on %s", prior.Addr)

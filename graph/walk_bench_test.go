@@ -155,8 +155,8 @@ func BenchmarkWalkOverhead(b *testing.B) {
 			return nil
 		})
 		makespan := time.Since(begin)
-		if !res.OK() {
-			b.Fatal(res.Err())
+		if !walkOK(res) {
+			b.Fatal(walkErr(res))
 		}
 		ideal := tg.listSchedule(measured, parallelism)
 		overhead += pct(makespan, ideal)

@@ -57,8 +57,8 @@ func TestWalkRunsAfterDependenciesFinish(t *testing.T) {
 				mu.Unlock()
 				return nil
 			})
-			if !res.OK() || len(res.Done) != g.Len() {
-				t.Fatalf("walk not OK: %v (done %d of %d)", res.Err(), len(res.Done), g.Len())
+			if !walkOK(res) || len(res.Done) != g.Len() {
+				t.Fatalf("walk not OK: %v (done %d of %d)", walkErr(res), len(res.Done), g.Len())
 			}
 			for _, n := range g.Names() {
 				for _, dep := range g.DependenciesOf(n) {
@@ -97,8 +97,8 @@ func TestWalkNeverExceedsParallelism(t *testing.T) {
 				now.Add(-1)
 				return nil
 			})
-			if !res.OK() {
-				t.Fatal(res.Err())
+			if !walkOK(res) {
+				t.Fatal(walkErr(res))
 			}
 			if got := int(peak.Load()); got != tt.want {
 				t.Fatalf("peak concurrency = %d, want exactly %d", got, tt.want)
@@ -156,7 +156,7 @@ func TestWalkFailureSkipsExactlyTheDependents(t *testing.T) {
 				}
 				res := g.Walk(context.Background(), WalkOptions{Parallelism: parallelism}, rec.fn)
 
-				if got, want := res.Failed(), sorted(tt.fail); !slices.Equal(got, want) {
+				if got, want := walkFailed(res), sorted(tt.fail); !slices.Equal(got, want) {
 					t.Errorf("Failed() = %v, want %v", got, want)
 				}
 				for _, f := range tt.fail {
@@ -247,8 +247,8 @@ func TestWalkStop(t *testing.T) {
 		if want := []string{"r1", "r2", "r3", "after-slow"}; !slices.Equal(res.NotStarted, want) {
 			t.Fatalf("NotStarted = %v, want %v", res.NotStarted, want)
 		}
-		if err := res.Err(); err == nil || err.Error() != "4 not started because the walk was stopped" {
-			t.Fatalf("Err() = %v", err)
+		if err := walkErr(res); err == nil || err.Error() != "4 not started because the walk was stopped" {
+			t.Fatalf("walkErr = %v", err)
 		}
 	})
 }
@@ -308,7 +308,7 @@ func TestWalkRecoversPanics(t *testing.T) {
 	if !slices.Equal(res.Done, []string{"ok"}) || res.Skipped["after-boom"] != "boom" {
 		t.Fatalf("Done = %v, Skipped = %v", res.Done, res.Skipped)
 	}
-	if got, want := res.Err().Error(), "boom: panic: kaboom\n1 skipped because a dependency failed"; got != want {
+	if got, want := walkErr(res).Error(), "boom: panic: kaboom\n1 skipped because a dependency failed"; got != want {
 		t.Fatalf("Err() = %q, want %q", got, want)
 	}
 }
@@ -333,14 +333,14 @@ func TestWalkRefusesCycles(t *testing.T) {
 	if len(rec.calls) != 0 {
 		t.Fatalf("ran %v on a cyclic graph", rec.calls)
 	}
-	if res.Cycle == nil || res.Err().Error() != "cycle: a → b → a" || res.OK() {
-		t.Fatalf("Cycle = %v, Err() = %v", res.Cycle, res.Err())
+	if res.Cycle == nil || walkErr(res).Error() != "cycle: a → b → a" || walkOK(res) {
+		t.Fatalf("Cycle = %v, walkErr = %v", res.Cycle, walkErr(res))
 	}
 }
 
 func TestWalkEmptyGraph(t *testing.T) {
 	res := New().Walk(context.Background(), WalkOptions{}, (&recorder{}).fn)
-	if !res.OK() || res.Err() != nil {
-		t.Fatalf("empty walk: %v", res.Err())
+	if !walkOK(res) || walkErr(res) != nil {
+		t.Fatalf("empty walk: %v", walkErr(res))
 	}
 }

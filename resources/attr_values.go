@@ -3,6 +3,7 @@ package resources
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 )
 
 // Readers of single attribute values as they come back from the state
@@ -44,4 +45,12 @@ func StringList(v any) []string {
 func SHA256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// SortedUnion is the sorted union of two lists, each string once. It is
+// never nil: an empty union is recorded as an empty list, not as null.
+func SortedUnion(a, b []string) []string {
+	out := append(append([]string{}, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -2,7 +2,8 @@ package resources
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -71,7 +72,7 @@ func Refs(v any) []Ref {
 		case Ref:
 			out = append(out, t)
 		case map[string]any:
-			for _, k := range sortedKeysOf(t) {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				walk(t[k])
 			}
 		case Attrs:
@@ -107,13 +108,4 @@ func Substitute(v any, lookup func(Ref) any) any {
 		return out
 	}
 	return v
-}
-
-func sortedKeysOf(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -21,8 +21,3 @@ func UnreachableHost(err error) string {
 	}
 	return ""
 }
-
-// Unreachable wraps err as a failure to reach host at all.
-func Unreachable(host string, err error) error {
-	return &providers.UnreachableError{Host: host, Err: err}
-}

@@ -75,3 +75,7 @@ func New() *State {
 		Resources:     []Resource{},
 	}
 }
+
+// BumpSerial raises Serial by one, for a changed state about to be
+// written: a plan made from the state it replaces then no longer applies.
+func (s *State) BumpSerial() { s.Serial++ }

@@ -64,15 +64,9 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 	return nil
 }
 
-// finish is run under sudo once the temporary file is written: the same
-// check and install as Upload does without sudo.
-const finish = `t=$1 d=$2 want=$3 mode=$4
-got=$(sha256sum <"$t") || { rm -f -- "$t"; exit 90; }
-got=${got%% *}
-printf '%s\n' "$got"
-[ "$got" = "$want" ] || { rm -f -- "$t"; exit 91; }
-chmod "$mode" -- "$t" && mv -f -- "$t" "$d" || { rm -f -- "$t"; exit 92; }`
-
+// uploadWithSudo writes the temporary file with cat under sudo, then runs
+// providers' finishing script: the same check and install as Upload does
+// without sudo.
 func (c *Conn) uploadWithSudo(ctx context.Context, r io.Reader, dst string, mode fs.FileMode, want string) error {
 	tmp := providers.TempName(dst)
 	if err := c.Run(ctx, providers.Command{Cmd: "cat > " + shell.Quote(tmp), Stdin: r}); err != nil {
@@ -80,10 +74,9 @@ func (c *Conn) uploadWithSudo(ctx context.Context, r io.Reader, dst string, mode
 		return fmt.Errorf("%s: upload to %s: %w", c.name, dst, err)
 	}
 	var out bytes.Buffer
-	script := "sh -c " + shell.Quote(finish) + " eggo " + shell.Quote(tmp) + " " + shell.Quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
-	err := c.Run(ctx, providers.Command{Cmd: script, Stdout: &out})
+	err := c.Run(ctx, providers.Command{Cmd: providers.UploadFinishCommand(tmp, dst, want, mode), Stdout: &out})
 	var exit *providers.ExitError
-	if errors.As(err, &exit) && exit.Code == 91 {
+	if errors.As(err, &exit) && exit.Code == providers.UploadExitMismatch {
 		return fmt.Errorf("%s: upload to %s: checksum mismatch: expected sha256 %s, wrote %s; the file was not installed", c.name, dst, want, strings.TrimSpace(out.String()))
 	}
 	if err != nil {

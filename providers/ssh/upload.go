@@ -16,22 +16,6 @@ import (
 	"github.com/eggo-project/eggo/providers/shell"
 )
 
-// Exit codes of the finishing script, so the error can say what failed.
-const (
-	exitNoChecksum = 90
-	exitMismatch   = 91
-	exitInstall    = 92
-)
-
-// finish checks the uploaded temporary file, installs it, and removes it
-// on any failure. It prints the digest it computed on stdout.
-const finish = `t=$1 d=$2 want=$3 mode=$4
-got=$(sha256sum <"$t") || { rm -f -- "$t"; exit 90; }
-got=${got%% *}
-printf '%s\n' "$got"
-[ "$got" = "$want" ] || { rm -f -- "$t"; exit 91; }
-chmod "$mode" -- "$t" && mv -f -- "$t" "$d" || { rm -f -- "$t"; exit 92; }`
-
 // Upload streams r into a temporary file beside dst (cat on the far side,
 // never buffering the file here), verifies it with sha256sum there, then
 // chmods it and renames it over dst; on failure the temporary file is
@@ -53,18 +37,17 @@ func (c *Conn) Upload(ctx context.Context, r io.Reader, size int64, dst string, 
 
 	var stdout bytes.Buffer
 	stderr.Reset()
-	script := "sh -c " + shell.Quote(finish) + " eggo " + shell.Quote(tmp) + " " + shell.Quote(dst) + " " + want + " " + fmt.Sprintf("%04o", providers.UnixMode(mode))
-	err = c.run(ctx, providers.Command{Cmd: script, Stdout: &stdout, Stderr: &stderr}, sudo)
+	err = c.run(ctx, providers.Command{Cmd: providers.UploadFinishCommand(tmp, dst, want, mode), Stdout: &stdout, Stderr: &stderr}, sudo)
 	var exit *providers.ExitError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &exit) && exit.Code == exitMismatch:
+	case errors.As(err, &exit) && exit.Code == providers.UploadExitMismatch:
 		return fmt.Errorf("%s: upload to %s: checksum mismatch: expected sha256 %s, the host has %s (%d bytes sent); the file was not installed",
 			c.target.Name, dst, want, strings.TrimSpace(stdout.String()), counted.n.Load())
-	case errors.As(err, &exit) && exit.Code == exitNoChecksum:
+	case errors.As(err, &exit) && exit.Code == providers.UploadExitNoChecksum:
 		return fmt.Errorf("%s: upload to %s: sha256sum of %s failed%s", c.target.Name, dst, tmp, detail(&stderr))
-	case errors.As(err, &exit) && exit.Code == exitInstall:
+	case errors.As(err, &exit) && exit.Code == providers.UploadExitInstall:
 		return fmt.Errorf("%s: upload to %s: chmod %04o and rename into place failed%s", c.target.Name, dst, providers.UnixMode(mode), detail(&stderr))
 	}
 	c.removeTemp(tmp, sudo)

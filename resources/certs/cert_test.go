@@ -126,7 +126,7 @@ func TestCertCreateThenNoOp(t *testing.T) {
 		if a[certCA] != caPEM {
 			t.Errorf("%s: recorded ca is not %s's certificate", addr, issuer)
 		}
-		if err := pki.Verify(resources.AttrString(a[certCert]), caPEM, w.now); err != nil {
+		if err := verifyChain(resources.AttrString(a[certCert]), caPEM, w.now); err != nil {
 			t.Errorf("%s: %v", addr, err)
 		}
 		if _, _, err := (pki.KeyPair{CertPEM: resources.AttrString(a[certCert]), KeyPEM: resources.AttrString(a[certKey])}).Parse(); err != nil {
@@ -263,7 +263,7 @@ func TestCertCAReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pki.Verify(resources.AttrString(got[certCert]), other.CertPEM, w.now); err != nil {
+	if err := verifyChain(resources.AttrString(got[certCert]), other.CertPEM, w.now); err != nil {
 		t.Errorf("reissued certificate: %v", err)
 	}
 }

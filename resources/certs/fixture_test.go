@@ -2,11 +2,15 @@ package certs
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/pki"
 	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
@@ -158,4 +162,36 @@ func notNoOp(changes map[string]resources.Change) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// verifyChain checks that certPEM chains to the CA in caPEM and is valid
+// at now (any extended key usage).
+func verifyChain(certPEM, caPEM string, now time.Time) error {
+	cert, err := pki.ParseCertificate(certPEM)
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM([]byte(caPEM)) {
+		return errors.New("no CA certificate")
+	}
+	_, err = cert.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+	return err
+}
+
+// saKeyMatches checks that pubPEM is the public half of privPEM, encoded
+// as the PKI kind records it (PKIX "PUBLIC KEY").
+func saKeyMatches(pubPEM, privPEM string) error {
+	priv, err := pki.ParsePrivateKey(privPEM)
+	if err != nil {
+		return err
+	}
+	der, err := x509.MarshalPKIXPublicKey(priv.Public())
+	if err != nil {
+		return err
+	}
+	if string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})) != pubPEM {
+		return errors.New("the public key does not match the private key")
+	}
+	return nil
 }

@@ -78,7 +78,7 @@ func TestPKICreateThenNoOp(t *testing.T) {
 		t.Errorf("recorded CA pair: %v", err)
 	}
 	sa := w.state["pki.service_account"].Attrs
-	if err := (pki.ServiceAccountKey{PublicPEM: resources.AttrString(sa[pkiPublicKey]), PrivatePEM: resources.AttrString(sa[pkiKey])}).Check(); err != nil {
+	if err := saKeyMatches(resources.AttrString(sa[pkiPublicKey]), resources.AttrString(sa[pkiKey])); err != nil {
 		t.Errorf("service-account key: %v", err)
 	}
 	if _, ok := sa[pkiCert]; ok {
@@ -119,7 +119,7 @@ func TestPKICAExpiringReplaced(t *testing.T) {
 	}
 	// Every certificate the cluster CA signed follows it.
 	for _, addr := range []string{`cert.apiserver["m0"]`, "cert.admin", `cert.kubelet["w0"]`} {
-		if err := pki.Verify(resources.AttrString(w.state[addr].Attrs[certCert]), resources.AttrString(w.state["pki.cluster_ca"].Attrs[pkiCert]), w.now); err != nil {
+		if err := verifyChain(resources.AttrString(w.state[addr].Attrs[certCert]), resources.AttrString(w.state["pki.cluster_ca"].Attrs[pkiCert]), w.now); err != nil {
 			t.Errorf("%s after the CA was renewed: %v", addr, err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/eggo-project/eggo/internal/text"
 )
 
 // record counts a measurement and keeps the most recent ones.
@@ -41,7 +43,7 @@ func (r *Result) assess(s Spec) (Phase, string) {
 			r.Inconclusive, r.Count, s.InconclusiveLimit, last.Message)
 	case r.ConsecutiveErrors > s.consecutiveErrorLimit():
 		return PhaseError, fmt.Sprintf("%s in a row, more than consecutive_error_limit %d; last: %s",
-			plural(r.ConsecutiveErrors, "error"), s.consecutiveErrorLimit(), last.Message)
+			text.Plural(r.ConsecutiveErrors, "error"), s.consecutiveErrorLimit(), last.Message)
 	}
 	if n := s.effectiveCount(); n > 0 && r.Count >= n {
 		return PhaseSuccessful, r.summary()
@@ -51,14 +53,7 @@ func (r *Result) assess(s Spec) (Phase, string) {
 
 func (r *Result) summary() string {
 	return fmt.Sprintf("%s: %d successful, %d failed, %d inconclusive; %s",
-		plural(r.Count, "measurement"), r.Successful, r.Failed, r.Inconclusive, plural(r.Errors, "error"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+		text.Plural(r.Count, "measurement"), r.Successful, r.Failed, r.Inconclusive, text.Plural(r.Errors, "error"))
 }
 
 // stopped ends a run that the deadline or the caller interrupted. A hook

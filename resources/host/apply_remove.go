@@ -2,7 +2,9 @@ package host
 
 import (
 	"context"
+	"maps"
 	"path"
+	"slices"
 
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
@@ -13,7 +15,7 @@ import (
 // were there before eggo stay. Directories it created that no longer
 // hold anything of eggo's are removed when empty.
 func (a *hostApply) removeStale(ctx context.Context, priorFiles map[string]bundleFile) error {
-	for _, p := range hostSortedKeys(priorFiles) {
+	for _, p := range slices.Sorted(maps.Keys(priorFiles)) {
 		if _, wanted := a.done[p]; wanted {
 			continue
 		}
@@ -41,7 +43,7 @@ func (a *hostApply) removeStale(ctx context.Context, priorFiles map[string]bundl
 	for _, rf := range a.recs.replaced {
 		needed[path.Dir(rf.backup)] = true
 	}
-	for _, d := range ancestorDirs(hostSortedKeys(needed)) {
+	for _, d := range ancestorDirs(slices.Sorted(maps.Keys(needed))) {
 		needed[d] = true
 	}
 	var unused []string
@@ -73,7 +75,7 @@ func (a *hostApply) removeDirs(ctx context.Context, dirs []string) (kept map[str
 		return nil, err
 	}
 	kept = parseKept(dirs, out)
-	for _, d := range hostSortedKeys(kept) {
+	for _, d := range slices.Sorted(maps.Keys(kept)) {
 		a.rc.Log.Warn("directory eggo created is not empty; leaving it", "host", a.node, "dir", d)
 	}
 	return kept, nil

@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,8 +29,8 @@ func (h *Host) Delete(ctx context.Context, rc *resources.RunContext, prior resou
 		return prior.Attrs, fmt.Errorf("%s: cannot delete: %w", where, err)
 	}
 
-	files := hostSortedKeys(recs.files)
-	replaced := hostSortedKeys(recs.replaced)
+	files := slices.Sorted(maps.Keys(recs.files))
+	replaced := slices.Sorted(maps.Keys(recs.replaced))
 	dirs := recs.dirsDeepestFirst()
 	out, err := resources.RunScript(ctx, conn, deleteScript(recs, files, replaced, dirs), true)
 	if err != nil {

@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/eggo-project/eggo/resources"
 )
@@ -23,7 +25,7 @@ func (h *Host) Read(ctx context.Context, rc *resources.RunContext, prior resourc
 	}
 	files := parseFiles(prior.Attrs[hostFiles])
 	recs := parseRecords(prior.Attrs)
-	probe := hostProbe{dirs: hostSortedKeys(recs.dirs), known: knownFiles(files, parseFileStats(prior.Attrs[hostFileStats]))}
+	probe := hostProbe{dirs: slices.Sorted(maps.Keys(recs.dirs)), known: knownFiles(files, parseFileStats(prior.Attrs[hostFileStats]))}
 	for _, f := range files {
 		probe.files = append(probe.files, f.Path)
 	}

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/eggo-project/eggo/resources"
@@ -78,7 +80,7 @@ func (r *hostRecords) createdAttr() []any {
 // replacedAttr is the replaced attribute, sorted by path.
 func (r *hostRecords) replacedAttr() []any {
 	out := make([]any, 0, len(r.replaced))
-	for _, p := range hostSortedKeys(r.replaced) {
+	for _, p := range slices.Sorted(maps.Keys(r.replaced)) {
 		rf := r.replaced[p]
 		out = append(out, map[string]any{"path": p, "backup": rf.backup, "sha256": rf.sha256})
 	}
@@ -88,18 +90,9 @@ func (r *hostRecords) replacedAttr() []any {
 // dirsDeepestFirst orders created directories so each comes before its
 // parent: a parent is a prefix of its children, so reverse order works.
 func (r *hostRecords) dirsDeepestFirst() []string {
-	dirs := hostSortedKeys(r.dirs)
+	dirs := slices.Sorted(maps.Keys(r.dirs))
 	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
 	return dirs
-}
-
-func hostSortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // clone copies the records.

@@ -278,14 +278,7 @@ func (EtcdMember) Delete(ctx context.Context, rc *resources.RunContext, prior re
 			return prior.Attrs, err
 		}
 	}
-	conn, err := serviceConn(ctx, rc, prior.Node, prior.Addr, prior.Attrs)
-	if err != nil {
-		return prior.Attrs, err
-	}
-	if err := removeService(ctx, rc, conn, prior.Addr, prior.Attrs); err != nil {
-		return prior.Attrs, err
-	}
-	return nil, nil
+	return deleteService(ctx, rc, prior)
 }
 
 // removeMember runs `member remove` on another member's host, so it works

@@ -71,19 +71,6 @@ func PodSubnets(c *resources.Cluster) (map[string]string, error) {
 	return out, nil
 }
 
-// PodSubnet is the pod subnet of one worker (see PodSubnets).
-func PodSubnet(c *resources.Cluster, node string) (string, error) {
-	all, err := PodSubnets(c)
-	if err != nil {
-		return "", err
-	}
-	s, ok := all[node]
-	if !ok {
-		return "", fmt.Errorf("node %q is not a worker: only workers get a pod subnet", node)
-	}
-	return s, nil
-}
-
 // subnetIndex is the position of a recorded subnet among pod_cidr's
 // subnets of the given size; ok is false when it is not one of them.
 func subnetIndex(cidr netip.Prefix, bits int, recorded string) (uint64, bool) {

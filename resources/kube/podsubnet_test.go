@@ -100,11 +100,8 @@ func TestPodSubnetErrors(t *testing.T) {
 		t.Errorf("full pod_cidr: %v", err)
 	}
 	c = podCluster("10.244.0.0/16", nil, "w0")
-	if _, err := PodSubnet(c, "m0"); err == nil || !strings.Contains(err.Error(), `"m0" is not a worker`) {
-		t.Errorf("a master's subnet: %v", err)
-	}
-	if s, err := PodSubnet(c, "w0"); err != nil || s != "10.244.0.0/24" {
-		t.Errorf("PodSubnet(w0) = %q, %v", s, err)
+	if all, err := PodSubnets(c); err != nil || all["w0"] != "10.244.0.0/24" || len(all) != 1 {
+		t.Errorf("PodSubnets = %v, %v: want w0's subnet and none for the master", all, err)
 	}
 	for _, cidr := range []string{"fd00::/121", "10.1.2.0/24", "10.1.2.0/23x"} {
 		c = podCluster(cidr, nil, "w0")

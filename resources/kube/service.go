@@ -277,12 +277,5 @@ func updateService(ctx context.Context, rc *resources.RunContext, prior resource
 
 // Delete stops the service and removes what it recorded.
 func (Service) Delete(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, error) {
-	conn, err := serviceConn(ctx, rc, prior.Node, prior.Addr, prior.Attrs)
-	if err != nil {
-		return prior.Attrs, err
-	}
-	if err := removeService(ctx, rc, conn, prior.Addr, prior.Attrs); err != nil {
-		return prior.Attrs, err
-	}
-	return nil, nil
+	return deleteService(ctx, rc, prior)
 }

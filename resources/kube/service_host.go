@@ -218,8 +218,8 @@ func (in *serviceInstall) claim(ctx context.Context, rec resources.Attrs) error 
 		}
 	}
 	// Union with what earlier runs recorded: an update may add directories.
-	rec[svcCreatedDirs] = resources.Normalize(unionStrings(resources.StringList(rec[svcCreatedDirs]), created))
-	rec[svcOwnedData] = resources.Normalize(unionStrings(resources.StringList(rec[svcOwnedData]), owned))
+	rec[svcCreatedDirs] = resources.Normalize(resources.SortedUnion(resources.StringList(rec[svcCreatedDirs]), created))
+	rec[svcOwnedData] = resources.Normalize(resources.SortedUnion(resources.StringList(rec[svcOwnedData]), owned))
 	return nil
 }
 
@@ -307,6 +307,20 @@ func recordedService(desired, prior resources.Attrs) resources.Attrs {
 	return rec
 }
 
+// deleteService is the body of a service kind's Delete: on the service's
+// node, stop it and remove everything it recorded. On failure the prior
+// attributes stay, so a later run tries again.
+func deleteService(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, error) {
+	conn, err := serviceConn(ctx, rc, prior.Node, prior.Addr, prior.Attrs)
+	if err != nil {
+		return prior.Attrs, err
+	}
+	if err := removeService(ctx, rc, conn, prior.Addr, prior.Attrs); err != nil {
+		return prior.Attrs, err
+	}
+	return nil, nil
+}
+
 // removeService stops and removes everything a service recorded.
 func removeService(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, a resources.Attrs) error {
 	s := parseService(a)
@@ -344,20 +358,6 @@ func removeService(ctx context.Context, rc *resources.RunContext, conn providers
 		return fmt.Errorf("%s: removing: %w", addr, err)
 	}
 	return nil
-}
-
-// unionStrings is the sorted union of two lists.
-func unionStrings(a, b []string) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, s := range append(append([]string(nil), a...), b...) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // removeStaleFiles deletes the files a service had and no longer has.

@@ -80,7 +80,7 @@ func TestIssueChainAndExtensions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kp := mustIssue(t, ca, tt.spec)
-			if err := Verify(kp.CertPEM, ca.CertPEM, t0); err != nil {
+			if err := verify(kp.CertPEM, ca.CertPEM, t0); err != nil {
 				t.Fatalf("Verify: %v", err)
 			}
 			cert, _, err := kp.Parse()
@@ -165,17 +165,17 @@ func TestVerifyRejects(t *testing.T) {
 	ca := mustCA(t, "kubernetes")
 	other := mustCA(t, "kubernetes") // same name, different key
 	kp := mustIssue(t, ca, AdminSpec(year))
-	if err := Verify(kp.CertPEM, other.CertPEM, t0); err == nil {
+	if err := verify(kp.CertPEM, other.CertPEM, t0); err == nil {
 		t.Error("verified against a different CA with the same name")
 	}
-	if err := Verify(kp.CertPEM, ca.CertPEM, t0.Add(2*year)); err == nil ||
+	if err := verify(kp.CertPEM, ca.CertPEM, t0.Add(2*year)); err == nil ||
 		!strings.Contains(err.Error(), `"kubernetes-admin"`) {
 		t.Errorf("expired certificate: %v", err)
 	}
-	if err := Verify("garbage", ca.CertPEM, t0); err == nil {
+	if err := verify("garbage", ca.CertPEM, t0); err == nil {
 		t.Error("verified garbage")
 	}
-	if err := Verify(kp.CertPEM, "", t0); err == nil || !strings.Contains(err.Error(), "CA") {
+	if err := verify(kp.CertPEM, "", t0); err == nil || !strings.Contains(err.Error(), "CA") {
 		t.Errorf("empty CA: %v", err)
 	}
 }

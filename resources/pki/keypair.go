@@ -95,19 +95,6 @@ func ParsePrivateKey(keyPEM string) (crypto.Signer, error) {
 	return signer, nil
 }
 
-// ParsePublicKey decodes a PKIX "PUBLIC KEY" block, such as sa.pub.
-func ParsePublicKey(pubPEM string) (crypto.PublicKey, error) {
-	block, _ := pem.Decode([]byte(pubPEM))
-	if block == nil || block.Type != "PUBLIC KEY" {
-		return nil, errors.New("no PUBLIC KEY block found in PEM")
-	}
-	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("parse public key: %w", err)
-	}
-	return pub, nil
-}
-
 func encodeCert(der []byte) string {
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }

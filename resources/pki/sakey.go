@@ -39,20 +39,3 @@ func NewServiceAccountKey() (ServiceAccountKey, error) {
 	pub := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 	return ServiceAccountKey{PublicPEM: pub, PrivatePEM: priv}, nil
 }
-
-// Check reports whether the public half matches the private half, for a key
-// pair read back from state or a host.
-func (k ServiceAccountKey) Check() error {
-	priv, err := ParsePrivateKey(k.PrivatePEM)
-	if err != nil {
-		return fmt.Errorf("service-account key: %w", err)
-	}
-	pub, err := ParsePublicKey(k.PublicPEM)
-	if err != nil {
-		return fmt.Errorf("service-account public key: %w", err)
-	}
-	if !publicKeysEqual(pub, priv.Public()) {
-		return fmt.Errorf("service-account public key does not match the private key")
-	}
-	return nil
-}

@@ -16,7 +16,7 @@ func TestServiceAccountKey(t *testing.T) {
 	if !strings.HasPrefix(k.PublicPEM, "-----BEGIN PUBLIC KEY-----") || !strings.HasPrefix(k.PrivatePEM, "-----BEGIN PRIVATE KEY-----") {
 		t.Fatalf("unexpected PEM types")
 	}
-	if err := k.Check(); err != nil {
+	if err := checkSAKey(k); err != nil {
 		t.Fatal(err)
 	}
 	priv, _ := ParsePrivateKey(k.PrivatePEM)
@@ -30,7 +30,7 @@ func TestServiceAccountKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := ParsePublicKey(k.PublicPEM)
+	pub, err := parsePublicKey(k.PublicPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +43,10 @@ func TestServiceAccountKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	mixed := ServiceAccountKey{PublicPEM: other.PublicPEM, PrivatePEM: k.PrivatePEM}
-	if err := mixed.Check(); err == nil || !strings.Contains(err.Error(), "does not match") {
+	if err := checkSAKey(mixed); err == nil || !strings.Contains(err.Error(), "does not match") {
 		t.Errorf("mismatched halves: %v", err)
 	}
-	if _, err := ParsePublicKey("nope"); err == nil {
+	if _, err := parsePublicKey("nope"); err == nil {
 		t.Error("garbage public key accepted")
 	}
 }
