@@ -39,9 +39,14 @@ func (d *differ) step(ctx context.Context, addr string) (st *Step, uncompared bo
 	if err != nil {
 		return nil, false, err
 	}
-	if st.Action != resources.NoOp && st.Action != resources.Delete && onlySealedChanged(st, want, d.sealed) {
+	if have := d.have[addr]; st.Action != resources.NoOp && st.Action != resources.Delete &&
+		(onlySealedChanged(st, want, d.sealed) || createdOverSealed(st, have, d.sealed)) {
 		// What it says is not known: shown as not compared, never guessed.
+		// Those that build on it see what is recorded, as for a no-op.
 		st.Action, st.Reasons = resources.NoOp, nil
+		if have != nil && have.Attrs != nil {
+			st.Before, st.After, st.Changed = have.Attrs, have.Attrs, nil
+		}
 		uncompared = true
 	}
 	if want != nil {

@@ -98,6 +98,15 @@ func checkNoSecretLeaks(t *testing.T, dir string, ids sealedTo, logs *lockedBuff
 		}
 		haystacks["eggo "+strings.Join(args, " ")] = string(out)
 	}
+	// Without an identity, the unchanged cluster's plan invents nothing: a
+	// CI drift check run without the team's key exits 0.
+	cmd := exec.Command(bin, "-chdir="+dir, "plan", "-detailed-exitcode")
+	cmd.Env = append(os.Environ(), "EGGO_IDENTITY=", "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Not compared") {
+		t.Errorf("eggo plan -detailed-exitcode without an identity: %v (want exit 0, listing what it could not compare)\n%s", err, out)
+	}
+	haystacks["eggo plan without an identity"] = string(out)
 	if !strings.Contains(haystacks["eggo plan -destroy"], "will be destroyed") {
 		t.Errorf("plan -destroy printed no resources:\n%s", haystacks["eggo plan -destroy"])
 	}

@@ -141,3 +141,11 @@ func onlySealedChanged(st *Step, d *resources.Desired, sealed map[string]map[str
 	}
 	return true
 }
+
+// createdOverSealed reports whether a kind plans to create a resource the
+// state records with values no identity could open: the kind sees its
+// record without them, as if an apply had stopped before they were made.
+// The record is complete; the kind cannot tell, so neither can the plan.
+func createdOverSealed(st *Step, have *resources.Object, sealed map[string]map[string]bool) bool {
+	return st.Action == resources.Create && have != nil && have.Attrs != nil && len(sealed[st.Addr]) > 0
+}
