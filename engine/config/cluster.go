@@ -64,7 +64,7 @@ var versionPattern = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?)$`)
 
 func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
 	dec := newDecoder(ctx)
-	attrs := cb.content.Attributes
+	attrs := dec.require(clusterSchema, cb.content.Attributes)
 	c := &cb.model
 	c.Name = cb.block.Labels[0]
 	c.Source = source(cb.block.DefRange)

@@ -58,7 +58,7 @@ func decodeCheckHook(dec *decoder, hb *hookBlock, t hook.Type) *hookcheck.Spec {
 func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
 	content, diags := b.Body.Content(hookWebSchema)
 	dec.diags = append(dec.diags, diags...)
-	a := content.Attributes
+	a := dec.require(hookWebSchema, content.Attributes)
 	w := &hookcheck.Web{
 		URL:      dec.str(a, "url", ""),
 		Method:   dec.str(a, "method", ""),
@@ -75,7 +75,7 @@ func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
 func decodePrometheus(dec *decoder, b *hcl.Block) (*hookcheck.Prometheus, hcl.Attributes) {
 	content, diags := b.Body.Content(hookPrometheusSchema)
 	dec.diags = append(dec.diags, diags...)
-	a := content.Attributes
+	a := dec.require(hookPrometheusSchema, content.Attributes)
 	return &hookcheck.Prometheus{
 		Address: dec.str(a, "address", ""),
 		Query:   dec.str(a, "query", ""),

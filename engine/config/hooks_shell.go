@@ -26,6 +26,7 @@ func (l *loader) decodeShellHook(dec *decoder, hb *hookBlock) *hook.Shell {
 	attrs := hb.content.Attributes
 	sh := &hook.Shell{}
 	a := attrs["source"]
+	dec.requireAttr(a) // a shell hook's source is required like a schema's
 	if a == nil {
 		dec.errorf(hb.block.DefRange, "Missing hook source",
 			"Shell hook %q has nothing to run: set source = \"hooks/NAME.sh\" (a script) or a directory whose top-level files run in name order. "+

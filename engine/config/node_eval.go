@@ -144,7 +144,7 @@ func countRepeats(label string, a *hcl.Attribute, ctx *hcl.EvalContext) ([]repea
 
 func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*nodeInstance, hcl.Diagnostics) {
 	dec := newDecoder(ctx)
-	attrs := nb.content.Attributes
+	attrs := dec.require(nodeSchema, nb.content.Attributes)
 	in := &nodeInstance{key: r.key}
 	n := &in.model
 	n.Source = source(nb.block.DefRange)
