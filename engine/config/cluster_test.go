@@ -135,6 +135,56 @@ node "local" {
 	}
 }
 
+// TestConnectionRetriesZero: retries = 0 is one attempt. providers/ssh
+// reads a Target's Retries of 0 as its default (3) and a negative count as
+// none, so the model carries 0 as -1, also through the state's attributes.
+func TestConnectionRetriesZero(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.hcl": minimal + `
+connection {
+  retries = 0
+}
+node "a" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
+node "b" {
+  address = "10.0.0.2"
+  roles   = ["worker"]
+  connection {
+    retries = 2
+    bastion {
+      host = "jump.example.com"
+    }
+  }
+}
+node "c" {
+  address = "10.0.0.3"
+  roles   = ["worker"]
+  connection {
+    retries = 0
+    bastion {
+      host = "jump.example.com"
+    }
+  }
+}
+`})
+	nodes := mustLoad(t, dir, VarInput{}).Cluster.Nodes
+	for i, want := range []int{-1, 2, -1} {
+		n := nodes[i]
+		tg := resources.TargetFor(n)
+		if n.Connection.Retries != want || tg.Retries != want {
+			t.Errorf("%s: Retries = %d, target %d; want %d", n.Name, n.Connection.Retries, tg.Retries, want)
+		}
+		if tg.Bastion != nil && tg.Bastion.Retries != want {
+			t.Errorf("%s: bastion Retries = %d; want %d", n.Name, tg.Bastion.Retries, want)
+		}
+		back, err := resources.TargetFromAttrs(n.Name, resources.Attrs{"connection": resources.ConnectionAttrs(n), "address": n.Address})
+		if err != nil || back.Retries != want {
+			t.Errorf("%s: Retries from state = %d (%v); want %d", n.Name, back.Retries, err, want)
+		}
+	}
+}
+
 func TestConnectionDefaults(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
