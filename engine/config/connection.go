@@ -109,6 +109,9 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 		if h := o.bastion.host; h != nil && !isHost(*h) {
 			dec.errorf(ba["host"].Expr.Range(), "Invalid bastion host",
 				"host must be an IP address or DNS name; got %s.", dec.show(ba["host"], *h))
+		} else if h != nil && notAHost(*h) != "" {
+			dec.errorf(ba["host"].Expr.Range(), "Invalid bastion host",
+				"host is %s: %s. Give the IP address or DNS name of the jump host itself.", dec.show(ba["host"], *h), notAHost(*h))
 		}
 	}
 	return o

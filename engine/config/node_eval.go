@@ -173,9 +173,15 @@ func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*n
 	if a, ok := attrs["address"]; ok {
 		in.addrRange = a.Expr.Range()
 		n.Address = dec.str(attrs, "address", "")
-		if !isHost(n.Address) && !dec.diags.HasErrors() {
+		switch {
+		case dec.diags.HasErrors():
+		case !isHost(n.Address):
 			dec.errorf(in.addrRange, "Invalid node address",
 				"The address of %s must be an IP address or a DNS name; got %s.", nb.instanceAddr(in), dec.show(a, n.Address))
+		case notAHost(n.Address) != "":
+			dec.errorf(in.addrRange, "Invalid node address",
+				"The address of %s is %s: %s. Give the IP address or DNS name of the machine itself.",
+				nb.instanceAddr(in), dec.show(a, n.Address), notAHost(n.Address))
 		}
 	}
 
