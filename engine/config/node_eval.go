@@ -193,6 +193,9 @@ func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*n
 	}
 	n.Roles = decodeRoles(dec, attrs)
 	n.Labels = dec.stringMap(attrs, "labels")
+	if a := attrs["labels"]; a != nil {
+		checkLabels(dec, a, n.Labels)
+	}
 
 	var own *connOverride
 	if nb.conn != nil {
