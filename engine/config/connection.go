@@ -83,6 +83,9 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 		timeout:     dec.durationPtr(attrs, "timeout"),
 		retries:     dec.intPtr(attrs, "retries", 0, 100),
 	}
+	if o.timeout != nil {
+		dec.atLeast(attrs, "timeout", *o.timeout, time.Second, "it bounds the dial and the SSH handshake, which take longer")
+	}
 	if o.retries != nil && *o.retries == 0 {
 		n := noRetries
 		o.retries = &n

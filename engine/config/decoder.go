@@ -175,6 +175,16 @@ func (d *decoder) durationPtr(attrs hcl.Attributes, name string) *time.Duration 
 	return &dur
 }
 
+// atLeast refuses a duration attribute that is set below min, the least
+// that can work, saying why; v is its decoded value (0 after an error).
+func (d *decoder) atLeast(attrs hcl.Attributes, name string, v, min time.Duration, why string) {
+	a := attrs[name]
+	if a == nil || v <= 0 || v >= min {
+		return
+	}
+	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at least %s: %s; got %s.", name, min, why, v)
+}
+
 func (d *decoder) duration(attrs hcl.Attributes, name string, def time.Duration) time.Duration {
 	if p := d.durationPtr(attrs, name); p != nil {
 		return *p

@@ -106,5 +106,8 @@ func (l *loader) decodeHookFiles(dec *decoder, a *hcl.Attribute) []hookrun.FileC
 
 // decodeShellTimes reads a shell hook's per-script limit and grace.
 func decodeShellTimes(dec *decoder, attrs hcl.Attributes) (timeout, grace time.Duration) {
-	return dec.duration(attrs, "timeout", hookrun.DefaultTimeout), dec.duration(attrs, "grace", hookrun.DefaultGrace)
+	timeout, grace = dec.duration(attrs, "timeout", hookrun.DefaultTimeout), dec.duration(attrs, "grace", hookrun.DefaultGrace)
+	dec.atLeast(attrs, "timeout", timeout, time.Second, "each script needs that long to start on its node and run")
+	dec.atLeast(attrs, "grace", grace, time.Millisecond, "a script needs time to act on SIGTERM before SIGKILL")
+	return timeout, grace
 }
