@@ -63,7 +63,7 @@ var versionPattern = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?)$`)
 
 func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
 	dec := newDecoder(ctx)
-	attrs := cb.content.Attributes
+	attrs := dec.require(clusterSchema, cb.content.Attributes)
 	c := &cb.model
 	c.Name = cb.block.Labels[0]
 	c.Source = source(cb.block.DefRange)
@@ -96,6 +96,9 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 			"api_endpoint must be HOST or HOST:PORT (an IP address or DNS name, and a port from 1 to 65535); got %s.",
 			dec.show(attrs["api_endpoint"], c.APIEndpoint))
 	}
+	// Cluster labels are not Kubernetes labels: they go to cluster-scope
+	// hooks as KEY=VALUE words (hook.ClusterArgs), where a value like
+	// "platform ops" is in use, so checkLabels is for node labels only.
 	c.Labels = dec.stringMap(attrs, "labels")
 	c.Annotations = dec.stringMap(attrs, "annotations")
 	c.Network = l.decodeNetwork(dec, cb)

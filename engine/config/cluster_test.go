@@ -43,8 +43,8 @@ cluster "prod" {
   labels             = { location = "xa" }
   annotations        = { "example.com/owner" = "ops" }
   network {
-    service_cidr = "fd00:32::/108"
-    pod_cidr     = "fd00:244::/56"
+    service_cidr = "172.20.0.0/16"
+    pod_cidr     = "172.21.0.0/16"
     dns_domain   = "k8s.example"
   }
   certificates {
@@ -63,7 +63,7 @@ node "m0" {
 	if c.Packages != filepath.Join(dir, "packages") || c.ConfigDir != "/opt/k8s" {
 		t.Errorf("paths: packages=%q config_dir=%q", c.Packages, c.ConfigDir)
 	}
-	if c.Network.ServiceCIDR != "fd00:32::/108" || c.Network.DNSDomain != "k8s.example" {
+	if c.Network.ServiceCIDR != "172.20.0.0/16" || c.Network.DNSDomain != "k8s.example" {
 		t.Errorf("network = %+v", c.Network)
 	}
 	if c.Certificates.Validity != 48*time.Hour || c.Certificates.RenewBefore != 12*time.Hour ||
@@ -136,6 +136,56 @@ node "local" {
 	}
 	if nodes[2].Connection.Type != "local" || nodes[2].Connection.User != "ops" {
 		t.Errorf("local connection = %+v", nodes[2].Connection)
+	}
+}
+
+// TestConnectionRetriesZero: retries = 0 is one attempt. providers/ssh
+// reads a Target's Retries of 0 as its default (3) and a negative count as
+// none, so the model carries 0 as -1, also through the state's attributes.
+func TestConnectionRetriesZero(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.hcl": minimal + `
+connection {
+  retries = 0
+}
+node "a" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
+node "b" {
+  address = "10.0.0.2"
+  roles   = ["worker"]
+  connection {
+    retries = 2
+    bastion {
+      host = "jump.example.com"
+    }
+  }
+}
+node "c" {
+  address = "10.0.0.3"
+  roles   = ["worker"]
+  connection {
+    retries = 0
+    bastion {
+      host = "jump.example.com"
+    }
+  }
+}
+`})
+	nodes := mustLoad(t, dir, VarInput{}).Cluster.Nodes
+	for i, want := range []int{-1, 2, -1} {
+		n := nodes[i]
+		tg := resources.TargetFor(n)
+		if n.Connection.Retries != want || tg.Retries != want {
+			t.Errorf("%s: Retries = %d, target %d; want %d", n.Name, n.Connection.Retries, tg.Retries, want)
+		}
+		if tg.Bastion != nil && tg.Bastion.Retries != want {
+			t.Errorf("%s: bastion Retries = %d; want %d", n.Name, tg.Bastion.Retries, want)
+		}
+		back, err := resources.TargetFromAttrs(n.Name, resources.Attrs{"connection": resources.ConnectionAttrs(n), "address": n.Address})
+		if err != nil || back.Retries != want {
+			t.Errorf("%s: Retries from state = %d (%v); want %d", n.Name, back.Retries, err, want)
+		}
 	}
 }
 

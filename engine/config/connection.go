@@ -83,6 +83,13 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 		timeout:     dec.durationPtr(attrs, "timeout"),
 		retries:     dec.intPtr(attrs, "retries", 0, 100),
 	}
+	if o.timeout != nil {
+		dec.atLeast(attrs, "timeout", *o.timeout, time.Second, "it bounds the dial and the SSH handshake, which take longer")
+	}
+	if o.retries != nil && *o.retries == 0 {
+		n := noRetries
+		o.retries = &n
+	}
 	if o.typ != nil && *o.typ != "ssh" && *o.typ != "local" {
 		dec.errorf(attrs["type"].Expr.Range(), "Invalid connection type",
 			"type must be \"ssh\" or \"local\"; got %s.", dec.show(attrs["type"], *o.typ))
@@ -105,10 +112,18 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 		if h := o.bastion.host; h != nil && !isHost(*h) {
 			dec.errorf(ba["host"].Expr.Range(), "Invalid bastion host",
 				"host must be an IP address or DNS name; got %s.", dec.show(ba["host"], *h))
+		} else if h != nil && notAHost(*h) != "" {
+			dec.errorf(ba["host"].Expr.Range(), "Invalid bastion host",
+				"host is %s: %s. Give the IP address or DNS name of the jump host itself.", dec.show(ba["host"], *h), notAHost(*h))
 		}
 	}
 	return o
 }
+
+// noRetries is how the model says retries = 0: providers/ssh reads a
+// Target's Retries of 0 as "unset, the default 3" and a negative count as
+// none, so 0 written in the language is carried as -1 (one attempt).
+const noRetries = -1
 
 // pathPtr reads a path on this machine (see localPath).
 func (l *loader) pathPtr(dec *decoder, attrs hcl.Attributes, name string) *string {

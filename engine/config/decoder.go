@@ -19,10 +19,37 @@ type decoder struct {
 	// secret records attributes whose value derives from a sensitive
 	// variable: their values must never be echoed in an error.
 	secret map[*hcl.Attribute]bool
+	// required records the attributes a schema requires (or a block's
+	// type requires, like a shell hook's source): null does not set them.
+	required map[*hcl.Attribute]bool
 }
 
 func newDecoder(ctx *hcl.EvalContext) *decoder {
 	return &decoder{ctx: ctx}
+}
+
+// require marks the attributes of attrs that schema requires, so eval
+// refuses null for them at their line: HCL checks that a required
+// attribute is written, not that it evaluates to something. It returns
+// attrs, for "attrs := dec.require(schema, content.Attributes)".
+func (d *decoder) require(schema *hcl.BodySchema, attrs hcl.Attributes) hcl.Attributes {
+	for _, as := range schema.Attributes {
+		if as.Required {
+			d.requireAttr(attrs[as.Name])
+		}
+	}
+	return attrs
+}
+
+// requireAttr marks one attribute required; a is nil when absent.
+func (d *decoder) requireAttr(a *hcl.Attribute) {
+	if a == nil {
+		return
+	}
+	if d.required == nil {
+		d.required = map[*hcl.Attribute]bool{}
+	}
+	d.required[a] = true
 }
 
 // eval evaluates a and converts it to ty. ok is false when the attribute is
@@ -44,6 +71,10 @@ func (d *decoder) eval(a *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
 		d.secret[a] = true
 	}
 	if v.IsNull() {
+		if d.required[a] {
+			d.errorf(a.Expr.Range(), "Missing required argument",
+				"The argument %q is required, and null does not set it: give it a value.", a.Name)
+		}
 		return cty.NilVal, false
 	}
 	if !v.IsWhollyKnown() {
@@ -142,6 +173,16 @@ func (d *decoder) durationPtr(attrs hcl.Attributes, name string) *time.Duration 
 		return nil
 	}
 	return &dur
+}
+
+// atLeast refuses a duration attribute that is set below min, the least
+// that can work, saying why; v is its decoded value (0 after an error).
+func (d *decoder) atLeast(attrs hcl.Attributes, name string, v, min time.Duration, why string) {
+	a := attrs[name]
+	if a == nil || v <= 0 || v >= min {
+		return
+	}
+	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at least %s: %s; got %s.", name, min, why, v)
 }
 
 func (d *decoder) duration(attrs hcl.Attributes, name string, def time.Duration) time.Duration {

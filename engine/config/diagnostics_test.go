@@ -45,7 +45,7 @@ variable "ip" {
 node "m0" {
   address = var.ip
   roles   = ["master", "etcd"]
-  labels  = { motd = sha256(file("motd")) }
+  labels  = { motd = substr(sha256(file("motd")), 0, 63) }
 }
 `,
 		"motd": "v1",

@@ -93,7 +93,7 @@ func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (hook.Hook, hcl.D
 	}
 	dec := newDecoder(l.scope(refs))
 	dec.diags = diags
-	attrs := hb.content.Attributes
+	attrs := dec.require(hookSchema, hb.content.Attributes)
 
 	h.On = decodeHookEvents(dec, attrs["on"])
 	h.Type = decodeHookType(dec, hb)

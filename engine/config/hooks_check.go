@@ -3,6 +3,7 @@ package config
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -39,6 +40,8 @@ func decodeCheckHook(dec *decoder, hb *hookBlock, t hook.Type) *hookcheck.Spec {
 	s.Interval = dec.duration(attrs, "interval", 0)
 	s.InitialDelay = dec.duration(attrs, "initial_delay", 0)
 	s.Timeout = dec.duration(attrs, "timeout", 0)
+	dec.atLeast(attrs, "interval", s.Interval, time.Millisecond, "a measurement takes longer than that")
+	dec.atLeast(attrs, "timeout", s.Timeout, time.Millisecond, "a measurement takes longer than that")
 	s.SuccessCondition = dec.str(attrs, "success_condition", "")
 	s.FailureCondition = dec.str(attrs, "failure_condition", "")
 	if n := dec.intPtr(attrs, "failure_limit", 0, maxMeasurements); n != nil {
@@ -58,7 +61,7 @@ func decodeCheckHook(dec *decoder, hb *hookBlock, t hook.Type) *hookcheck.Spec {
 func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
 	content, diags := b.Body.Content(hookWebSchema)
 	dec.diags = append(dec.diags, diags...)
-	a := content.Attributes
+	a := dec.require(hookWebSchema, content.Attributes)
 	w := &hookcheck.Web{
 		URL:      dec.str(a, "url", ""),
 		Method:   dec.str(a, "method", ""),
@@ -66,6 +69,7 @@ func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
 		JSONPath: dec.str(a, "json_path", ""),
 		Timeout:  dec.duration(a, "timeout", 0),
 	}
+	dec.atLeast(a, "timeout", w.Timeout, time.Millisecond, "a request takes longer than that")
 	if a["headers"] != nil {
 		w.Headers = dec.stringMap(a, "headers")
 	}
@@ -75,12 +79,14 @@ func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
 func decodePrometheus(dec *decoder, b *hcl.Block) (*hookcheck.Prometheus, hcl.Attributes) {
 	content, diags := b.Body.Content(hookPrometheusSchema)
 	dec.diags = append(dec.diags, diags...)
-	a := content.Attributes
-	return &hookcheck.Prometheus{
+	a := dec.require(hookPrometheusSchema, content.Attributes)
+	p := &hookcheck.Prometheus{
 		Address: dec.str(a, "address", ""),
 		Query:   dec.str(a, "query", ""),
 		Timeout: dec.duration(a, "timeout", 0),
-	}, a
+	}
+	dec.atLeast(a, "timeout", p.Timeout, time.Millisecond, "a query takes longer than that")
+	return p, a
 }
 
 // checkArgTemplates: an argument's value may take the node's or cluster's

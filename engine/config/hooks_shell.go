@@ -26,6 +26,7 @@ func (l *loader) decodeShellHook(dec *decoder, hb *hookBlock) *hook.Shell {
 	attrs := hb.content.Attributes
 	sh := &hook.Shell{}
 	a := attrs["source"]
+	dec.requireAttr(a) // a shell hook's source is required like a schema's
 	if a == nil {
 		dec.errorf(hb.block.DefRange, "Missing hook source",
 			"Shell hook %q has nothing to run: set source = \"hooks/NAME.sh\" (a script) or a directory whose top-level files run in name order. "+
@@ -109,5 +110,8 @@ func (l *loader) decodeHookFiles(dec *decoder, a *hcl.Attribute) []hookrun.FileC
 
 // decodeShellTimes reads a shell hook's per-script limit and grace.
 func decodeShellTimes(dec *decoder, attrs hcl.Attributes) (timeout, grace time.Duration) {
-	return dec.duration(attrs, "timeout", hookrun.DefaultTimeout), dec.duration(attrs, "grace", hookrun.DefaultGrace)
+	timeout, grace = dec.duration(attrs, "timeout", hookrun.DefaultTimeout), dec.duration(attrs, "grace", hookrun.DefaultGrace)
+	dec.atLeast(attrs, "timeout", timeout, time.Second, "each script needs that long to start on its node and run")
+	dec.atLeast(attrs, "grace", grace, time.Millisecond, "a script needs time to act on SIGTERM before SIGKILL")
+	return timeout, grace
 }

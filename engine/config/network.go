@@ -81,6 +81,9 @@ func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 	c.Validity = dec.duration(attrs, "validity", c.Validity)
 	c.CAValidity = dec.duration(attrs, "ca_validity", c.CAValidity)
 	c.RenewBefore = dec.duration(attrs, "renew_before", c.RenewBefore)
+	dec.atLeast(attrs, "validity", c.Validity, time.Hour, "a certificate must outlive the run that issues it")
+	dec.atLeast(attrs, "ca_validity", c.CAValidity, time.Hour, "a CA must outlive the run that issues it")
+	dec.atLeast(attrs, "renew_before", c.RenewBefore, time.Minute, "with less, a certificate expires before a run can renew it")
 	if sans, ok := dec.stringList(attrs, "extra_sans"); ok {
 		for i, san := range sans {
 			if !isHost(strings.TrimPrefix(san, "*.")) {

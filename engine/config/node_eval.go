@@ -144,7 +144,7 @@ func countRepeats(label string, a *hcl.Attribute, ctx *hcl.EvalContext) ([]repea
 
 func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*nodeInstance, hcl.Diagnostics) {
 	dec := newDecoder(ctx)
-	attrs := nb.content.Attributes
+	attrs := dec.require(nodeSchema, nb.content.Attributes)
 	in := &nodeInstance{key: r.key}
 	n := &in.model
 	n.Source = source(nb.block.DefRange)
@@ -173,9 +173,15 @@ func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*n
 	if a, ok := attrs["address"]; ok {
 		in.addrRange = a.Expr.Range()
 		n.Address = dec.str(attrs, "address", "")
-		if !isHost(n.Address) && !dec.diags.HasErrors() {
+		switch {
+		case dec.diags.HasErrors():
+		case !isHost(n.Address):
 			dec.errorf(in.addrRange, "Invalid node address",
 				"The address of %s must be an IP address or a DNS name; got %s.", nb.instanceAddr(in), dec.show(a, n.Address))
+		case notAHost(n.Address) != "":
+			dec.errorf(in.addrRange, "Invalid node address",
+				"The address of %s is %s: %s. Give the IP address or DNS name of the machine itself.",
+				nb.instanceAddr(in), dec.show(a, n.Address), notAHost(n.Address))
 		}
 	}
 
@@ -187,6 +193,9 @@ func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*n
 	}
 	n.Roles = decodeRoles(dec, attrs)
 	n.Labels = dec.stringMap(attrs, "labels")
+	if a := attrs["labels"]; a != nil {
+		checkLabels(dec, a, n.Labels)
+	}
 
 	var own *connOverride
 	if nb.conn != nil {

@@ -104,7 +104,7 @@ func (l *loader) blockDecoder(b *hcl.Block, schema *hcl.BodySchema) (*decoder, h
 	}
 	dec := newDecoder(l.scope(refs))
 	dec.diags = diags
-	return dec, content.Attributes, nil
+	return dec, dec.require(schema, content.Attributes), nil
 }
 
 func (l *loader) decodeSecrets(b *hcl.Block) (*Secrets, hcl.Diagnostics) {

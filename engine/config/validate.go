@@ -44,6 +44,25 @@ func isHost(s string) bool {
 	return isHostname(s)
 }
 
+// notAHost says why s, when it is an IP address, names no single host
+// eggo could connect to; "" when it can be one (or s is a DNS name).
+func notAHost(s string) string {
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return ""
+	}
+	a = a.Unmap()
+	switch {
+	case a.IsUnspecified():
+		return "the unspecified address, which means any address of this machine, not a host"
+	case a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return "the broadcast address, not a host"
+	case a.IsMulticast():
+		return "a multicast address (224.0.0.0/4 or ff00::/8), a group, not a host"
+	}
+	return ""
+}
+
 // isEnvName reports whether s can name an environment variable.
 func isEnvName(s string) bool {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
