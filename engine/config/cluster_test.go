@@ -43,8 +43,8 @@ cluster "prod" {
   labels             = { location = "xa" }
   annotations        = { "example.com/owner" = "ops" }
   network {
-    service_cidr = "172.20.0.0/16"
-    pod_cidr     = "172.21.0.0/16"
+    service_cidr = "fd00:32::/108"
+    pod_cidr     = "fd00:244::/56"
     dns_domain   = "k8s.example"
   }
   certificates {
@@ -63,7 +63,7 @@ node "m0" {
 	if c.Packages != filepath.Join(dir, "packages") || c.ConfigDir != "/opt/k8s" {
 		t.Errorf("paths: packages=%q config_dir=%q", c.Packages, c.ConfigDir)
 	}
-	if c.Network.ServiceCIDR != "172.20.0.0/16" || c.Network.DNSDomain != "k8s.example" {
+	if c.Network.ServiceCIDR != "fd00:32::/108" || c.Network.DNSDomain != "k8s.example" {
 		t.Errorf("network = %+v", c.Network)
 	}
 	if c.Certificates.Validity != 48*time.Hour || c.Certificates.RenewBefore != 12*time.Hour ||
