@@ -18,6 +18,14 @@ const (
 // renderValue renders a JSON attribute value in HCL-like syntax on one line
 // when short, else across lines indented by indent; a multi-line string
 // renders as a heredoc.
+// sensitiveValue stands where a value no view may show was: text views
+// print it as (sensitive value), JSON as the string "(sensitive value)".
+// Every view redacts through it (redacted, shownOutputs), so no view can
+// show what another hides.
+type sensitiveValue struct{}
+
+func (sensitiveValue) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(sensitiveText)), nil }
+
 func renderValue(v any, indent string) string {
 	if str, ok := v.(string); ok {
 		if h, ok := heredoc(str, indent); ok {
@@ -63,6 +71,8 @@ func renderInline(v any) string {
 		return "null"
 	case resources.Unknown, *resources.Unknown:
 		return unknownText
+	case sensitiveValue:
+		return sensitiveText
 	case string:
 		return strconv.Quote(t)
 	case bool:

@@ -20,10 +20,10 @@ func (v *humanView) State(st *state.State) {
 		v.Resource(&st.Resources[i])
 		fmt.Fprintln(v.out)
 	}
-	if len(st.Outputs) > 0 {
+	if outputs := shownOutputs(st); len(outputs) > 0 {
 		fmt.Fprintln(v.out, "Outputs:")
-		for _, k := range slices.Sorted(maps.Keys(st.Outputs)) {
-			fmt.Fprintf(v.out, "  %s = %s\n", k, renderValue(st.Outputs[k], "  "))
+		for _, k := range slices.Sorted(maps.Keys(outputs)) {
+			fmt.Fprintf(v.out, "  %s = %s\n", k, renderValue(outputs[k], "  "))
 		}
 	}
 }
@@ -40,11 +40,7 @@ func (v *humanView) Resource(r *state.Resource) {
 	keys := slices.Sorted(maps.Keys(attrs))
 	w := maxLen(keys)
 	for _, k := range keys {
-		val := renderValue(attrs[k], "    ")
-		if s, ok := attrs[k].(string); ok && s == sensitiveText {
-			val = s // the marker itself, not a quoted string
-		}
-		fmt.Fprintf(v.out, "    %-*s = %s\n", w, k, val)
+		fmt.Fprintf(v.out, "    %-*s = %s\n", w, k, renderValue(attrs[k], "    "))
 	}
 	if len(r.Dependencies) > 0 {
 		fmt.Fprintf(v.out, "    # depends on: %s\n", strings.Join(r.Dependencies, ", "))

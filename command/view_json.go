@@ -9,6 +9,7 @@ import (
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/state"
 )
 
 // jsonView writes one JSON object per line, like Terraform's machine-
@@ -27,6 +28,26 @@ func (v *jsonView) emit(msg any) {
 }
 
 // redacted copies attrs with sensitive values replaced.
+// shownOutputs are the state's outputs as every view shows them: a
+// sensitive one as "(sensitive value)" whether or not an identity opened
+// it, so neither a readable secret is printed nor a sealed one vanishes.
+func shownOutputs(st *state.State) map[string]any {
+	if len(st.Outputs) == 0 && len(st.SensitiveOutputs) == 0 && len(st.SealedOutputs) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(st.Outputs))
+	for k, v := range st.Outputs {
+		out[k] = v
+	}
+	for _, k := range st.SensitiveOutputs {
+		out[k] = sensitiveValue{}
+	}
+	for k := range st.SealedOutputs {
+		out[k] = sensitiveValue{}
+	}
+	return out
+}
+
 func redacted(attrs resources.Attrs, sensitive []string) map[string]any {
 	if attrs == nil {
 		return nil
@@ -40,7 +61,7 @@ func redacted(attrs resources.Attrs, sensitive []string) map[string]any {
 	}
 	for _, s := range sensitive {
 		if _, ok := out[s]; ok {
-			out[s] = sensitiveText
+			out[s] = sensitiveValue{}
 		}
 	}
 	return out

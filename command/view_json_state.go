@@ -24,7 +24,7 @@ func (v *jsonView) State(st *state.State) {
 		rs = append(rs, resourceDocOf(&st.Resources[i]))
 	}
 	v.document(stateDoc{FormatVersion: st.FormatVersion, Serial: st.Serial, Lineage: st.Lineage,
-		EggoVersion: st.EggoVersion, Resources: rs, Outputs: st.Outputs})
+		EggoVersion: st.EggoVersion, Resources: rs, Outputs: shownOutputs(st)})
 }
 
 func (v *jsonView) Resource(r *state.Resource) { v.document(resourceDocOf(r)) }
