@@ -4,6 +4,8 @@
 package kinds
 
 import (
+	"sync"
+
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/addon"
 	"github.com/eggo-project/eggo/resources/certs"
@@ -11,9 +13,13 @@ import (
 	"github.com/eggo-project/eggo/resources/kube"
 )
 
-// All returns a fresh instance of every kind, sorted by name so that
-// anything derived from the list (expansion order, messages) is stable.
-func All() []resources.Kind {
+// All returns every kind, sorted by name so that anything derived from the
+// list (expansion order, messages) is stable. The instances are the same on
+// every call, one per process: a kind may learn something when it expands
+// that it needs when it applies (the host kind: which local file has which
+// content), and a plan and its apply must meet the same instance however
+// their callers build their options.
+var All = sync.OnceValue(func() []resources.Kind {
 	return []resources.Kind{
 		addon.Addon{},
 		certs.NewCert(),
@@ -24,4 +30,4 @@ func All() []resources.Kind {
 		certs.NewPKI(),
 		kube.Service{},
 	}
-}
+})

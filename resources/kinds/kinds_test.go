@@ -14,3 +14,14 @@ func TestAllSortedAndUnique(t *testing.T) {
 		}
 	}
 }
+
+// A plan and its apply meet the same kind instances (the host kind keeps
+// where each bundle file's content is from Expand to Create).
+func TestAllIsOneListPerProcess(t *testing.T) {
+	a, b := All(), All()
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("%s: two calls gave two instances", a[i].Name())
+		}
+	}
+}
