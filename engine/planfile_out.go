@@ -20,7 +20,7 @@ func CheckPlanOut(o Options, path string) error {
 		return fmt.Errorf("-out=%s: %w", path, err)
 	}
 	if state, err := filepath.Abs(o.StatePath); err == nil && (abs == state || strings.HasPrefix(abs, state+".")) {
-		return fmt.Errorf("-out=%s is the state file or one of its companions (%s): a plan file must be a file of its own", path, o.StatePath)
+		return fmt.Errorf("-out=%s is the state file, or a name beside it (%s.*) that eggo keeps for the state's backup, lock and hook log: a plan file must be a file of its own", path, o.StatePath)
 	}
 	if strings.HasSuffix(abs, ".hcl") {
 		return fmt.Errorf("-out=%s is a configuration file name (*.hcl): a plan file must be a file of its own", path)
