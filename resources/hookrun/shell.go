@@ -50,7 +50,9 @@ run_one() {
 // the script's process or group lives, it waits for the time limit (by
 // /proc/uptime, so ticks do not drift) or for the controller to vanish
 // (eggo cancelled the hook); then it records and sends TERM to the group,
-// and after GRACE records and sends KILL. It ignores the signals it sends.
+// and after GRACE records and sends KILL. Deadlines are one tick (1/100 s)
+// past the limit: the first reading is rounded down, and a limit must never
+// be cut short. It ignores the signals it sends.
 // Zombies do not count as alive: an orphan whose new parent is slow to reap
 // it stays in the group, and would otherwise earn the group a KILL. A
 // dropped SSH connection still ends the hook at its limit, and
@@ -72,7 +74,7 @@ alive() {
 	done
 	return 1
 }
-now; deadline=$((t + limit))
+now; deadline=$((t + limit + 1))
 while alive; do
 	kill -0 "$ctl" 2>/dev/null || break
 	now; [ "$t" -ge "$deadline" ] && break
@@ -81,7 +83,7 @@ done
 if alive; then
 	echo TERM >"$d/signal"
 	kill -TERM -"$p" 2>/dev/null
-	now; deadline=$((t + grace))
+	now; deadline=$((t + grace + 1))
 	while alive; do
 		now; [ "$t" -ge "$deadline" ] && break
 		sleep 0.1
