@@ -19,6 +19,9 @@ type decoder struct {
 	// secret records attributes whose value derives from a sensitive
 	// variable: their values must never be echoed in an error.
 	secret map[*hcl.Attribute]bool
+	// carriers are the attributes allowed to hold such a value (see
+	// sensitive.go); any other refuses it at its line.
+	carriers map[*hcl.Attribute]bool
 	// required records the attributes a schema requires (or a block's
 	// type requires, like a shell hook's source): null does not set them.
 	required map[*hcl.Attribute]bool
@@ -65,6 +68,10 @@ func (d *decoder) eval(a *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
 	}
 	if v.ContainsMarked() {
 		v, _ = v.UnmarkDeep()
+		if !d.carriers[a] {
+			d.refuseSensitive(a)
+			return cty.NilVal, false
+		}
 		if d.secret == nil {
 			d.secret = map[*hcl.Attribute]bool{}
 		}

@@ -71,6 +71,7 @@ func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
 	}
 	dec.atLeast(a, "timeout", w.Timeout, time.Millisecond, "a request takes longer than that")
 	if a["headers"] != nil {
+		dec.allowSensitive(a["headers"]) // sensitive.go: headers are the web check's secret carrier
 		w.Headers = dec.stringMap(a, "headers")
 	}
 	return w, a

@@ -28,9 +28,6 @@ func checkLabels(dec *decoder, a *hcl.Attribute, labels map[string]string) {
 					"inside), optionally after a DNS subdomain prefix and '/', like \"example.com/tier\".", k, why)
 		}
 		if why := labelValueError(labels[k]); why != "" {
-			if dec.secret[a] {
-				why = "is not a label value" // a sensitive value is never echoed, even in part
-			}
 			dec.errorf(valRng, "Invalid label",
 				"The value of label %q %s. A value is empty or at most 63 characters: letters and digits at both "+
 					"ends, and '-', '_', '.' inside.", k, why)

@@ -125,7 +125,10 @@ func countRepeats(label string, a *hcl.Attribute, ctx *hcl.EvalContext) ([]repea
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	v, _ = v.Unmark()
+	if v.IsMarked() {
+		return nil, append(diags, diagf(a.Expr.Range(), "Invalid count argument",
+			"count must not be sensitive: the number of nodes is shown in plans, as node names."))
+	}
 	nv, err := convert.Convert(v, cty.Number)
 	if err != nil || nv.IsNull() || !nv.IsKnown() {
 		return nil, append(diags, diagf(a.Expr.Range(), "Invalid count argument", "count must be a whole number."))

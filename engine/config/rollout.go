@@ -25,9 +25,6 @@ func decodeMaxUnavailable(dec *decoder, attrs hcl.Attributes) int {
 	n, acc := bf.Int64()
 	if !bf.IsInt() || acc != big.Exact || n < 1 || n > maxCount {
 		got := bf.Text('g', -1)
-		if dec.secret[a] {
-			got = "(sensitive value)"
-		}
 		dec.errorf(a.Expr.Range(), "Invalid max_unavailable",
 			"max_unavailable is how many workers a rolling upgrade takes down at a time: a whole number from 1 to %d; got %s.",
 			maxCount, got)

@@ -107,36 +107,6 @@ func TestVariableErrors(t *testing.T) {
 	}
 }
 
-// A sensitive value must never be echoed in an error, and an output built
-// from it must be marked sensitive.
-func TestSensitiveValuesStayHidden(t *testing.T) {
-	dir := writeDir(t, map[string]string{"main.hcl": minimal + `
-variable "secret_host" {
-  sensitive = true
-}
-node "m0" {
-  address = var.secret_host
-  roles   = ["master", "etcd"]
-}
-output "host" {
-  value     = var.secret_host
-  sensitive = true
-}
-`})
-	cfg, diags := loadErrors(t, dir, VarInput{Vars: []string{"secret_host=p@ss word!"}})
-	out := render(cfg, diags)
-	if strings.Contains(out, "p@ss") {
-		t.Fatalf("secret leaked into diagnostics:\n%s", out)
-	}
-	if !strings.Contains(out, "(sensitive value)") {
-		t.Fatalf("diagnostic does not say the value is hidden:\n%s", out)
-	}
-	cfg = mustLoad(t, dir, VarInput{Vars: []string{"secret_host=10.1.1.1"}})
-	if !cfg.Outputs[0].Sensitive || cfg.Outputs[0].Value.AsString() != "10.1.1.1" {
-		t.Fatalf("output = %+v", cfg.Outputs[0])
-	}
-}
-
 func TestTypedVariableWithOptionalDefaults(t *testing.T) {
 	cfg := mustLoad(t, writeDir(t, map[string]string{"main.hcl": minimal + `
 variable "workers" {
