@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -19,10 +20,22 @@ func guard(s Streams, run func() int) (code int) {
 		if r == nil {
 			return
 		}
-		fmt.Fprintf(s.Err, "Error: eggo crashed: %v\n\nThis is a bug in eggo. The state is as the last finished step left it. "+
-			"Please report it with the command you ran; EGGO_LOG=debug adds the stack trace.\n", r)
-		(&meta{streams: s}).logger().Error("crash", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		what := panicText(r)
+		fmt.Fprintf(s.Err, "Error: eggo crashed: %s\n\nThis is a bug in eggo. The state is as the last finished step left it. "+
+			"Please report it with the command you ran; EGGO_LOG=debug adds the stack trace.\n", what)
+		(&meta{streams: s}).logger().Error("crash", "panic", what, "stack", string(debug.Stack()))
 		code = exitCrash
 	}()
 	return run()
+}
+
+// panicText says what panicked without printing an arbitrary value: a
+// runtime error's text names an operation (an index out of range, a nil
+// dereference), but any other panic value could have been formatted from
+// whatever the code held, a secret included, so only its type is shown.
+func panicText(r any) string {
+	if err, ok := r.(runtime.Error); ok {
+		return err.Error()
+	}
+	return fmt.Sprintf("panic(%T)", r)
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestCrashIsExitOneWithTheStackInTheDebugLog(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	if !strings.Contains(errOut.String(), "eggo crashed: boom") || !strings.Contains(errOut.String(), "This is a bug in eggo") {
+	if !strings.Contains(errOut.String(), "eggo crashed: panic(string)") || !strings.Contains(errOut.String(), "This is a bug in eggo") {
 		t.Errorf("message %q", errOut.String())
 	}
 	if strings.Contains(errOut.String(), "goroutine ") {
@@ -26,5 +27,26 @@ func TestCrashIsExitOneWithTheStackInTheDebugLog(t *testing.T) {
 	guard(s, func() int { panic("boom") })
 	if !strings.Contains(errOut.String(), "crash_test.go") {
 		t.Errorf("EGGO_LOG=debug: no stack in the log:\n%s", errOut.String())
+	}
+}
+
+// A panic's value may have been formatted from a secret: neither the
+// message nor the debug log prints it; a runtime error's text (which names
+// an operation, not data) is shown.
+func TestCrashNeverPrintsThePanicValue(t *testing.T) {
+	var errOut bytes.Buffer
+	s := Streams{Err: &errOut, Env: []string{"EGGO_LOG=debug"}}
+	guard(s, func() int { panic(fmt.Errorf("bad key %s", "-----BEGIN PRIVATE KEY----- c2VjcmV0")) })
+	if strings.Contains(errOut.String(), "c2VjcmV0") || !strings.Contains(errOut.String(), "panic(*errors.errorString)") {
+		t.Errorf("the panic's value was printed, or its type not:\n%s", errOut.String())
+	}
+	errOut.Reset()
+	guard(s, func() int {
+		var m map[string]int
+		m["x"] = 1
+		return 0
+	})
+	if !strings.Contains(errOut.String(), "eggo crashed: assignment to entry in nil map") {
+		t.Errorf("a runtime error is not named:\n%s", errOut.String())
 	}
 }
