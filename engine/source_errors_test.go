@@ -61,3 +61,15 @@ func TestDuplicateAddressBlamesTheSecondDeclaration(t *testing.T) {
 		t.Errorf("Error() = %q", err)
 	}
 }
+
+// TestUndeclaredDependencyBlamesTheDeclaration: a resource depending on
+// an address nothing declares is reported at the block that declared it.
+func TestUndeclaredDependencyBlamesTheDeclaration(t *testing.T) {
+	at := resources.SourceRange{Filename: "main.hcl", Start: resources.Pos{Line: 3, Column: 1}, End: resources.Pos{Line: 3, Column: 11}}
+	want := map[string]*resources.Desired{"host.a": {Addr: "host.a", Kind: "host", Source: "main.hcl:3", Range: at, DependsOn: []string{"host.b"}}}
+	_, err := planGraph(want, nil)
+	var se *resources.SourceError
+	if !errors.As(err, &se) || se.Range != at || err.Error() != "main.hcl:3: host.a: depends on host.b, which is not declared" {
+		t.Fatalf("error %v (%T), want host.a's block blamed", err, err)
+	}
+}
