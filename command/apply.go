@@ -172,7 +172,7 @@ func (c *ApplyCommand) planAndApprove(v View, op *Operation, o engine.Options, c
 	p, err := engine.MakePlan(context.Background(), planOpts, cfg.loaded)
 	if err != nil {
 		v.Diagnostics(cfg.diags, cfg.loaded)
-		v.Error(err.Error())
+		showError(v, err, cfg.loaded)
 		return nil, true, 1
 	}
 	// The plan's warnings are printed as text on stderr even under -json,

@@ -47,7 +47,7 @@ func (c *GraphCommand) Run(args []string) int {
 	p, err := engine.MakePlan(context.Background(), o, loaded)
 	c.text().Diagnostics(diags, loaded)
 	if err != nil {
-		c.errorf("%v", err)
+		showError(c.text(), err, loaded)
 		return 1
 	}
 	if err := c.view(op.JSON).Graph(p); err != nil {

@@ -56,7 +56,7 @@ func (c *PlanCommand) Run(args []string) int {
 	p, err := engine.MakePlan(context.Background(), o, loaded)
 	v.Diagnostics(diags, loaded)
 	if err != nil {
-		v.Error(err.Error())
+		showError(v, err, loaded)
 		return 1
 	}
 	v.Plan(p)

@@ -40,7 +40,7 @@ func (c *ValidateCommand) Run(args []string) int {
 		return 1
 	}
 	if err := engine.Validate(o, loaded); err != nil {
-		v.Error(err.Error())
+		showError(v, err, loaded)
 		return 1
 	}
 	v.Valid(len(loaded.Config.Cluster.Nodes))

@@ -67,14 +67,23 @@ func redacted(attrs resources.Attrs, sensitive []string) map[string]any {
 	return out
 }
 
-func (v *jsonView) Error(msg string) { v.diagnostic("error", msg, "") }
+func (v *jsonView) Error(msg string) { v.diagnostic("error", msg, "", nil) }
 
-func (v *jsonView) diagnostic(severity, summary, detail string) {
-	v.emit(diagnosticMsg{Type: "diagnostic", Severity: severity, Summary: summary, Detail: detail})
+func (v *jsonView) diagnostic(severity, summary, detail string, rng *diagnosticRange) {
+	v.emit(diagnosticMsg{Type: "diagnostic", Severity: severity, Summary: summary, Detail: detail, Range: rng})
+}
+
+// jsonRange is r as a diagnostic's range (nil: none).
+func jsonRange(r *hcl.Range) *diagnosticRange {
+	if r == nil {
+		return nil
+	}
+	pos := func(p hcl.Pos) diagnosticPos { return diagnosticPos{Byte: p.Byte, Column: p.Column, Line: p.Line} }
+	return &diagnosticRange{Filename: r.Filename, Start: pos(r.Start), End: pos(r.End)}
 }
 
 // Diagnostics emits one message each; the source position, which the text
-// view shows as a snippet, starts the detail.
+// view shows as a snippet, is its range and starts the detail.
 func (v *jsonView) Diagnostics(diags hcl.Diagnostics, _ *engine.Loaded) {
 	for _, d := range diags {
 		sev := "error"
@@ -85,7 +94,7 @@ func (v *jsonView) Diagnostics(diags hcl.Diagnostics, _ *engine.Loaded) {
 		if d.Subject != nil {
 			detail = d.Subject.String() + ": " + detail
 		}
-		v.diagnostic(sev, d.Summary, detail)
+		v.diagnostic(sev, d.Summary, detail, jsonRange(d.Subject))
 	}
 }
 

@@ -40,13 +40,13 @@ func (v *jsonView) Applying() func() { return func() {} }
 // for each failed resource.
 func (v *jsonView) Summary(op string, p *engine.Plan, r *engine.Result) {
 	for _, w := range r.HookWarnings {
-		v.diagnostic("warning", "hook failed; its policy continued", w)
+		v.diagnostic("warning", "hook failed; its policy continued", w, nil)
 	}
 	v.emit(applySummaryMsg{Type: "apply_summary", Operation: op, Add: r.Counts.Add, Change: r.Counts.Change,
 		Destroy: r.Counts.Destroy, Failed: len(r.Failed), Skipped: len(r.Skipped), NotStarted: len(r.NotStarted),
 		ElapsedSeconds: r.Took.Seconds(), Connections: r.Connections, RemoteWrites: r.Writes, BytesUploaded: r.Bytes})
 	for _, f := range r.Failures(p) {
-		v.diagnostic("error", fmt.Sprintf("%s failed", f.Addr), f.Err.Error())
+		v.diagnostic("error", fmt.Sprintf("%s failed", f.Addr), f.Err.Error(), nil)
 	}
 }
 

@@ -16,11 +16,29 @@ import (
 // bytes must not change. TestJSONMessageKeysSorted checks the order.
 
 // diagnosticMsg is an error or warning (severity "error" or "warning").
+// Range is where in the configuration it points, as Terraform's JSON
+// diagnostics say it (null for one that points nowhere, such as a failed
+// connection).
 type diagnosticMsg struct {
-	Detail   string `json:"detail"`
-	Severity string `json:"severity"`
-	Summary  string `json:"summary"`
-	Type     string `json:"type"` // "diagnostic"
+	Detail   string           `json:"detail"`
+	Range    *diagnosticRange `json:"range"`
+	Severity string           `json:"severity"`
+	Summary  string           `json:"summary"`
+	Type     string           `json:"type"` // "diagnostic"
+}
+
+// diagnosticRange is a span of a configuration file.
+type diagnosticRange struct {
+	End      diagnosticPos `json:"end"`
+	Filename string        `json:"filename"`
+	Start    diagnosticPos `json:"start"`
+}
+
+// diagnosticPos counts as HCL does: line and column from 1, byte from 0.
+type diagnosticPos struct {
+	Byte   int `json:"byte"`
+	Column int `json:"column"`
+	Line   int `json:"line"`
 }
 
 // warningMsg is a plan warning (such as -target in use).

@@ -13,7 +13,7 @@ import (
 // consumer's parser.
 func TestJSONMessageKeysSorted(t *testing.T) {
 	for _, msg := range []any{
-		diagnosticMsg{}, warningMsg{}, plannedChangeMsg{}, plannedHookMsg{}, unreadableSecretsMsg{},
+		diagnosticMsg{}, diagnosticRange{}, diagnosticPos{}, warningMsg{}, plannedChangeMsg{}, plannedHookMsg{}, unreadableSecretsMsg{},
 		secretsChangeMsg{}, hostKeyChangeMsg{}, changeSummaryMsg{}, refreshStartMsg{}, applyStartMsg{},
 		applyProgressMsg{}, applyCompleteMsg{}, applyErroredMsg{}, applySummaryMsg{}, validMsg{},
 		stateDoc{}, resourceDoc{},

@@ -17,7 +17,7 @@ func expand(kinds []resources.Kind, c *resources.Cluster) ([]resources.Desired, 
 		}
 		for _, d := range ds {
 			if src, dup := seen[d.Addr]; dup {
-				return nil, errorf("%s: %s is declared twice (first at %s)", d.Source, d.Addr, src)
+				return nil, resources.Blame(d.Where(), "Duplicate resource", "%s is declared twice (first at %s)", d.Addr, src)
 			}
 			seen[d.Addr] = d.Source
 			all = append(all, d)

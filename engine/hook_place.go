@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/eggo-project/eggo/graph"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/hook"
 )
@@ -329,7 +331,25 @@ func checkAcyclic(p *Plan) error {
 		return err
 	}
 	if err := g.Validate(); err != nil {
-		return fmt.Errorf("placing hooks: %w", err)
+		return blameCycleHook(p, err)
 	}
 	return nil
+}
+
+// blameCycleHook is a cycle the hook steps made: the events of the first
+// hook on it (its on attribute) are what placed it there. A hook from the
+// command line has no block to point at.
+func blameCycleHook(p *Plan, err error) error {
+	var ce *graph.CycleError
+	if errors.As(err, &ce) {
+		for _, c := range ce.Cycles {
+			for _, addr := range c {
+				if s := p.Step(addr); s != nil && s.Hook != nil && !s.Hook.Def.Ranges.Block.IsZero() {
+					return resources.Blame(s.Hook.Def.Ranges.At("on"), "Hook steps make a cycle",
+						"placing hooks: %v (hook %q on %s)", err, s.Hook.Name, s.Hook.Event)
+				}
+			}
+		}
+	}
+	return fmt.Errorf("placing hooks: %w", err)
 }

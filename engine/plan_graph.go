@@ -24,7 +24,9 @@ func planGraph(want map[string]*resources.Desired, have map[string]*resources.Ob
 	for _, a := range slices.Sorted(maps.Keys(want)) {
 		for _, dep := range append(append([]string(nil), want[a].DependsOn...), refEdges(want[a])...) {
 			if want[dep] == nil {
-				return nil, errorf("%s: depends on %s, which is not declared", a, dep)
+				// The kind that declared a (a node's depends_on, by then
+				// checked by the configuration, or a reference) is at fault.
+				return nil, resources.Blame(want[a].Where(), "Undeclared dependency", "%s: depends on %s, which is not declared", a, dep)
 			}
 			if err := g.Connect(a, dep); err != nil {
 				return nil, err

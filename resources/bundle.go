@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,8 +75,9 @@ func CheckBundleFiles(c *Cluster, n Node, component, addr string) error {
 		}
 		for _, rel := range bc.Files {
 			if p, why := BundleLacks(c, n, rel); why != "" {
-				return fmt.Errorf("%s: node %q needs %s from the package bundle for %s, but %s (%s)",
-					n.Source, n.Name, "/"+rel, addr, why, p)
+				// The node's roles call for the file.
+				return Blame(n.At("roles"), "Missing file in the package bundle",
+					"node %q needs %s from the package bundle for %s, but %s (%s)", n.Name, "/"+rel, addr, why, p)
 			}
 		}
 	}

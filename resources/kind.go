@@ -86,12 +86,13 @@ type Recaller interface {
 
 // Desired is one resource as the configuration wants it.
 type Desired struct {
-	Addr      string   // e.g. host.master-0
-	Kind      string   // e.g. host
-	Node      string   // the node it lives on, for messages; "" for cluster-wide resources
-	Source    string   // "file.hcl:12" of the block that declared it, for messages
-	Attrs     Attrs    // desired attributes (may contain Unknown)
-	DependsOn []string // addresses of resources that must be applied first
+	Addr      string      // e.g. host.master-0
+	Kind      string      // e.g. host
+	Node      string      // the node it lives on, for messages; "" for cluster-wide resources
+	Source    string      // "file.hcl:12" of the block that declared it, for messages
+	Range     SourceRange // that block (or list element), for errors shown with its source
+	Attrs     Attrs       // desired attributes (may contain Unknown)
+	DependsOn []string    // addresses of resources that must be applied first
 	// Roll puts the resource in a rolling group: when an apply updates or
 	// replaces several resources of one group that already exist, the
 	// engine runs them a batch at a time (see Roll). Nil: no rolling.

@@ -7,8 +7,13 @@ import (
 // Cluster is the decoded cluster definition: the model every kind expands
 // from. engine/config fills it from HCL; kinds only read it.
 type Cluster struct {
-	Name              string
-	Source            string // "file.hcl:1" of the cluster block
+	Name   string
+	Source string // "file.hcl:1" of the cluster block
+	// Ranges locate the cluster block and the attributes later checks
+	// blame: kubernetes_version, packages, config_dir, api_endpoint,
+	// extra_args, network.pod_cidr, network.service_cidr, addons.coredns,
+	// addons.manifests.
+	Ranges            SourceRanges
 	KubernetesVersion string
 	Packages          string // absolute path of the package bundle ("" for none)
 	ConfigDir         string
@@ -64,8 +69,12 @@ var Roles = []string{"master", "worker", "etcd", "loadbalance"}
 
 // Node is one machine of the cluster.
 type Node struct {
-	Name       string // unique DNS label: the name attribute, else the for_each key, else LABEL-INDEX for count, else the label
-	Source     string // "file.hcl:12"
+	Name   string // unique DNS label: the name attribute, else the for_each key, else LABEL-INDEX for count, else the label
+	Source string // "file.hcl:12"
+	// Ranges locate the node block and its name, address, roles, labels
+	// and arch attributes (shared by every instance of a count or
+	// for_each block).
+	Ranges     SourceRanges
 	Address    string
 	Arch       string // amd64 (default) | arm64 ...; selects packages/<arch>
 	Roles      []string
@@ -120,7 +129,8 @@ type Addons struct {
 
 // AddonManifest is one user manifest file: the resource addon.<Name>.
 type AddonManifest struct {
-	Name   string // the file's base name without its extension
-	Path   string // absolute path
-	Source string // "file.hcl:12" of the manifests attribute
+	Name   string      // the file's base name without its extension
+	Path   string      // absolute path
+	Source string      // "file.hcl:12" of the manifests attribute
+	Range  SourceRange // this file's element of the manifests list
 }

@@ -99,7 +99,7 @@ func (l *loader) decodeAddons(dec *decoder, b *hcl.Block) resources.Addons {
 			continue
 		}
 		seen[name] = i
-		a.Manifests = append(a.Manifests, resources.AddonManifest{Name: name, Path: abs, Source: source(rng)})
+		a.Manifests = append(a.Manifests, resources.AddonManifest{Name: name, Path: abs, Source: source(rng), Range: sourceRange(rng)})
 	}
 	return a
 }

@@ -67,6 +67,7 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 	c := &cb.model
 	c.Name = cb.block.Labels[0]
 	c.Source = source(cb.block.DefRange)
+	c.Ranges = clusterRanges(cb)
 
 	if v := dec.strPtr(attrs, "kubernetes_version"); v != nil {
 		m := versionPattern.FindStringSubmatch(*v)

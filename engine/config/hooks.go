@@ -86,7 +86,7 @@ func parseHook(b *hcl.Block) (*hookBlock, hcl.Diagnostics) {
 // evalHook evaluates one hook block with the values it refers to.
 func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (hook.Hook, hcl.Diagnostics) {
 	b := hb.block
-	h := hook.Hook{Name: b.Labels[0], Source: source(b.DefRange)}
+	h := hook.Hook{Name: b.Labels[0], Source: source(b.DefRange), Ranges: hookRanges(hb)}
 	refs, diags := l.references(bodyTraversals(b.Body), scopeRules{})
 	if diags.HasErrors() {
 		return h, diags

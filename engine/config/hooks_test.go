@@ -55,6 +55,14 @@ func TestHookDecoding(t *testing.T) {
 			Files:   []hookrun.FileCopy{{Src: filepath.Join(dir, "certs/ca.pem"), Dst: "/etc/hooks/ca.pem"}},
 		},
 	}
+	// The model locates the block and the attributes a placement or run
+	// error blames (compared apart: they hold the file's path).
+	for attr, line := range map[string]int{"": 17, "on": 18, "roles": 19, "source": 20, "files": 21} {
+		if got := p.Ranges.At(attr); got.Start.Line != line || got.Filename != filepath.Join(dir, "main.hcl") {
+			t.Errorf("prepare's range of %q is %s (%s), want main.hcl:%d", attr, got, got.Filename, line)
+		}
+	}
+	p.Ranges = want.Ranges
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("prepare =\n%+v\nwant\n%+v", p, want)
 	}

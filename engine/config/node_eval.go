@@ -30,6 +30,7 @@ func (l *loader) evalNode(nb *nodeBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
 		return diags
 	}
 	dependsOn := l.nodeDependsOn(nb)
+	ranges := nodeRanges(nb)
 	nb.instances = make([]*nodeInstance, 0, len(repeats))
 	for _, r := range repeats {
 		ictx := ctx
@@ -48,6 +49,7 @@ func (l *loader) evalNode(nb *nodeBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
 		in, d := l.evalInstance(nb, r, ictx)
 		diags = append(diags, d...)
 		in.model.DependsOn = dependsOn
+		in.model.Ranges = ranges
 		nb.instances = append(nb.instances, in)
 	}
 	if !diags.HasErrors() {

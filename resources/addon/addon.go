@@ -86,21 +86,23 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	}
 	seen := map[string]string{}
 	if c.Addons.CoreDNS {
-		seen[coreDNSAddon] = c.Source
+		seen[coreDNSAddon] = c.At("addons.coredns").String()
 	}
 	for _, m := range c.Addons.Manifests {
 		if first, dup := seen[m.Name]; dup {
-			return nil, fmt.Errorf("%s: manifest %s would be %s, which %s already declares", m.Source, m.Path, resources.AddonAddr(m.Name), first)
+			return nil, resources.Blame(m.Where(), "Duplicate add-on",
+				"manifest %s would be %s, which %s already declares", m.Path, resources.AddonAddr(m.Name), first)
 		}
-		seen[m.Name] = m.Source
+		seen[m.Name] = m.Where().String()
 		content, err := os.ReadFile(m.Path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", m.Source, resources.AddonAddr(m.Name), err)
+			return nil, resources.Blame(m.Where(), "Unreadable add-on manifest", "%s: %v", resources.AddonAddr(m.Name), err)
 		}
 		out = append(out, resources.Desired{
 			Addr:   resources.AddonAddr(m.Name),
 			Kind:   "addon",
 			Source: m.Source,
+			Range:  m.Range,
 			Attrs:  resources.Attrs{addonSHA256: resources.SHA256Hex(string(content)), addonFile: m.Path},
 		})
 	}

@@ -1,8 +1,6 @@
 package addon
 
 import (
-	"fmt"
-
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/templates"
 )
@@ -44,19 +42,21 @@ func coreDNSSettingsFromAttrs(m map[string]any) coreDNSSettings {
 // never start (no registry is reachable).
 func coreDNSDesired(c *resources.Cluster, workers []resources.Node) (resources.Desired, error) {
 	if len(workers) == 0 {
-		return resources.Desired{}, fmt.Errorf("%s: the coredns add-on needs a worker node to run on, and cluster %q has none", c.Source, c.Name)
+		return resources.Desired{}, resources.Blame(c.At("addons.coredns"), "CoreDNS without a worker",
+			"the coredns add-on needs a worker node to run on, and cluster %q has none", c.Name)
 	}
 	if c.Packages != "" {
 		for _, w := range workers {
 			if p, why := resources.BundleLacks(c, w, resources.CoreDNSArchive); why != "" {
-				return resources.Desired{}, fmt.Errorf("%s: the coredns add-on needs the image %s from the package bundle for worker %q, but %s (%s; build it with make bundle, or set addons { coredns = false })",
-					c.Source, CoreDNSImage, w.Name, why, p)
+				return resources.Desired{}, resources.Blame(c.At("addons.coredns"), "Missing file in the package bundle",
+					"the coredns add-on needs the image %s from the package bundle for worker %q, but %s (%s; build it with make bundle, or set addons { coredns = false })",
+					CoreDNSImage, w.Name, why, p)
 			}
 		}
 	}
 	dnsIP, err := resources.ClusterDNSIP(c.Network.ServiceCIDR)
 	if err != nil {
-		return resources.Desired{}, fmt.Errorf("%s: the coredns add-on's address: %w", c.Source, err)
+		return resources.Desired{}, resources.Blame(c.At("network.service_cidr"), "No address for CoreDNS", "the coredns add-on's address: %v", err)
 	}
 	s := coreDNSSettings{
 		Image:     CoreDNSImage,
@@ -67,12 +67,13 @@ func coreDNSDesired(c *resources.Cluster, workers []resources.Node) (resources.D
 	}
 	manifest, err := renderCoreDNS(s)
 	if err != nil {
-		return resources.Desired{}, fmt.Errorf("%s: the coredns add-on's manifest: %w", c.Source, err)
+		return resources.Desired{}, resources.Blame(c.At("addons.coredns"), "Cannot write the CoreDNS manifest", "the coredns add-on's manifest: %v", err)
 	}
 	return resources.Desired{
 		Addr:   resources.AddonAddr(coreDNSAddon),
 		Kind:   "addon",
 		Source: c.Source,
+		Range:  c.At("addons.coredns"),
 		Attrs:  resources.Attrs{addonSHA256: resources.SHA256Hex(manifest), addonCoreDNS: s.attrs()},
 	}, nil
 }

@@ -1,7 +1,6 @@
 package certs
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
@@ -19,15 +18,15 @@ func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 	etcds := cl.NodesWithRole("etcd")
 	out := make([]resources.Desired, 0, len(masters)+2*len(etcds)+len(workers)+8)
 	add := func(name string, n *resources.Node, issuer string, spec pki.CertSpec, err error) error {
-		d := resources.Desired{Addr: resources.CertAddr(name, ""), Kind: c.Name(), Source: cl.Source}
+		d := resources.Desired{Addr: resources.CertAddr(name, ""), Kind: c.Name(), Source: cl.Source, Range: cl.Ranges.Block}
 		if n != nil {
-			d.Addr, d.Node, d.Source = resources.CertAddr(name, n.Name), n.Name, n.Source
+			d.Addr, d.Node, d.Source, d.Range = resources.CertAddr(name, n.Name), n.Name, n.Source, n.Ranges.Block
 		}
 		if err == nil {
 			spec, err = spec.Normalize()
 		}
 		if err != nil {
-			return fmt.Errorf("%s (%s): %w", d.Addr, d.Source, err)
+			return resources.Blame(d.Where(), "Invalid certificate", "%s: %v", d.Addr, err)
 		}
 		d.Attrs = certAttrs(issuer, spec, s)
 		out = append(out, d)

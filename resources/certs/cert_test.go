@@ -94,7 +94,7 @@ func TestCertExpandAddresses(t *testing.T) {
 	}
 	bad := pkiCluster()
 	bad.Network.ServiceCIDR = "nonsense"
-	if _, err := w.cert.Expand(bad); err == nil || !strings.Contains(err.Error(), `cert.apiserver["m0"] (main.hcl:10)`) {
+	if _, err := w.cert.Expand(bad); err == nil || !strings.Contains(err.Error(), `main.hcl:10: cert.apiserver["m0"]:`) {
 		t.Errorf("bad service_cidr: %v", err)
 	}
 }

@@ -71,11 +71,11 @@ func (k *Kubeconfig) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		return nil, nil
 	}
 	if _, err := kubeconfigPath(c.Name); err != nil {
-		return nil, fmt.Errorf("%s (%s): %w", KubeconfigAdminAddr, c.Source, err)
+		return nil, resources.Blame(c.At(""), "Invalid cluster name", "%s: %v", KubeconfigAdminAddr, err)
 	}
 	admin := resources.CertAddr(resources.CertAdmin, "")
 	return []resources.Desired{{
-		Addr: KubeconfigAdminAddr, Kind: k.Name(), Source: c.Source,
+		Addr: KubeconfigAdminAddr, Kind: k.Name(), Source: c.Source, Range: c.Ranges.Block,
 		Attrs: resources.Attrs{
 			kcCluster: c.Name,
 			kcServer:  c.APIServerURL(),

@@ -79,7 +79,7 @@ func (p *PKI) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	out := make([]resources.Desired, 0, len(pkiCAs)+1)
 	for _, ca := range pkiCAs {
 		out = append(out, resources.Desired{
-			Addr: resources.PKIAddr(ca.name), Kind: p.Name(), Source: c.Source,
+			Addr: resources.PKIAddr(ca.name), Kind: p.Name(), Source: c.Source, Range: c.Ranges.Block,
 			Attrs: resources.Attrs{
 				pkiType:        pkiTypeCA,
 				pkiCommonName:  ca.commonName,
@@ -90,7 +90,7 @@ func (p *PKI) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	}
 	// The service-account key does not expire: it has no validity.
 	out = append(out, resources.Desired{
-		Addr: resources.PKIAddr(resources.PKIServiceAccount), Kind: p.Name(), Source: c.Source,
+		Addr: resources.PKIAddr(resources.PKIServiceAccount), Kind: p.Name(), Source: c.Source, Range: c.Ranges.Block,
 		Attrs: resources.Attrs{pkiType: pkiTypeServiceAccount},
 	})
 	return out, nil

@@ -85,6 +85,10 @@ const (
 type Hook struct {
 	Name   string
 	Source string // "file.hcl:12" of the hook block
+	// Ranges locate the hook block and its on, type, scope, roles, nodes,
+	// source and files attributes, for errors shown with their source.
+	// A saved plan does not carry them: it is applied as it was shown.
+	Ranges resources.SourceRanges `json:"-"`
 	On     []Event
 	Type   Type
 	Scope  Scope

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/eggo-project/eggo/resources"
@@ -17,7 +16,8 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	out := make([]resources.Desired, 0, len(c.Nodes))
 	for _, n := range c.Nodes {
 		if n.Name == "" || n.Address == "" {
-			return nil, fmt.Errorf("host.%s (%s): a node needs a name and an address", n.Name, n.Source)
+			return nil, resources.Blame(n.At("address"), "Node without an address",
+				"host.%s: a node needs a name and an address", n.Name)
 		}
 		arch := resources.NodeArch(n)
 		bundle, ok := bundles[arch]
@@ -25,7 +25,9 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			var err error
 			bundle, err = h.bundleFiles(c.Packages, arch)
 			if err != nil {
-				return nil, fmt.Errorf("host.%s (%s): node %s has arch %s: %w", n.Name, n.Source, n.Name, arch, err)
+				// packages/<arch> is read for the node's arch.
+				return nil, resources.Blame(n.At("arch"), "Unusable package bundle",
+					"host.%s: node %s has arch %s: %v", n.Name, n.Name, arch, err)
 			}
 			bundles[arch] = bundle
 		}
@@ -35,6 +37,7 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Kind:      "host",
 			Node:      n.Name,
 			Source:    n.Source,
+			Range:     n.Ranges.Block,
 			Attrs:     hostAttrs(n, arch, files),
 			DependsOn: hostDeps(n),
 		})

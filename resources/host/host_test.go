@@ -71,7 +71,7 @@ func TestHostExpandErrors(t *testing.T) {
 			f.bundle("amd64", "usr/bin/x", "x", 0o755)
 			c.Nodes[0].Arch = "arm64"
 		}, []string{"host.m0", "arm64", "/arm64", "does not exist"}},
-		{"no address", func(f *hostFixture, c *resources.Cluster) { c.Nodes[0].Address = "" }, []string{"host.m0 (test.hcl:1)", "address"}},
+		{"no address", func(f *hostFixture, c *resources.Cluster) { c.Nodes[0].Address = "" }, []string{"test.hcl:1: host.m0:", "address"}},
 		{"special file in bundle", func(f *hostFixture, c *resources.Cluster) {
 			f.bundle("amd64", "usr/bin/x", "x", 0o755)
 			if err := symlinkDir(f); err != nil {

@@ -37,12 +37,14 @@ func componentServices(c *resources.Cluster) ([]resources.Desired, error) {
 				// Once for all workers: every worker's routes list the others.
 				var err error
 				if subnets, err = PodSubnets(c); err != nil {
-					return nil, fmt.Errorf("%s (%s): %w", resources.ServiceAddr(resources.CompContainerd, n.Name), n.Source, err)
+					return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr",
+						"%s: %v", resources.ServiceAddr(resources.CompContainerd, n.Name), err)
 				}
 			}
 			routes, err := podRoutes(c, n, subnets)
 			if err != nil {
-				return nil, fmt.Errorf("%s (%s): %w", resources.ServiceAddr(resources.CompPodRoutes, n.Name), n.Source, err)
+				return nil, resources.Blame(n.At(""), "Cannot write the pod routes",
+					"%s: %v", resources.ServiceAddr(resources.CompPodRoutes, n.Name), err)
 			}
 			specs = append(specs, containerd(c, n, subnets[n.Name]), Kubelet(c, n))
 			if !c.Addons.SkipKubeProxy {
@@ -84,6 +86,7 @@ func (s componentSpec) desired(c *resources.Cluster, n resources.Node) resources
 		Kind:      "service",
 		Node:      n.Name,
 		Source:    n.Source,
+		Range:     n.Ranges.Block,
 		Attrs:     attrs,
 		DependsOn: deps,
 		Roll:      s.roll,

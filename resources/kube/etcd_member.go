@@ -118,6 +118,7 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Kind:      "etcd_member",
 			Node:      n.Name,
 			Source:    n.Source,
+			Range:     n.Ranges.Block,
 			Attrs:     attrs,
 			DependsOn: []string{"host." + n.Name},
 			Roll:      &resources.Roll{Group: "etcd", Stage: stageEtcd, Unit: n.Name, Batch: 1},

@@ -63,6 +63,7 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Kind:      "k8s_node",
 			Node:      n.Name,
 			Source:    n.Source,
+			Range:     n.Ranges.Block,
 			Attrs:     resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: labels, k8sNodeVia: via},
 			DependsOn: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
 		})
