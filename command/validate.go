@@ -17,6 +17,11 @@ func (c *ValidateCommand) Help() string {
   roles, CIDRs, and what each resource kind needs (such as the package
   bundle). It reads no state and contacts no host.
 
+  A variable without a value (given or default) is not an error here: it
+  is taken as an unknown value of its type, and what depends on it is not
+  checked, nor are the resource kinds' needs. Values given with -var,
+  -var-file or EGGO_VAR_NAME are used and checked.
+
 Options:
   -var 'NAME=VALUE'    Set a variable; repeatable.
   -var-file=FILE       Read variables from a file; repeatable.
@@ -34,15 +39,24 @@ func (c *ValidateCommand) Run(args []string) int {
 		return 1
 	}
 	o := op.engineOptions(c.streams.Env)
+	// A variable without a value is unknown here, not an error: CI
+	// validates without the values of a real cluster (as Terraform's
+	// validate does). Values given are used and checked.
+	o.Vars.Validate = true
 	loaded, diags := engine.LoadConfig(o)
 	v.Diagnostics(diags, loaded)
 	if diags.HasErrors() {
 		return 1
 	}
-	if err := engine.Validate(o, loaded); err != nil {
-		showError(v, err, loaded)
-		return 1
+	cfg := loaded.Config
+	// The resource kinds check a whole model; with unknowns it holds
+	// stand-ins (empty names, missing nodes) they would refuse.
+	if len(cfg.Unset) == 0 {
+		if err := engine.Validate(o, loaded); err != nil {
+			showError(v, err, loaded)
+			return 1
+		}
 	}
-	v.Valid(len(loaded.Config.Cluster.Nodes))
+	v.Valid(len(cfg.Cluster.Nodes), cfg.Unset)
 	return 0
 }

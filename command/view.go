@@ -33,8 +33,11 @@ type View interface {
 	// Summary reports how the apply or destroy (op) ended.
 	Summary(op string, p *engine.Plan, r *engine.Result)
 
-	// Valid reports a valid configuration of nodes nodes (validate).
-	Valid(nodes int)
+	// Valid reports a valid configuration of nodes nodes (validate);
+	// unset names the variables without a value, which were taken as
+	// unknown: then what depends on them was not checked, and nodes
+	// counts only the nodes that were known.
+	Valid(nodes int, unset []string)
 	// State shows a non-empty state, Resource one of its resources (show,
 	// state show).
 	State(st *state.State)

@@ -65,6 +65,24 @@ func (v *humanView) Applying() func() {
 	return func() { close(stop) }
 }
 
-func (v *humanView) Valid(nodes int) {
-	io.WriteString(v.out, v.col.c(green, "Success!")+fmt.Sprintf(" The configuration is valid (%s).\n", text.Plural(nodes, "node")))
+func (v *humanView) Valid(nodes int, unset []string) {
+	if len(unset) == 0 {
+		io.WriteString(v.out, v.col.c(green, "Success!")+fmt.Sprintf(" The configuration is valid (%s).\n", text.Plural(nodes, "node")))
+		return
+	}
+	io.WriteString(v.out, v.col.c(green, "Success!")+" The configuration is valid, as far as it does not depend on variables without a value.\n\n")
+	names := make([]string, len(unset))
+	for i, n := range unset {
+		names[i] = "var." + n
+	}
+	fmt.Fprintf(v.out, "%s had no value and %s taken as unknown: what depends on %s was not checked, nor what the "+
+		"resource kinds need (such as the package bundle). Give values with -var or -var-file to check everything.\n",
+		strings.Join(names, ", "), oneOrMany(len(names), "was", "were"), oneOrMany(len(names), "it", "them"))
+}
+
+func oneOrMany(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -50,4 +50,9 @@ func (v *jsonView) Summary(op string, p *engine.Plan, r *engine.Result) {
 	}
 }
 
-func (v *jsonView) Valid(nodes int) { v.emit(validMsg{Type: "valid", Nodes: nodes}) }
+func (v *jsonView) Valid(nodes int, unset []string) {
+	if unset == nil {
+		unset = []string{}
+	}
+	v.emit(validMsg{Type: "valid", Nodes: nodes, UnsetVariables: unset})
+}

@@ -170,6 +170,10 @@ type applySummaryMsg struct {
 type validMsg struct {
 	Nodes int    `json:"nodes"`
 	Type  string `json:"type"` // "valid"
+	// UnsetVariables: the variables without a value, taken as unknown
+	// (never null); what depends on them was not checked, and nodes
+	// counts only the known nodes.
+	UnsetVariables []string `json:"unset_variables"`
 }
 
 // The documents of show, state show and graph are one indented JSON

@@ -29,25 +29,29 @@ func (l *loader) assemble() (*resources.Cluster, hcl.Diagnostics) {
 	for _, nb := range l.nodes {
 		for _, in := range nb.instances {
 			n := in.model
-			if prev, dup := byName[n.Name]; dup {
+			c.Nodes = append(c.Nodes, n)
+			switch prev, dup := byName[n.Name]; {
+			case in.unknown["name"]: // validate mode: not known, so not compared
+			case dup:
 				diags = append(diags, diagf(in.nameRange, "Duplicate node name",
 					"%s is named %q, and so is %s at %s. Node names must be unique; set name = \"...\" on one of them.",
 					nb.instanceAddr(in), n.Name, prev.nb.instanceAddr(prev.in), prev.in.model.Source))
-			} else {
+			default:
 				byName[n.Name] = seen{nb, in}
 			}
 			key := addressKey(n.Address)
-			if prev, dup := byAddr[key]; dup {
+			switch prev, dup := byAddr[key]; {
+			case in.unknown["address"]:
+			case dup:
 				diags = append(diags, diagf(in.addrRange, "Duplicate node address",
 					"%s has address %s, which %s at %s already has. Each node must be a different machine.",
 					nb.instanceAddr(in), n.Address, prev.nb.instanceAddr(prev.in), prev.in.model.Source))
-			} else {
+			default:
 				byAddr[key] = seen{nb, in}
 			}
-			c.Nodes = append(c.Nodes, n)
 		}
 	}
-	if len(c.Nodes) == 0 && !diags.HasErrors() {
+	if len(c.Nodes) == 0 && !diags.HasErrors() && !l.nodesPartial() {
 		diags = append(diags, diagf(l.nodes[0].block.DefRange, "No nodes",
 			"Every node block expands to zero instances (empty for_each or count = 0); a cluster needs at least one node."))
 	}

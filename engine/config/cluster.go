@@ -21,6 +21,7 @@ type clusterBlock struct {
 	runtime      *hcl.Block
 	addons       *hcl.Block
 	model        resources.Cluster
+	unknown      map[hcl.Range]bool // validate mode: see partial.go
 }
 
 func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
@@ -62,7 +63,7 @@ func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
 var versionPattern = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?)$`)
 
 func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
-	dec := newDecoder(ctx)
+	dec := l.decoder(ctx)
 	attrs := dec.require(clusterSchema, cb.content.Attributes)
 	c := &cb.model
 	c.Name = cb.block.Labels[0]
@@ -109,8 +110,9 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 	c.Runtime = decodeRuntime(dec, cb.runtime)
 	c.Addons = l.decodeAddons(dec, cb.addons)
 
+	cb.unknown = dec.unknown
 	if !dec.diags.HasErrors() {
-		l.values["cluster"] = clusterValue(c)
+		l.values["cluster"] = cb.value()
 	}
 	return dec.diags
 }

@@ -20,6 +20,12 @@ type VarInput struct {
 	Vars     []string // "name=value" from -var, in command-line order
 	VarFiles []string // -var-file paths (HCL, or JSON when the name ends .json)
 	Env      []string // os.Environ(), scanned for EGGO_VAR_name
+	// Validate is `eggo validate`'s mode, as in Terraform: a variable
+	// that has no value (given or default) is an unknown value of its
+	// type instead of an error, and what depends on an unknown value is
+	// left unchecked. Values that are given are used and checked as
+	// usual. A Config loaded this way is for checking only: see Unset.
+	Validate bool
 }
 
 // Config is a loaded cluster definition.
@@ -43,6 +49,12 @@ type Config struct {
 	Secrets *Secrets
 	// Backend is where the state lives: nil means the state file.
 	Backend *Backend
+	// Unset names, in declaration order, the variables that had no value
+	// in validate mode (VarInput.Validate) and were taken as unknown. The
+	// parts of Cluster that depend on them hold zero values, and the
+	// node instances of a for_each or count that depends on them are
+	// missing: such a Config must not be planned.
+	Unset []string
 }
 
 // Output is one output block, evaluated.

@@ -32,6 +32,7 @@ type bastionOverride struct {
 	block                         *hcl.Block
 	host, user, privateKey, pwEnv *string
 	port                          *int
+	hostUnknown                   bool // validate mode: host is set, to a value not known
 }
 
 func (l *loader) declareConnection(b *hcl.Block) hcl.Diagnostics {
@@ -47,7 +48,7 @@ func (l *loader) declareConnection(b *hcl.Block) hcl.Diagnostics {
 		decl:       b.DefRange,
 		traversals: bodyTraversals(b.Body),
 		eval: func(ctx *hcl.EvalContext) hcl.Diagnostics {
-			dec := newDecoder(ctx)
+			dec := l.decoder(ctx)
 			l.defaultConn = l.decodeConnection(dec, cb)
 			return dec.diags
 		},
@@ -102,12 +103,13 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 		dec.diags = append(dec.diags, diags...)
 		ba := content.Attributes
 		o.bastion = &bastionOverride{
-			block:      cb.bastion,
-			host:       dec.strPtr(ba, "host"),
-			user:       dec.strPtr(ba, "user"),
-			port:       dec.intPtr(ba, "port", 1, 65535),
-			privateKey: l.pathPtr(dec, ba, "private_key_file"),
-			pwEnv:      envNamePtr(dec, ba, "password_env"),
+			block:       cb.bastion,
+			host:        dec.strPtr(ba, "host"),
+			user:        dec.strPtr(ba, "user"),
+			port:        dec.intPtr(ba, "port", 1, 65535),
+			privateKey:  l.pathPtr(dec, ba, "private_key_file"),
+			pwEnv:       envNamePtr(dec, ba, "password_env"),
+			hostUnknown: dec.isUnknown(ba, "host"),
 		}
 		if h := o.bastion.host; h != nil && !isHost(*h) {
 			dec.errorf(ba["host"].Expr.Range(), "Invalid bastion host",
@@ -208,17 +210,21 @@ func (l *loader) nodeConnection(dec *decoder, own *connOverride) resources.Conne
 		c.Bastion = &b
 	}
 	var bastionBlock *hcl.Block
-	if l.defaultConn.bastion != nil {
-		bastionBlock = l.defaultConn.bastion.block
+	hostUnknown := false
+	if bo := l.defaultConn.bastion; bo != nil {
+		bastionBlock, hostUnknown = bo.block, bo.hostUnknown
 	}
 	if own != nil {
 		c = own.apply(c)
-		if own.bastion != nil {
-			bastionBlock = own.bastion.block
+		if bo := own.bastion; bo != nil {
+			bastionBlock = bo.block
+			if bo.host != nil || bo.hostUnknown {
+				hostUnknown = bo.hostUnknown
+			}
 		}
 	}
 	if b := c.Bastion; b != nil {
-		if b.Host == "" {
+		if b.Host == "" && !hostUnknown {
 			dec.errorf(bastionBlock.DefRange, "Missing bastion host",
 				"A bastion block needs host = \"...\": the jump host to connect through.")
 		}

@@ -25,6 +25,12 @@ type decoder struct {
 	// required records the attributes a schema requires (or a block's
 	// type requires, like a shell hook's source): null does not set them.
 	required map[*hcl.Attribute]bool
+	// validate is the loader's validate mode (VarInput.Validate): an
+	// attribute whose value is not known is left unchecked, and its
+	// range recorded in unknown, so checks that combine attributes can
+	// skip it too (see partial.go).
+	validate bool
+	unknown  map[hcl.Range]bool
 }
 
 func newDecoder(ctx *hcl.EvalContext) *decoder {
@@ -84,7 +90,7 @@ func (d *decoder) eval(a *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
 		}
 		return cty.NilVal, false
 	}
-	if !v.IsWhollyKnown() {
+	if !v.IsWhollyKnown() && !d.validate {
 		d.errorf(a.Expr.Range(), "Value not known", "The value of %q is not known while loading the configuration.", a.Name)
 		return cty.NilVal, false
 	}
@@ -98,6 +104,10 @@ func (d *decoder) eval(a *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
 			Expression:  a.Expr,
 			EvalContext: d.ctx,
 		})
+		return cty.NilVal, false
+	}
+	if !cv.IsWhollyKnown() { // validate mode: its type was checked, its value cannot be
+		d.markUnknown(a)
 		return cty.NilVal, false
 	}
 	return cv, true

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzLoad feeds arbitrary text as the one file of a configuration: Load
-// must return diagnostics, never panic. Seeds: the valid and error test
+// must return diagnostics, never panic, in validate mode too. Seeds: the valid and error test
 // files (testdata/fuzz/FuzzLoad holds them in the corpus format as well).
 func FuzzLoad(f *testing.F) {
 	for _, pattern := range []string{"testdata/valid/*/*.hcl", "testdata/errors/*.hcl"} {
@@ -29,6 +29,11 @@ func FuzzLoad(f *testing.F) {
 		}
 		if !diags.HasErrors() && (cfg.Cluster == nil || len(cfg.Cluster.Nodes) == 0 || cfg.Hash == "") {
 			t.Fatalf("Load succeeded without a usable cluster: %+v", cfg)
+		}
+		// Validate mode: variables without a value are unknown values.
+		cfg, diags = Load(dir, VarInput{Validate: true})
+		if cfg == nil || !diags.HasErrors() && cfg.Cluster == nil {
+			t.Fatalf("Load in validate mode returned no cluster and no error: %+v", cfg)
 		}
 	})
 }

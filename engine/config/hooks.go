@@ -91,7 +91,7 @@ func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (hook.Hook, hcl.D
 	if diags.HasErrors() {
 		return h, diags
 	}
-	dec := newDecoder(l.scope(refs))
+	dec := l.decoder(l.scope(refs))
 	dec.diags = diags
 	attrs := dec.require(hookSchema, hb.content.Attributes)
 
@@ -99,7 +99,7 @@ func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (hook.Hook, hcl.D
 	h.Type = decodeHookType(dec, hb)
 	checkHookAttributes(dec, hb, h.Type)
 	h.Scope = decodeHookScope(dec, attrs)
-	decodeHookTargets(dec, hb, &h, c)
+	decodeHookTargets(dec, hb, &h, c, l.nodesPartial())
 	h.OnOperator = decodeHookRunOn(dec, attrs, h.Scope)
 	decodeHookPolicy(dec, attrs, &h)
 	switch h.Type {

@@ -21,7 +21,7 @@ const maxMeasurements = 10000
 func decodeCheckHook(dec *decoder, hb *hookBlock, t hook.Type) *hookcheck.Spec {
 	attrs := hb.content.Attributes
 	s := &hookcheck.Spec{Name: hb.block.Labels[0]}
-	before := len(dec.diags)
+	before, unknownBefore := len(dec.diags), len(dec.unknown)
 	var provider hcl.Attributes // the provider block's attributes, to point at
 	var block *hcl.Block
 	switch {
@@ -53,6 +53,9 @@ func decodeCheckHook(dec *decoder, hb *hookBlock, t hook.Type) *hookcheck.Spec {
 	s.ConsecutiveErrorLimit = dec.intPtr(attrs, "consecutive_error_limit", 0, maxMeasurements)
 	if dec.diags[before:].HasErrors() || block == nil {
 		return s // hookcheck would only repeat these
+	}
+	if len(dec.unknown) > unknownBefore {
+		return s // validate mode: hookcheck would check stand-ins for what is not known
 	}
 	validateCheck(dec, hb, s, block, provider)
 	return s

@@ -13,6 +13,9 @@ import (
 func decodeHookPolicy(dec *decoder, attrs hcl.Attributes, h *hook.Hook) {
 	if a := attrs["policy"]; a != nil {
 		s := dec.str(attrs, "policy", "")
+		if dec.isUnknown(attrs, "policy") {
+			return // validate mode: which settings apply is not known
+		}
 		switch p := hookrun.Policy(s); p {
 		case hookrun.Abort, hookrun.Continue, hookrun.Retry:
 			h.Policy = p
@@ -42,8 +45,9 @@ func decodeHookPolicy(dec *decoder, attrs hcl.Attributes, h *hook.Hook) {
 	h.Fallback = hookrun.Abort
 	if a := attrs["fallback"]; a != nil {
 		s := dec.str(attrs, "fallback", "")
-		switch p := hookrun.Policy(s); p {
-		case hookrun.Abort, hookrun.Continue:
+		switch p := hookrun.Policy(s); {
+		case dec.isUnknown(attrs, "fallback"): // validate mode
+		case p == hookrun.Abort || p == hookrun.Continue:
 			h.Fallback = p
 		default:
 			dec.errorf(a.Expr.Range(), "Invalid fallback",

@@ -116,6 +116,9 @@ func decodeHookType(dec *decoder, hb *hookBlock) hook.Type {
 				"type must be \"shell\" (run scripts), \"web\" or \"prometheus\" (check hooks); got %s.", dec.show(a, s))
 			return ""
 		}
+		if dec.isUnknown(hb.content.Attributes, "type") {
+			return "" // validate mode: what depends on the type is not checked
+		}
 	case hb.web != nil && hb.prom == nil:
 		t = hook.TypeWeb
 	case hb.prom != nil && hb.web == nil:
@@ -213,6 +216,7 @@ func decodeHookRunOn(dec *decoder, attrs hcl.Attributes, scope hook.Scope) bool 
 	}
 	v := dec.str(attrs, "run_on", "first_master")
 	switch {
+	case dec.isUnknown(attrs, "scope"): // validate mode
 	case scope != hook.ClusterScope:
 		dec.errorf(a.NameRange, "run_on on a node hook",
 			"A node hook runs on each node it selects; run_on chooses where a cluster hook (scope = \"cluster\") runs. Remove run_on, or set scope = \"cluster\".")
@@ -228,7 +232,10 @@ func decodeHookRunOn(dec *decoder, attrs hcl.Attributes, scope hook.Scope) bool 
 
 // decodeHookTargets reads roles and nodes: every role a known one, every
 // node a node of the cluster, neither on a cluster-scope hook.
-func decodeHookTargets(dec *decoder, hb *hookBlock, h *hook.Hook, c *resources.Cluster) {
+//
+// partial says validate mode does not know all the nodes (nodesPartial):
+// then a name cannot be found missing, nor a hook found to select none.
+func decodeHookTargets(dec *decoder, hb *hookBlock, h *hook.Hook, c *resources.Cluster, partial bool) {
 	attrs := hb.content.Attributes
 	for _, n := range []string{"roles", "nodes"} {
 		if a := attrs[n]; a != nil && h.Scope == hook.ClusterScope {
@@ -255,7 +262,7 @@ func decodeHookTargets(dec *decoder, hb *hookBlock, h *hook.Hook, c *resources.C
 			names[i] = n.Name
 		}
 		for i, n := range nodes {
-			if !slices.Contains(names, n) {
+			if !slices.Contains(names, n) && !partial {
 				dec.errorf(elementRange(attrs["nodes"].Expr, i, len(nodes)), "Unknown node",
 					"Hook %q names the node %s, and the cluster has no node of that name. Nodes: %s. "+
 						"A node block with for_each or count names its nodes by key or LABEL-INDEX, not by its label.",
@@ -263,6 +270,9 @@ func decodeHookTargets(dec *decoder, hb *hookBlock, h *hook.Hook, c *resources.C
 			}
 		}
 		h.Nodes = nodes
+	}
+	if partial || dec.isUnknown(attrs, "scope", "roles", "nodes") {
+		return
 	}
 	if (h.Roles != nil || h.Nodes != nil) && !dec.diags.HasErrors() {
 		for i := range c.Nodes {

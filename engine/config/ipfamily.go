@@ -16,8 +16,8 @@ import (
 // by a DNS name are not checked.
 func (l *loader) checkServiceFamily(c *resources.Cluster, byRole map[string][]placedNode) hcl.Diagnostics {
 	service, err := netip.ParsePrefix(c.Network.ServiceCIDR)
-	if err != nil {
-		return nil // reported where the range is decoded
+	if err != nil || l.clusters[0].unknownAttr(true, "service_cidr") {
+		return nil // reported where the range is decoded, or not known (validate mode)
 	}
 	for _, m := range byRole["master"] {
 		addr, err := netip.ParseAddr(m.in.model.Address)

@@ -22,6 +22,8 @@ type loader struct {
 	sources   map[string][]byte // diagnostics file name → source
 	funcs     map[string]function.Function
 	readFiles map[string][]byte // files read by file()/templatefile(), for Hash
+	validate  bool              // VarInput.Validate: see partial.go
+	unset     []string          // validate mode: the variables taken as unknown
 
 	variables   []*variable
 	varByName   map[string]*variable
@@ -55,6 +57,7 @@ func newLoader(dir string) *loader {
 }
 
 func (l *loader) load(in VarInput) (*Config, hcl.Diagnostics) {
+	l.validate = in.Validate
 	files, diags := l.parseDir()
 	if diags.HasErrors() {
 		return nil, diags
@@ -93,6 +96,7 @@ func (l *loader) load(in VarInput) (*Config, hcl.Diagnostics) {
 		Outputs: outputs,
 		Files:   l.sources,
 		Hash:    l.hash(),
+		Unset:   l.unset,
 	}, diags
 }
 

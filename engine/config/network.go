@@ -24,7 +24,7 @@ func (l *loader) decodeNetwork(dec *decoder, cb *clusterBlock) resources.Network
 
 	service, okS := checkCIDR(dec, attrs, "service_cidr", n.ServiceCIDR)
 	pod, okP := checkCIDR(dec, attrs, "pod_cidr", n.PodCIDR)
-	if okS && okP && service.Overlaps(pod) {
+	if okS && okP && service.Overlaps(pod) && !dec.isUnknown(attrs, "service_cidr", "pod_cidr") {
 		// Point at the range the user wrote last: pod_cidr if set, else service_cidr.
 		rng := cb.network.DefRange
 		if a, ok := attrs["pod_cidr"]; ok {
@@ -100,6 +100,9 @@ func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 			}
 		}
 		return b.DefRange
+	}
+	if dec.isUnknown(attrs, "validity", "ca_validity", "renew_before") {
+		return c // validate mode: one side of the comparisons below is not known
 	}
 	if c.RenewBefore >= c.Validity {
 		dec.errorf(pick("renew_before", "validity"), "Invalid renew_before",

@@ -21,14 +21,17 @@ const (
 
 // nodeBlock is one node block and, once evaluated, its instances.
 type nodeBlock struct {
-	label     string
-	block     *hcl.Block
-	content   *hcl.BodyContent
-	conn      *connectionBody // the node's own connection block, nil if none
-	rep       repetition
-	vertex    *vertex
-	instances []*nodeInstance
-	value     cty.Value // what node.LABEL evaluates to
+	label   string
+	block   *hcl.Block
+	content *hcl.BodyContent
+	conn    *connectionBody // the node's own connection block, nil if none
+	rep     repetition
+	vertex  *vertex
+	// unknownRep: the for_each or count is not known (validate mode), so
+	// the instances are not known either and instances is empty.
+	unknownRep bool
+	instances  []*nodeInstance
+	value      cty.Value // what node.LABEL evaluates to
 }
 
 // nodeInstance is one machine a node block declares.
@@ -37,6 +40,11 @@ type nodeInstance struct {
 	key       string // for_each key, or count index in decimal
 	nameRange hcl.Range
 	addrRange hcl.Range
+	// unknown names the attributes of node.LABEL that are not known
+	// (validate mode); every is the stand-in for all the instances of a
+	// block whose for_each or count is unknown. See partial.go.
+	unknown map[string]bool
+	every   bool
 }
 
 // nodeObjectType is the type of each node's value under node.LABEL.
@@ -120,13 +128,13 @@ func (nb *nodeBlock) buildValue() cty.Value {
 	objs := make([]cty.Value, len(nb.instances))
 	for i, in := range nb.instances {
 		n := in.model
-		objs[i] = cty.ObjectVal(map[string]cty.Value{
+		objs[i] = withUnknowns(cty.ObjectVal(map[string]cty.Value{
 			"name":    cty.StringVal(n.Name),
 			"address": cty.StringVal(n.Address),
 			"arch":    cty.StringVal(n.Arch),
 			"roles":   stringListValue(n.Roles),
 			"labels":  stringMapValue(n.Labels),
-		})
+		}), in.unknown)
 	}
 	switch nb.rep {
 	case forEach:
@@ -150,10 +158,12 @@ func (nb *nodeBlock) buildValue() cty.Value {
 
 // source of a node for messages: "node.worker[\"w0\"] (main.hcl:12)".
 func (nb *nodeBlock) instanceAddr(in *nodeInstance) string {
-	switch nb.rep {
-	case forEach:
+	switch {
+	case in.every:
+		return fmt.Sprintf("node.%s (each instance)", nb.label)
+	case nb.rep == forEach:
 		return fmt.Sprintf("node.%s[%q]", nb.label, in.key)
-	case counted:
+	case nb.rep == counted:
 		return fmt.Sprintf("node.%s[%s]", nb.label, in.key)
 	}
 	return "node." + nb.label

@@ -43,7 +43,7 @@ func (l *loader) evalOutputs() ([]Output, hcl.Diagnostics) {
 	ctx := l.scope(refs)
 	out := make([]Output, 0, len(l.outputs))
 	for _, o := range l.outputs {
-		dec := newDecoder(ctx)
+		dec := l.decoder(ctx)
 		attrs := o.content.Attributes
 		res := Output{Name: o.name, Range: o.block.DefRange}
 		res.Description = dec.str(attrs, "description", "")

@@ -102,7 +102,7 @@ func (l *loader) blockDecoder(b *hcl.Block, schema *hcl.BodySchema) (*decoder, h
 	if diags.HasErrors() {
 		return nil, nil, diags
 	}
-	dec := newDecoder(l.scope(refs))
+	dec := l.decoder(l.scope(refs))
 	dec.diags = diags
 	return dec, dec.require(schema, content.Attributes), nil
 }
@@ -193,7 +193,7 @@ func (l *loader) decodeEtcdBackend(b *hcl.Block, be *Backend) (*Backend, hcl.Dia
 			*f.dst = l.pathAttr(dec, attrs[f.name], *p)
 		}
 	}
-	if (be.CertFile == "") != (be.KeyFile == "") {
+	if (be.CertFile == "") != (be.KeyFile == "") && !dec.isUnknown(attrs, "cert_file", "key_file") {
 		dec.errorf(b.DefRange, "Incomplete client certificate", "cert_file and key_file go together: give both or neither.")
 	}
 	be.LockTTL = dec.duration(attrs, "lock_ttl", 15*time.Second)

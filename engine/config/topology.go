@@ -50,14 +50,21 @@ func (l *loader) checkTopology(c *resources.Cluster) hcl.Diagnostics {
 		}
 		diags = append(diags, checkMasterNotLoadBalancer(nb)...)
 	}
-	diags = append(diags, l.checkControlPlane(c, byRole)...)
-	diags = append(diags, checkLoadBalancers(c, byRole["loadbalance"])...)
-	diags = append(diags, checkEtcdCount(byRole["etcd"])...)
-	if len(l.clusters) > 0 {
-		diags = append(diags, checkAddonWorkers(l.clusters[0], byRole["worker"])...)
-		diags = append(diags, l.checkServiceFamily(c, byRole)...)
+	// In validate mode some nodes or their roles may not be known
+	// (partial): what a check finds missing may be among them, so only
+	// the checks that more nodes could not satisfy run.
+	partial := l.nodesPartial()
+	if !partial {
+		diags = append(diags, l.checkControlPlane(c, byRole)...)
 	}
-	return diags
+	if !l.clusters[0].unknownAttr(false, "api_endpoint") {
+		diags = append(diags, checkLoadBalancers(c, byRole["loadbalance"])...)
+	}
+	if !partial {
+		diags = append(diags, checkEtcdCount(byRole["etcd"])...)
+		diags = append(diags, checkAddonWorkers(l.clusters[0], byRole["worker"])...)
+	}
+	return append(diags, l.checkServiceFamily(c, byRole)...)
 }
 
 // checkMasterNotLoadBalancer reports once per block (its instances share

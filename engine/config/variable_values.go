@@ -109,6 +109,10 @@ func (l *loader) assignVariables(values map[string]assigned) hcl.Diagnostics {
 			v.value = cv
 		case v.def != cty.NilVal:
 			v.value = v.def
+		case l.validate:
+			// What depends on it goes unchecked (see partial.go).
+			v.value = cty.UnknownVal(v.typ)
+			l.unset = append(l.unset, v.name)
 		default:
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
