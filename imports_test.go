@@ -29,7 +29,7 @@ var importRules = map[string][]string{
 	"providers":               {"providers"},
 	"resources":               {"providers", "resources/pki"},
 	"resources/pki":           {},
-	"resources/templates":     {},
+	"resources/templates":     {"providers/shell"}, // shell.Quote, in the scripts it renders
 	"resources/hookrun":       {"providers"},
 	"resources/hookcheck":     {"providers", "internal/text"}, // internal/text: Plural in its summaries
 	"resources/host":          {"=resources", "providers"},
@@ -38,7 +38,7 @@ var importRules = map[string][]string{
 	"resources/addon":         {"=resources", "resources/kube", "resources/pki", "resources/templates", "providers"},
 	"resources/hook":          {"=resources", "resources/hookrun", "resources/hookcheck", "providers"},
 	"resources/kinds":         {"=resources", "resources/host", "resources/certs", "resources/kube", "resources/addon"},
-	"resources/resourcestest": {"=resources"},
+	"resources/resourcestest": {"=resources", "providers"}, // providers: the recording transport and shelltest
 	// The engine knows kinds through the core's interface; it places and
 	// runs hooks, so it knows the hook family and its libraries.
 	// internal/text: Plural, shared with command and hookcheck.

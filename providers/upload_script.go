@@ -30,5 +30,5 @@ chmod "$mode" -- "$t" && mv -f -- "$t" "$d" || { rm -f -- "$t"; exit 92; }`
 // mode, run once the transport has written tmp (with cat). It fails with
 // one of the UploadExit* codes.
 func UploadFinishCommand(tmp, dst, want string, mode fs.FileMode) string {
-	return "sh -c " + shell.Quote(uploadFinish) + " eggo " + shell.Quote(tmp) + " " + shell.Quote(dst) + " " + want + " " + fmt.Sprintf("%04o", UnixMode(mode))
+	return "sh -c " + shell.Quote(uploadFinish) + " eggo " + shell.Quote(tmp) + " " + shell.Quote(dst) + " " + shell.Quote(want) + " " + fmt.Sprintf("%04o", UnixMode(mode))
 }

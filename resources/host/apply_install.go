@@ -22,7 +22,7 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 	case live.state == f.SHA256 && ours:
 		// Only the mode differs, on a file that is eggo's anyway. The chmod
 		// moves its ctime: the stat is taken again, in the same command.
-		out, err := a.run(ctx, "chmod "+f.Mode+" -- "+shell.Quote(f.Path)+" && { "+quickStatCmd(f.Path)+" || :; }", true)
+		out, err := a.run(ctx, "chmod "+shell.Quote(f.Mode)+" -- "+shell.Quote(f.Path)+" && { "+quickStatCmd(f.Path)+" || :; }", true)
 		if err != nil {
 			return a.errorf("%s: %w", f.Path, err)
 		}

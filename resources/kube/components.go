@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -192,5 +193,9 @@ func tlsHealthz(port int) string {
 }
 
 func gitVersion(v string) string { return "v" + strings.TrimPrefix(v, "v") }
+
+// kubectlWith is the command line of kubectl talking to the API as the
+// kubeconfig at path says (a path under config_dir: quoted).
+func kubectlWith(path string) string { return "kubectl --kubeconfig " + shell.Quote(path) }
 
 const DefaultHealthTimeout = 3 * time.Minute

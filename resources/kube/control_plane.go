@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -72,7 +73,7 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 	for _, e := range c.NodesWithRole("etcd") {
 		deps = append(deps, EtcdMemberAddr(e.Name))
 	}
-	admin := "kubectl --kubeconfig " + AdminKubeconfigPath(c)
+	admin := kubectlWith(AdminKubeconfigPath(c))
 	return componentSpec{
 		service: service{
 			Component: resources.CompAPIServer,
@@ -81,8 +82,8 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 				args: flags(c, resources.CompAPIServer, own), typ: "notify"}),
 			Files: files,
 			// Ready, and serving the version this apply installed.
-			Health: fmt.Sprintf("%s get --raw /readyz >/dev/null && %s get --raw /version | grep -q '\"gitVersion\": \"%s\"'",
-				admin, admin, gitVersion(c.KubernetesVersion)),
+			Health: fmt.Sprintf("%s get --raw /readyz >/dev/null && %s get --raw /version | grep -qF %s",
+				admin, admin, shell.Quote(`"gitVersion": "`+gitVersion(c.KubernetesVersion)+`"`)),
 			HealthTimeout: DefaultHealthTimeout,
 			Version:       c.KubernetesVersion,
 		},

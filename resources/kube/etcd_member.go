@@ -48,10 +48,11 @@ func (EtcdMember) Schema() resources.Schema {
 func etcdDir(c *resources.Cluster) string { return path.Join(c.ConfigDir, resources.CompEtcd) }
 
 // etcdctl runs etcdctl on a member's host as that member (its server
-// certificate is also a client certificate).
+// certificate is also a client certificate). The endpoints come from the
+// state and the paths from config_dir: each is quoted.
 func etcdctl(dir, endpoints string) string {
 	return fmt.Sprintf("ETCDCTL_API=3 etcdctl --endpoints=%s --cacert=%s --cert=%s --key=%s --dial-timeout=5s --command-timeout=15s",
-		endpoints, path.Join(dir, "ca.crt"), path.Join(dir, "server.crt"), path.Join(dir, "server.key"))
+		shell.Quote(endpoints), shell.Quote(path.Join(dir, "ca.crt")), shell.Quote(path.Join(dir, "server.crt")), shell.Quote(path.Join(dir, "server.key")))
 }
 
 // Expand returns one member per etcd node.

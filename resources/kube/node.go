@@ -98,7 +98,7 @@ func KubectlVia(ctx context.Context, rc *resources.RunContext, addr string, via 
 		// Every script here is idempotent.
 		var out string
 		for attempt := 1; ; attempt++ {
-			out, err = resources.RunScript(ctx, conn, script("kubectl --kubeconfig "+shell.Quote(m.kubeconfig)), mutates)
+			out, err = resources.RunScript(ctx, conn, script(kubectlWith(m.kubeconfig)), mutates)
 			if err == nil || attempt == 4 || ctx.Err() != nil {
 				break
 			}

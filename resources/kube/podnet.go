@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"path"
 
+	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/templates"
 )
@@ -69,14 +70,14 @@ ExecStart=/bin/sh %s up
 
 [Install]
 WantedBy=multi-user.target
-`, resources.CompContainerd, script)
+`, resources.CompContainerd, unitArg(script))
 	return componentSpec{
 		service: service{
 			Component:     resources.CompPodRoutes,
 			UnitName:      resources.CompPodRoutes + ".service",
 			Unit:          unit,
 			Files:         []serviceFile{{Path: script, Mode: "0755", Content: content}},
-			Health:        "/bin/sh " + script + " check",
+			Health:        "/bin/sh " + shell.Quote(script) + " check",
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup:       podRoutesCleanup(fam),
 		},

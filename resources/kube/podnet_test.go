@@ -174,7 +174,7 @@ func TestPodRoutesFollowWorkers(t *testing.T) {
 					!strings.Contains(s.Unit, "After=network-online.target containerd.service") || strings.Contains(s.Unit, "Restart=") {
 					t.Errorf("%s: unit\n%s", d.Addr, s.Unit)
 				}
-				if s.Health != "/bin/sh /etc/kubernetes/eggo-pod-routes/routes.sh check" || !strings.Contains(s.Cleanup, "ip -4 route flush proto 77") {
+				if s.Health != "/bin/sh '/etc/kubernetes/eggo-pod-routes/routes.sh' check" || !strings.Contains(s.Cleanup, "ip -4 route flush proto 77") {
 					t.Errorf("%s: health %q cleanup %q", d.Addr, s.Health, s.Cleanup)
 				}
 			}

@@ -159,7 +159,7 @@ func TestPodSubnetsInComponents(t *testing.T) {
 		t.Error("a master got pod routes")
 	}
 	script := parseService(byAddr[resources.ServiceAddr(resources.CompPodRoutes, "w0")].Attrs).Files[0].Content.(string)
-	if !strings.Contains(script, "ROUTES='10.244.7.0/24 10.0.0.3 w1\n10.244.1.0/24 10.0.0.4 w2\n'") || !strings.Contains(script, "SUBNET=10.244.0.0/24\n") {
+	if !strings.Contains(script, "ROUTES='10.244.7.0/24 10.0.0.3 w1\n10.244.1.0/24 10.0.0.4 w2\n'") || !strings.Contains(script, "SUBNET='10.244.0.0/24'\n") {
 		t.Errorf("w0's routes script:\n%s", script)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -151,7 +152,7 @@ tlsPrivateKeyFile: %s
 		"kubeconfig":        f("kubeconfig"),
 		"node-ip":           n.Address,
 	}
-	kubectl := "kubectl --kubeconfig " + f("kubeconfig")
+	kubectl := kubectlWith(f("kubeconfig"))
 	return componentSpec{
 		service: service{
 			Component: resources.CompKubelet,
@@ -168,8 +169,8 @@ tlsPrivateKeyFile: %s
 			DataDirs: []string{"/var/lib/kubelet"},
 			// Serving, registered, Ready, and at the version installed.
 			Health: httpCheck(10248, "/healthz", "ok") + " && " +
-				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = "True %s" ]`,
-					kubectl, n.Name, gitVersion(c.KubernetesVersion)),
+				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = %s ]`,
+					kubectl, shell.Quote(n.Name), shell.Quote("True "+gitVersion(c.KubernetesVersion))),
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup: `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
 true`,

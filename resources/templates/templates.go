@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"strings"
 	"text/template"
+
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 //go:embed *.tmpl
@@ -24,7 +26,7 @@ var parsed = template.Must(template.New("").Option("missingkey=error").Funcs(tem
 	"indent":     indent,
 	"join":       strings.Join,
 	"sha256":     sha256Hex,
-	"shquote":    shQuote,
+	"shquote":    shell.Quote, // the one quoting function for a shell
 	"routeTable": routeTable,
 }).ParseFS(files, "*.tmpl"))
 
@@ -105,11 +107,6 @@ func indent(n int, s string) string {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
-}
-
-// shQuote quotes s for sh.
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // routeTable is the routes as the script reads them: "SUBNET GATEWAY NODE"
