@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"filippo.io/age"
 )
 
 // result is what one eggo invocation produced.
@@ -185,4 +187,19 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// newAgeIdentity makes an age identity and writes it to a 0600 file, as
+// -identity reads it.
+func newAgeIdentity(t *testing.T) (*age.X25519Identity, string) {
+	t.Helper()
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "id.age")
+	if err := os.WriteFile(file, []byte(id.String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return id, file
 }

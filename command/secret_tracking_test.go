@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"filippo.io/age"
 )
 
 // trackedSecret is the sensitive variable's value: every command below is
@@ -37,14 +35,7 @@ func TestSensitiveVariableIsTrackedEverywhere(t *testing.T) {
 	defer srv.Close()
 
 	f := newFixture(t)
-	id, err := age.GenerateX25519Identity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	idFile := filepath.Join(t.TempDir(), "id.age")
-	if err := os.WriteFile(idFile, []byte(id.String()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	id, idFile := newAgeIdentity(t)
 	f.write("secret.hcl", `variable "token" {
   sensitive = true
 }

@@ -2,11 +2,8 @@ package command
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"filippo.io/age"
 )
 
 // A sensitive output is "(sensitive value)" in show and show -json: never
@@ -30,14 +27,7 @@ func TestShowHidesSensitiveOutputs(t *testing.T) {
 // Sealed and shown without an identity: still listed, as sensitive.
 func TestShowListsSealedOutputsWithoutIdentity(t *testing.T) {
 	f := newFixture(t)
-	id, err := age.GenerateX25519Identity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	idFile := filepath.Join(t.TempDir(), "id.age")
-	if err := os.WriteFile(idFile, []byte(id.String()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	id, idFile := newAgeIdentity(t)
 	f.write("outputs.hcl", "output \"token\" {\n  value     = \"tok-SECRET-4471\"\n  sensitive = true\n}\n"+
 		"secrets {\n  recipients = [\""+id.Recipient().String()+"\"]\n}\n")
 	f.mustRun(0, "apply", "-auto-approve", "-identity="+idFile)
