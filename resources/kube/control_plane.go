@@ -6,6 +6,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
@@ -61,8 +62,8 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 		"secure-port":                        strconv.Itoa(resources.APIServerPort),
 		"service-account-issuer":             "https://kubernetes.default.svc." + domain,
 		// Long enough for load balancers to see /readyz fail and drain it
-		// before a restart stops it serving.
-		"shutdown-delay-duration":          "5s",
+		// before a restart stops it serving (see lbDrainTime).
+		"shutdown-delay-duration":          apiserverShutdownDelay.String(),
 		"service-account-key-file":         f("sa.pub"),
 		"service-account-signing-key-file": f("sa.key"),
 		"service-cluster-ip-range":         c.Network.ServiceCIDR,
@@ -81,9 +82,12 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 			Unit: renderUnit(unitOptions{description: "Kubernetes API server (eggo)", exec: "/usr/local/bin/kube-apiserver",
 				args: flags(c, resources.CompAPIServer, own), typ: "notify"}),
 			Files: files,
-			// Ready, and serving the version this apply installed.
-			Health: fmt.Sprintf("%s get --raw /readyz >/dev/null && %s get --raw /version | grep -qF %s",
-				admin, admin, shell.Quote(`"gitVersion": "`+gitVersion(c.KubernetesVersion)+`"`)),
+			// Ready, serving the version this apply installed, and still
+			// ready once the load balancers have had time to take it back
+			// (lbReaddTime): the next master's apiserver restarts only
+			// after this one serves through them again.
+			Health: fmt.Sprintf("%[1]s get --raw /readyz >/dev/null && %[1]s get --raw /version | grep -qF %[2]s && sleep %[3]d && %[1]s get --raw /readyz >/dev/null",
+				admin, shell.Quote(`"gitVersion": "`+gitVersion(c.KubernetesVersion)+`"`), int(lbReaddTime/time.Second)),
 			HealthTimeout: DefaultHealthTimeout,
 			Version:       c.KubernetesVersion,
 		},
@@ -178,7 +182,8 @@ backend kube-apiservers
   # shutdown-delay-duration): it leaves the pool before it stops serving.
   option httpchk GET /readyz
   http-check expect status 200
-  default-server inter 1s fall 2 rise 2 check-ssl verify none
+  timeout check ` + seconds(lbCheckInterval) + `
+  default-server inter ` + seconds(lbCheckInterval) + ` fall ` + strconv.Itoa(lbFall) + ` rise ` + strconv.Itoa(lbRise) + ` check-ssl verify none
 `)
 	var deps []string
 	for _, m := range c.NodesWithRole("master") {
