@@ -324,7 +324,7 @@ ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || tru
 	// upgrade hooks on every node and once for the cluster.
 	k8sConfig(t, dir, tb, k8sTo, "w0")
 	upgradeHooks(t, dir)
-	etcdBefore := unitInvocations(t, tb, "m0", "m1", "e0")
+	ownReleasesBefore := unitInvocations(t, tb, "m0", "m1", "e0", "w0") // etcd and containerd
 	var polls, failures atomic.Int64
 	var firstFailure atomic.Value
 	stop := make(chan struct{})
@@ -374,8 +374,11 @@ ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || tru
 			t.Errorf("etcd_member.%s changes in an upgrade that keeps etcd's program: %v", m, s)
 		}
 	}
-	for unit, id := range unitInvocations(t, tb, "m0", "m1", "e0") {
-		if strings.HasSuffix(unit, "/etcd") && etcdBefore[unit] != id {
+	if s := p.Step(`service.containerd["w0"]`); s == nil || s.Action != resources.NoOp {
+		t.Errorf("containerd on w0 changes in an upgrade that keeps containerd's program: %v", s)
+	}
+	for unit, id := range unitInvocations(t, tb, "m0", "m1", "e0", "w0") {
+		if (strings.HasSuffix(unit, "/etcd") || strings.HasSuffix(unit, "/containerd")) && ownReleasesBefore[unit] != id {
 			t.Errorf("%s restarted by the upgrade", unit)
 		}
 	}
@@ -384,11 +387,11 @@ ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || tru
 	waits(`service.kubelet["w0"]`, `service.kube-apiserver["m1"]`)
 	// Each node's upgrade is wrapped by its hooks: m1's apiserver restarts
 	// only after m0's post-upgrade hook passed, w0's kubelet only after
-	// m1's. (w0's pre hook runs before its containerd, its first step,
-	// which does not wait for the masters.)
+	// m1's and after its own pre-upgrade hook (its containerd, the same
+	// program in both bundles, is not part of the upgrade).
 	waits(`service.kube-apiserver["m1"]`, `hook.up["post-upgrade/m0"]`)
 	waits(`service.kubelet["w0"]`, `hook.up["post-upgrade/m1"]`)
-	waits(`service.containerd["w0"]`, `hook.up["pre-upgrade/w0"]`)
+	waits(`service.kubelet["w0"]`, `hook.up["pre-upgrade/w0"]`)
 	for _, n := range []string{"m0", "m1", "w0"} {
 		for _, typ := range []string{"prehook", "posthook"} {
 			env := mustExec(t, tb, n, "cat "+hookOut+"/up-"+typ+"-upgrade-"+n+".env") + "\n"

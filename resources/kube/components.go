@@ -57,6 +57,13 @@ func componentServices(c *resources.Cluster) ([]resources.Desired, error) {
 			if err := resources.CheckBundleFiles(c, n, s.Component, resources.ServiceAddr(s.Component, n.Name)); err != nil {
 				return nil, err
 			}
+			if s.program != "" {
+				v, err := programVersion(c, n, s.program)
+				if err != nil {
+					return nil, fmt.Errorf("%s (%s): %w", resources.ServiceAddr(s.Component, n.Name), n.Source, err)
+				}
+				s.Version = v
+			}
 			out = append(out, s.desired(c, n))
 		}
 	}
@@ -68,6 +75,9 @@ type componentSpec struct {
 	service
 	deps []string
 	roll *resources.Roll
+	// program, when set, is the bundle file whose digest is the service's
+	// Version (program_version.go), not the Kubernetes version.
+	program string
 	// extra attributes recorded with the service for eggo itself (the pod
 	// subnet a containerd hands out), read back from state by the next plan.
 	extra resources.Attrs

@@ -67,7 +67,7 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		if err := resources.CheckBundleFiles(c, n, resources.CompEtcd, EtcdMemberAddr(n.Name)); err != nil {
 			return nil, err
 		}
-		version, err := etcdVersion(c, n)
+		version, err := programVersion(c, n, etcdProgram)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", EtcdMemberAddr(n.Name), n.Source, err)
 		}
@@ -131,31 +131,6 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	}
 	return out, nil
 }
-
-// etcdVersion is the version a member's restart follows: etcd's own
-// program, not the Kubernetes version. The bundle's etcd is a release of its
-// own (the distribution's etcd-server), the same in the bundles of 1.31.3
-// and 1.31.4. Restarting every member for a Kubernetes upgrade bought
-// nothing and cost the apiservers failed requests: one in flight on a
-// member that stops fails with "rpc error: code = Unknown desc = malformed
-// header: missing HTTP content-type" (etcd 3.4 over TLS drops its gRPC
-// streams at once), one in flight while the leader changes with
-// "etcdserver: leader changed", and kube-apiserver passes both on. Without
-// a bundle the programs are the operator's, and the Kubernetes version is
-// all eggo knows of them.
-func etcdVersion(c *resources.Cluster, n resources.Node) (string, error) {
-	if c.Packages == "" {
-		return c.KubernetesVersion, nil
-	}
-	sum, err := resources.BundleFileSHA256(c, n, etcdProgram)
-	if err != nil {
-		return "", err
-	}
-	return "etcd sha256:" + sum[:16], nil
-}
-
-// etcdProgram is the etcd server in the bundle (a path under its arch).
-const etcdProgram = "usr/local/bin/etcd"
 
 // Read refreshes the member's service.
 func (EtcdMember) Read(ctx context.Context, rc *resources.RunContext, prior resources.Object) (resources.Attrs, []resources.Reason, error) {

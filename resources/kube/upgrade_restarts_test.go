@@ -34,6 +34,7 @@ func upgradeCluster(version, packages string) *resources.Cluster {
 		Nodes: []resources.Node{
 			{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}},
 			{Name: "e0", Address: "10.0.0.12", Roles: []string{"etcd"}},
+			{Name: "w0", Address: "10.0.0.13", Roles: []string{"worker"}},
 		}}
 }
 
@@ -64,6 +65,7 @@ func planMembers(t *testing.T, from, to *resources.Cluster) map[string]resources
 // member running: restarting them bought nothing and failed the requests
 // the apiservers had in flight on them (issue 13: "rpc error" through the
 // load balancer during 1.31.3 → 1.31.4). A new etcd program restarts them.
+// containerd, also a release of its own, is versioned the same way.
 func TestUpgradeRestartsEtcdOnlyForANewEtcd(t *testing.T) {
 	from := upgradeCluster("1.31.3", writeBundle(t, map[string]string{"usr/local/bin/kube-apiserver": "apiserver 1.31.3"}))
 	to := upgradeCluster("1.31.4", writeBundle(t, map[string]string{"usr/local/bin/kube-apiserver": "apiserver 1.31.4"}))
@@ -82,9 +84,25 @@ func TestUpgradeRestartsEtcdOnlyForANewEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, d := range services {
-		if d.Addr == resources.ServiceAddr(resources.CompAPIServer, "m0") {
+		switch d.Addr {
+		case resources.ServiceAddr(resources.CompAPIServer, "m0"):
 			if ch := planOf(t, recorded(old[i], nil), d); ch.Action != resources.Update || !strings.Contains(reasonText(ch), "1.31.3 → 1.31.4") {
 				t.Errorf("apiserver: %s (%s), want an upgrade", ch.Action, reasonText(ch))
+			}
+		case resources.ServiceAddr(resources.CompContainerd, "w0"): // its own release too
+			if ch := planOf(t, recorded(old[i], nil), d); ch.Action != resources.NoOp {
+				t.Errorf("containerd with the same program: %s (%s), want it left running", ch.Action, reasonText(ch))
+			}
+		}
+	}
+	newRuntime := upgradeCluster("1.31.4", writeBundle(t, map[string]string{"usr/local/bin/containerd": "containerd 2.0"}))
+	if services, err = componentServices(newRuntime); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range services {
+		if d.Addr == resources.ServiceAddr(resources.CompContainerd, "w0") {
+			if ch := planOf(t, recorded(old[i], nil), d); ch.Action != resources.Update || !strings.Contains(reasonText(ch), "version containerd sha256:") {
+				t.Errorf("a new containerd program: %s (%s); want a restart for the new version", ch.Action, reasonText(ch))
 			}
 		}
 	}
@@ -111,7 +129,7 @@ func TestAPIServerRestartIsTimedByTheLoadBalancer(t *testing.T) {
 	if !strings.Contains(api.Unit, "--shutdown-delay-duration="+apiserverShutdownDelay.String()) {
 		t.Errorf("apiserver unit without the shutdown delay %s:\n%s", apiserverShutdownDelay, api.Unit)
 	}
-	cfg := loadBalancer(c, c.Nodes[2]).Files[0].Content.(string)
+	cfg := loadBalancer(c, c.Nodes[len(c.Nodes)-1]).Files[0].Content.(string)
 	for _, want := range []string{"timeout check 1s", "inter 1s fall 2 rise 2"} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("haproxy.cfg without %q:\n%s", want, cfg)

@@ -115,8 +115,9 @@ rm -rf /run/containerd
 true`,
 			Version: c.KubernetesVersion,
 		},
-		roll:  workerRoll(c, n),
-		extra: resources.Attrs{AttrPodSubnet: subnet},
+		roll:    workerRoll(c, n),
+		extra:   resources.Attrs{AttrPodSubnet: subnet},
+		program: containerdProgram,
 	}
 }
 
