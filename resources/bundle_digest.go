@@ -13,13 +13,20 @@ import (
 // BundleFileSHA256 is the sha256 of the bundle file rel for node n's arch.
 // A service whose program does not change with the Kubernetes version
 // (etcd is its own release) versions itself by it, so an upgrade restarts
-// it only when its program did change. Each file is hashed once per
-// process for as long as its size and time stamp stay the same.
+// it only when its program did change.
 func BundleFileSHA256(c *Cluster, n Node, rel string) (string, error) {
 	p, why := BundleLacks(c, n, rel)
 	if why != "" {
 		return "", fmt.Errorf("%s: %s", p, why)
 	}
+	return FileSHA256(p)
+}
+
+// FileSHA256 is the sha256 of the local file p, hashed once per process for
+// as long as its size and time stamp stay the same: the host kind hashes
+// every bundle file and the services version themselves by some of the
+// same files, and a bundle is a gigabyte.
+func FileSHA256(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return "", err

@@ -67,15 +67,12 @@ func BenchmarkHostExpandPlan1000(b *testing.B) {
 	}
 }
 
-func TestHostPlan1000NodesIsFast(t *testing.T) {
+// The scaling guard of BenchmarkHostExpandPlan1000 in ordinary test runs,
+// by counting instead of timing (a shared machine's clock proves nothing):
+// the bundle is read once per expansion, never once per host.
+func TestHostPlan1000NodesReadsTheBundleOncePerExpansion(t *testing.T) {
 	h, c, prior := planScale(t)
-	start := time.Now()
 	planAll(t, h, c, prior)
-	d := time.Since(start)
-	t.Logf("expand + plan of 1000 hosts: %s", d)
-	if d > time.Second {
-		t.Fatalf("expand and plan of 1000 hosts took %s, want well under a second", d)
-	}
 	if got := h.hashed.Load(); got != 40 {
 		t.Errorf("hashed %d files in two expansions of a 20-file bundle, want 40", got)
 	}

@@ -1,11 +1,8 @@
 package host
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -176,18 +173,12 @@ func (h *Host) claimOf(target string) roleSet {
 	return claimedBy(rel)
 }
 
+// hashFile is the content digest of a bundle file (resources.FileSHA256:
+// once per process, shared with the services that version themselves by
+// their program); hashed counts the lookups.
 func (h *Host) hashFile(p string) (string, error) {
 	h.hashed.Add(1)
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	s := sha256.New()
-	if _, err := io.Copy(s, f); err != nil {
-		return "", fmt.Errorf("%s: %w", p, err)
-	}
-	return hex.EncodeToString(s.Sum(nil)), nil
+	return resources.FileSHA256(p)
 }
 
 // source opens the local file with the given content for copying.
