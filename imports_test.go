@@ -24,7 +24,7 @@ const module = "github.com/eggo-project/eggo"
 // package that lists every family, for the engine.
 var importRules = map[string][]string{
 	"graph":                   {},
-	"state":                   {},
+	"state":                   {"internal/atomicfile"},
 	"state/etcdstate":         {"state"},
 	"providers":               {"providers"},
 	"resources":               {"providers", "resources/pki"},
@@ -33,7 +33,7 @@ var importRules = map[string][]string{
 	"resources/hookrun":       {"providers"},
 	"resources/hookcheck":     {"providers", "internal/text"}, // internal/text: Plural in its summaries
 	"resources/host":          {"=resources", "providers"},
-	"resources/certs":         {"=resources", "resources/pki", "providers"},
+	"resources/certs":         {"=resources", "resources/pki", "providers", "internal/atomicfile"},
 	"resources/kube":          {"=resources", "resources/pki", "resources/templates", "providers"},
 	"resources/addon":         {"=resources", "resources/kube", "resources/pki", "resources/templates", "providers"},
 	"resources/hook":          {"=resources", "resources/hookrun", "resources/hookcheck", "providers"},
@@ -42,12 +42,13 @@ var importRules = map[string][]string{
 	// The engine knows kinds through the core's interface; it places and
 	// runs hooks, so it knows the hook family and its libraries.
 	// internal/text: Plural, shared with command and hookcheck.
-	"engine":            {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text"},
-	"command":           {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
-	"internal/sshd":     {},
-	"internal/etcdtest": {},
-	"internal/testbed":  {"internal/testbed"},
-	"internal/text":     {}, // wording helpers (Plural) any package may import
+	"engine":              {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
+	"command":             {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
+	"internal/sshd":       {},
+	"internal/etcdtest":   {},
+	"internal/testbed":    {"internal/testbed"},
+	"internal/text":       {}, // wording helpers (Plural) any package may import
+	"internal/atomicfile": {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/eggo-project/eggo/internal/atomicfile"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -32,7 +33,8 @@ func SavePlan(path string, p *Plan) error {
 	if err := checkOverwritable(path); err != nil {
 		return err
 	}
-	return writePrivate(path, buf.Bytes())
+	// A new file readable by its owner only: a plan holds the cluster's keys.
+	return atomicfile.Write(path, buf.Bytes(), 0o600)
 }
 
 // LoadPlan reads a saved plan.

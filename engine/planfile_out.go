@@ -49,39 +49,3 @@ func checkOverwritable(path string) error {
 	}
 	return nil
 }
-
-// writePrivate replaces path with data as a new file readable by its owner
-// only (0600): written beside it, synced, then renamed over it, so an
-// existing file's looser mode is never reused and a crash leaves either the
-// old file or the whole new one.
-func writePrivate(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
-}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+
+	"github.com/eggo-project/eggo/internal/atomicfile"
 )
 
 // defaultPerm is the mode of a new state file: it holds secrets until they
@@ -70,7 +72,7 @@ func (st *Store) Write(s *State) error {
 		if info, statErr := os.Stat(st.path); statErr == nil {
 			perm = info.Mode().Perm()
 		}
-		if err := writeFileAtomic(backupPath(st.path), current, perm); err != nil {
+		if err := atomicfile.Write(backupPath(st.path), current, perm); err != nil {
 			return fmt.Errorf("backing up %s before replacing it: %w", st.path, err)
 		}
 	case errors.Is(err, fs.ErrNotExist):
@@ -78,5 +80,5 @@ func (st *Store) Write(s *State) error {
 	default:
 		return fmt.Errorf("reading %s before replacing it: %w", st.path, err)
 	}
-	return writeFileAtomic(st.path, data, perm)
+	return atomicfile.Write(st.path, data, perm)
 }

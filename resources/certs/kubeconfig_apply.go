@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/eggo-project/eggo/internal/atomicfile"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -41,7 +41,7 @@ func (k *Kubeconfig) write(rc *resources.RunContext, desired resources.Desired) 
 		return nil, fmt.Errorf("%s: the cluster CA or the admin certificate or key is not known", desired.Addr)
 	}
 	path := kubeconfigFullPath(rc, rel)
-	if err := writeFileAtomic(path, []byte(content), 0o600); err != nil {
+	if err := atomicfile.Write(path, []byte(content), 0o600); err != nil {
 		return nil, fmt.Errorf("%s: %w", desired.Addr, err)
 	}
 	out := kubeconfigRecordable(desired.Attrs)
@@ -106,42 +106,4 @@ func removeIfUnchanged(rc *resources.RunContext, path, sum string) error {
 		return nil
 	}
 	return os.Remove(path)
-}
-
-// writeFileAtomic replaces path with data: a temporary file in the same
-// directory, synced, then renamed over it, so a reader never sees half a
-// file and a crash leaves the old one. The mode is set before any byte is
-// written: the content may be secret.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil { // make the rename durable
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

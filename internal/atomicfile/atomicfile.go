@@ -1,4 +1,6 @@
-package state
+// Package atomicfile replaces local files whole: the state, its backup, a
+// saved plan and the admin kubeconfig are written through it.
+package atomicfile
 
 import (
 	"errors"
@@ -8,12 +10,14 @@ import (
 	"syscall"
 )
 
-// writeFileAtomic replaces path with data so that a reader, or the file
-// after a crash, sees either the old bytes or the new ones, never a mix:
-// temp file in the same directory (rename is atomic only within one file
-// system), write, fsync, close, rename over path, fsync the directory (so
-// the rename itself survives a power loss).
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+// Write replaces path with data so that a reader, or the file after a
+// crash, sees either the old bytes or the new ones, never a mix: a new
+// file in the same directory (rename is atomic only within one file
+// system), its mode set before any byte is written (the content may be
+// secret, and an existing file's looser mode is never reused), fsync,
+// rename over path, fsync of the directory (so the rename itself survives
+// a power loss).
+func Write(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -26,10 +30,10 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
-	if err = f.Chmod(perm); err != nil {
+	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
 	if err = f.Sync(); err != nil {
