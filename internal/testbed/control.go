@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"path/filepath"
 )
 
@@ -96,8 +97,38 @@ func (tb *Testbed) Start(ctx context.Context, name string) error {
 	return nil
 }
 
-// Subnet is the testbed's IPv4 /24, e.g. "10.77.0.0/24".
+// Subnet is the testbed's (first network's) IPv4 /24, e.g. "10.77.0.0/24".
 func (tb *Testbed) Subnet() string { return tb.rec.Subnet }
+
+// Network is one of a testbed's networks; Host.Network indexes
+// Testbed.Networks.
+type Network struct {
+	Subnet string `json:"subnet"` // e.g. "10.77.1.0/24"
+	Bridge string `json:"bridge"`
+	// Gateway is this machine's address on the bridge (.1), every node's
+	// default route; Router is the router namespace's (.254), through which
+	// the nodes reach the other networks, empty with one network.
+	Gateway string `json:"gateway"`
+	Router  string `json:"router,omitempty"`
+}
+
+// Networks lists the testbed's networks: one unless Options.Networks said
+// more.
+func (tb *Testbed) Networks() []Network {
+	var out []Network
+	for _, n := range tb.rec.networks() {
+		p, err := netip.ParsePrefix(n.Subnet)
+		if err != nil {
+			continue // not from Up; Open reads what Up wrote
+		}
+		nw := Network{Subnet: n.Subnet, Bridge: n.Bridge, Gateway: hostAddr(p, 1).String()}
+		if tb.rec.Router != "" {
+			nw.Router = hostAddr(p, routerOctet).String()
+		}
+		out = append(out, nw)
+	}
+	return out
+}
 
 // Containers reports whether nodes were booted able to run containers.
 func (tb *Testbed) Containers() bool { return tb.rec.Containers }

@@ -15,8 +15,8 @@ import (
 const shutdownGrace = 20 * time.Second
 
 // Down shuts every node down (SIGTERM to systemd-nspawn, SIGKILL after a
-// grace period), unmounts the overlays, deletes the namespaces, veths and
-// bridge, and removes the run dir. It is idempotent, and it also finds what
+// grace period), unmounts the overlays, deletes the namespaces (nodes' and
+// router's), veths and bridges, and removes the run dir. It is idempotent, and it also finds what
 // the record missed (a crash between creating something and recording it)
 // by the testbed's naming: processes and mounts under its dir, links and
 // namespaces named after its id.
@@ -64,15 +64,8 @@ func teardown(id, dir string, rec *record) error {
 		}
 	}
 
-	links := linksWithPrefix("ev-" + id + "-")
-	netns := netnsWithPrefix(netnsPrefix(id))
-	if rec != nil {
-		for _, n := range rec.Nodes {
-			links = append(links, n.Veth)
-			netns = append(netns, n.Netns)
-		}
-	}
-	for _, l := range links {
+	veths, netns, bridges := ownedNames(id, rec)
+	for _, l := range veths {
 		if err := deleteLink(ctx, l); err != nil {
 			errs = append(errs, fmt.Errorf("testbed %s: %w", id, err))
 		}
@@ -82,14 +75,39 @@ func teardown(id, dir string, rec *record) error {
 			errs = append(errs, fmt.Errorf("testbed %s: %w", id, err))
 		}
 	}
-	if err := deleteLink(ctx, bridgeName(id)); err != nil {
-		errs = append(errs, fmt.Errorf("testbed %s: %w", id, err))
+	for _, l := range bridges {
+		if err := deleteLink(ctx, l); err != nil {
+			errs = append(errs, fmt.Errorf("testbed %s: %w", id, err))
+		}
 	}
 
 	if err := removeTree(dir); err != nil {
 		errs = append(errs, fmt.Errorf("testbed %s: %w", id, err))
 	}
 	return errors.Join(errs...)
+}
+
+// ownedNames are the links and namespaces of testbed id, found by name
+// (a crash may have kept them out of the record) and in the record (nil
+// when lost): the veths of nodes and router (ev-ID-*), the namespaces of
+// nodes and router (eggo-ID-*), and the bridges (ebr-ID, ebr-ID-N).
+func ownedNames(id string, rec *record) (veths, netns, bridges []string) {
+	veths = linksWithPrefix("ev-" + id + "-")
+	netns = netnsWithPrefix(netnsPrefix(id))
+	bridges = append(linksWithPrefix(bridgeName(id)+"-"), bridgeName(id))
+	if rec != nil {
+		for _, n := range rec.Nodes {
+			veths = append(veths, n.Veth)
+			netns = append(netns, n.Netns)
+		}
+		if rec.Router != "" {
+			netns = append(netns, rec.Router)
+		}
+		for _, n := range rec.More {
+			bridges = append(bridges, n.Bridge)
+		}
+	}
+	return veths, netns, bridges
 }
 
 // DownAll tears down every testbed under the default run root, including
@@ -162,7 +180,7 @@ func nspawnIDs(root string, pid int) []string {
 }
 
 // sweepOrphanNames deletes namespaces (eggo-ID-*) and links (ebr-ID,
-// ev-ID-*) of testbed ids that have no run dir under root: all that is left
+// ebr-ID-N, ev-ID-*) of testbed ids that have no run dir under root: all that is left
 // of a testbed whose run dir was removed by hand. Only ids that consider
 // accepts are touched.
 func sweepOrphanNames(root string, consider func(id string) bool) error {
@@ -187,7 +205,7 @@ func sweepOrphanNames(root string, consider func(id string) bool) error {
 		}
 	}
 	for _, l := range linksWithPrefix("ebr-") {
-		if orphan(strings.TrimPrefix(l, "ebr-")) {
+		if id, _, _ := strings.Cut(strings.TrimPrefix(l, "ebr-"), "-"); orphan(id) {
 			errs = append(errs, deleteLink(ctx, l))
 		}
 	}

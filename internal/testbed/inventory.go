@@ -11,15 +11,17 @@ import (
 // Inventory is the JSON form of a testbed for tools and other processes.
 type Inventory struct {
 	ID     string `json:"id"`
-	Subnet string `json:"subnet"`
-	Hosts  []Host `json:"hosts"`
+	Subnet string `json:"subnet"` // the first network's
+	Hosts  []Host `json:"hosts"`  // each with its network's index and subnet
+	// Networks are all of them, indexed by Host.Network.
+	Networks []Network `json:"networks"`
 }
 
 // WriteInventory writes the hosts as JSON to path and, next to it, an HCL
 // variables file eggo can load (path with its extension replaced by
 // ".eggovars"). It returns the HCL file's path.
 func (tb *Testbed) WriteInventory(path string) (hclPath string, err error) {
-	data, err := json.MarshalIndent(Inventory{ID: tb.ID, Subnet: tb.Subnet(), Hosts: tb.Hosts}, "", "  ")
+	data, err := json.MarshalIndent(Inventory{ID: tb.ID, Subnet: tb.Subnet(), Hosts: tb.Hosts, Networks: tb.Networks()}, "", "  ")
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -26,8 +27,9 @@ func createBridge(ctx context.Context, name string, subnet netip.Prefix) error {
 
 // createNodeNetwork makes the node's namespace and veth pair: eth0 inside
 // with the node's address and a default route via the bridge, the host end
-// enslaved to the bridge.
-func createNodeNetwork(ctx context.Context, n nodeRecord, bridge string, subnet netip.Prefix) error {
+// enslaved to the bridge. With several networks, the other subnets are
+// routed via the router's leg on the node's own subnet (routerOctet).
+func createNodeNetwork(ctx context.Context, n nodeRecord, bridge string, subnet netip.Prefix, others []netip.Prefix) error {
 	gw := hostAddr(subnet, 1)
 	steps := [][]string{
 		{"netns", "add", n.Netns},
@@ -38,6 +40,9 @@ func createNodeNetwork(ctx context.Context, n nodeRecord, bridge string, subnet 
 		{"-n", n.Netns, "addr", "add", n.Address + "/24", "dev", "eth0"},
 		{"-n", n.Netns, "link", "set", "eth0", "up"},
 		{"-n", n.Netns, "route", "add", "default", "via", gw.String()},
+	}
+	for _, o := range others {
+		steps = append(steps, []string{"-n", n.Netns, "route", "add", o.String(), "via", hostAddr(subnet, routerOctet).String()})
 	}
 	for _, s := range steps {
 		if err := run(ctx, "ip", s...); err != nil {
@@ -106,11 +111,12 @@ func subnetInUse(subnet netip.Prefix) bool {
 	return false
 }
 
-// freeSubnet picks the first 10.77.X.0/24 no address on this machine uses.
-func freeSubnet() (netip.Prefix, error) {
+// freeSubnet picks the first 10.77.X.0/24 no address on this machine uses,
+// other than those already taken for this testbed.
+func freeSubnet(taken []netip.Prefix) (netip.Prefix, error) {
 	for x := 0; x < 256; x++ {
 		p := netip.MustParsePrefix(fmt.Sprintf("10.77.%d.0/24", x))
-		if !subnetInUse(p) {
+		if !subnetInUse(p) && !slices.Contains(taken, p) {
 			return p, nil
 		}
 	}

@@ -19,6 +19,21 @@ type record struct {
 	Rootfs     string       `json:"rootfs"`
 	Containers bool         `json:"containers"`
 	Nodes      []nodeRecord `json:"nodes"`
+	// More are the networks after the first (Subnet, Bridge), and Router
+	// the namespace forwarding between them all; both empty with one
+	// network.
+	More   []networkRecord `json:"more_networks,omitempty"`
+	Router string          `json:"router,omitempty"`
+}
+
+type networkRecord struct {
+	Subnet string `json:"subnet"`
+	Bridge string `json:"bridge"`
+}
+
+// networks lists every network, the first one's from Subnet and Bridge.
+func (r *record) networks() []networkRecord {
+	return append([]networkRecord{{Subnet: r.Subnet, Bridge: r.Bridge}}, r.More...)
 }
 
 type nodeRecord struct {
@@ -27,6 +42,7 @@ type nodeRecord struct {
 	Netns   string `json:"netns"`
 	Veth    string `json:"veth"`
 	Merged  string `json:"merged"`
+	Network int    `json:"network,omitempty"` // index into record.networks()
 	// PID and StartTime identify the node's systemd-nspawn process; the
 	// start time guards against signalling a recycled pid.
 	PID       int    `json:"pid,omitempty"`
@@ -124,10 +140,16 @@ func List(runRoot string) ([]*Testbed, error) {
 
 func fromRecord(r *record) *Testbed {
 	tb := &Testbed{ID: r.ID, Dir: r.Dir, rec: r}
+	nets := r.networks()
 	for _, n := range r.Nodes {
+		subnet := ""
+		if n.Network >= 0 && n.Network < len(nets) {
+			subnet = nets[n.Network].Subnet
+		}
 		tb.Hosts = append(tb.Hosts, Host{
 			Name: n.Name, Address: n.Address, User: "root", Port: 22,
 			KeyFile: tb.keyFile(), KnownHostsFile: tb.knownHostsFile(),
+			Network: n.Network, Subnet: subnet,
 		})
 	}
 	return tb

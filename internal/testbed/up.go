@@ -29,6 +29,9 @@ func Up(ctx context.Context, o Options) (*Testbed, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := o.placement(names); err != nil {
+		return nil, err
+	}
 	logf := o.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -57,8 +60,8 @@ func Up(ctx context.Context, o Options) (*Testbed, error) {
 	return tb, nil
 }
 
-// reserve picks the id and subnet, writes the record and creates the bridge,
-// all under the machine-wide lock so parallel Ups never collide.
+// reserve picks the id and subnets, writes the record and creates the
+// bridges, all under the machine-wide lock so parallel Ups never collide.
 func reserve(ctx context.Context, o Options, names []string) (*Testbed, error) {
 	if err := os.MkdirAll(filepath.Dir(allocationLock), 0o755); err != nil {
 		return nil, err
@@ -85,24 +88,12 @@ func reserve(ctx context.Context, o Options, names []string) (*Testbed, error) {
 	if _, err := os.Stat(dir); err == nil {
 		return nil, fmt.Errorf("testbed %s already exists in %s; take it down first", id, dir)
 	}
-	if linkExists(bridgeName(id)) || len(netnsWithPrefix(netnsPrefix(id))) > 0 {
+	if linkExists(bridgeName(id)) || len(linksWithPrefix(bridgeName(id)+"-")) > 0 || len(netnsWithPrefix(netnsPrefix(id))) > 0 {
 		return nil, fmt.Errorf("testbed %s: bridge %s or namespaces %s* already exist; take it down first", id, bridgeName(id), netnsPrefix(id))
 	}
-	var subnet netip.Prefix
-	if o.Subnet == "" {
-		subnet, err = freeSubnet()
-	} else if subnet, err = parseSubnet(o.Subnet); err == nil && subnetInUse(subnet) {
-		err = fmt.Errorf("testbed %s: subnet %s is already used on this machine", id, subnet)
-	}
+	rec, err := newRecord(o, id, dir, names)
 	if err != nil {
 		return nil, err
-	}
-	rec := &record{ID: id, Dir: dir, Subnet: subnet.String(), Bridge: bridgeName(id), Rootfs: o.Rootfs, Containers: o.Containers}
-	for i, name := range names {
-		rec.Nodes = append(rec.Nodes, nodeRecord{
-			Name: name, Address: hostAddr(subnet, firstNodeOctet+i).String(),
-			Netns: netnsName(id, name), Veth: vethName(id, i), Merged: dirsFor(dir, name).merged,
-		})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("testbed %s: %w", id, err)
@@ -112,11 +103,55 @@ func reserve(ctx context.Context, o Options, names []string) (*Testbed, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := createBridge(ctx, rec.Bridge, subnet); err != nil {
-		tb.Down()
-		return nil, fmt.Errorf("testbed %s: %w", id, err)
+	for _, n := range rec.networks() {
+		if err := createBridge(ctx, n.Bridge, netip.MustParsePrefix(n.Subnet)); err != nil {
+			tb.Down()
+			return nil, fmt.Errorf("testbed %s: %w", id, err)
+		}
 	}
 	return tb, nil
+}
+
+// newRecord picks the subnets (Options.Subnet or the first free ones) and
+// places the nodes on them; node i takes .(firstNodeOctet+i) of its own.
+func newRecord(o Options, id, dir string, names []string) (*record, error) {
+	placed, err := o.placement(names)
+	if err != nil {
+		return nil, err
+	}
+	count, _ := o.networkCount()
+	var subnets []netip.Prefix
+	if o.Subnet != "" {
+		p, err := parseSubnet(o.Subnet)
+		if err != nil {
+			return nil, err
+		}
+		if subnetInUse(p) {
+			return nil, fmt.Errorf("testbed %s: subnet %s is already used on this machine", id, p)
+		}
+		subnets = append(subnets, p)
+	}
+	for len(subnets) < count {
+		p, err := freeSubnet(subnets)
+		if err != nil {
+			return nil, err
+		}
+		subnets = append(subnets, p)
+	}
+	rec := &record{ID: id, Dir: dir, Subnet: subnets[0].String(), Bridge: bridgeName(id), Rootfs: o.Rootfs, Containers: o.Containers}
+	for i := 1; i < count; i++ {
+		rec.More = append(rec.More, networkRecord{Subnet: subnets[i].String(), Bridge: netBridgeName(id, i)})
+	}
+	if count > 1 {
+		rec.Router = routerNetns(id)
+	}
+	for i, name := range names {
+		rec.Nodes = append(rec.Nodes, nodeRecord{
+			Name: name, Address: hostAddr(subnets[placed[i]], firstNodeOctet+i).String(), Network: placed[i],
+			Netns: netnsName(id, name), Veth: vethName(id, i), Merged: dirsFor(dir, name).merged,
+		})
+	}
+	return rec, nil
 }
 
 func freeID(root string) (string, error) {
@@ -131,11 +166,10 @@ func freeID(root string) (string, error) {
 	return "", fmt.Errorf("testbed: no free id in %s", root)
 }
 
-// create makes each node's network, overlay and files, then boots them all
-// and waits for sshd.
+// create makes the router (with several networks) and each node's network,
+// overlay and files, then boots them all and waits for sshd.
 func (tb *Testbed) create(ctx context.Context, logf func(string, ...any)) error {
 	rec := tb.rec
-	subnet := netip.MustParsePrefix(rec.Subnet)
 	client, err := newKeyPair("eggo-testbed-" + tb.ID)
 	if err != nil {
 		return err
@@ -143,9 +177,16 @@ func (tb *Testbed) create(ctx context.Context, logf func(string, ...any)) error 
 	if err := client.write(tb.keyFile()); err != nil {
 		return fmt.Errorf("testbed %s: %w", tb.ID, err)
 	}
+	nets := rec.networks()
+	if rec.Router != "" {
+		if err := createRouter(ctx, tb.ID, rec.Router, nets); err != nil {
+			return fmt.Errorf("testbed %s: %w", tb.ID, err)
+		}
+	}
 	var known strings.Builder
 	for _, n := range rec.Nodes {
-		if err := createNodeNetwork(ctx, n, rec.Bridge, subnet); err != nil {
+		nw := nets[n.Network]
+		if err := createNodeNetwork(ctx, n, nw.Bridge, netip.MustParsePrefix(nw.Subnet), otherSubnets(nets, n.Network)); err != nil {
 			return fmt.Errorf("testbed %s: %w", tb.ID, err)
 		}
 		if err := mountOverlay(rec.Rootfs, dirsFor(tb.Dir, n.Name)); err != nil {

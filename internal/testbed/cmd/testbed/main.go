@@ -1,6 +1,6 @@
 // Command testbed brings eggo's test hosts up and down from a shell:
 //
-//	testbed up -n 3 [-id demo] [-subnet 10.77.0.0/24] [-containers] [-inventory FILE]
+//	testbed up -n 3 [-id demo] [-subnet 10.77.0.0/24] [-networks 2 [-network-of m1=1]] [-containers] [-inventory FILE]
 //	testbed down [-id ID | -all]
 //	testbed cut|restore|stop|start [-id ID] NAME
 //	testbed list
@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,7 +27,8 @@ func main() { os.Exit(realMain(os.Args[1:])) }
 
 const usage = `usage: testbed <command> [flags]
 
-  up -n N [-names a,b] [-id ID] [-subnet CIDR] [-containers] [-inventory FILE]
+  up -n N [-names a,b] [-id ID] [-subnet CIDR] [-networks N [-network-of a=1,b=0]]
+     [-containers] [-inventory FILE]
   down [-id ID | -all]
   cut|restore|stop|start [-id ID] NAME
   list
@@ -69,15 +71,21 @@ func up(ctx context.Context, args []string) error {
 	names := fs.String("names", "", "comma-separated node names instead of -n")
 	id := fs.String("id", "", "testbed id (1-8 of [a-z0-9]); random when empty")
 	subnet := fs.String("subnet", "", "IPv4 /24; first free 10.77.X.0/24 when empty")
+	networks := fs.Int("networks", 1, "networks (bridges and subnets, joined by a router namespace) to spread the nodes over")
+	networkOf := fs.String("network-of", "", "comma-separated NAME=NETWORK (0-based); unnamed nodes on 0 (default: node i on i % networks)")
 	containers := fs.Bool("containers", false, "boot nodes able to run containerd/runc (kubelet)")
 	inventory := fs.String("inventory", "", "write the hosts as JSON here (and FILE.eggovars beside it)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := testbed.Options{N: *n, ID: *id, Subnet: *subnet, Containers: *containers,
+	o := testbed.Options{N: *n, ID: *id, Subnet: *subnet, Networks: *networks, Containers: *containers,
 		Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
 	if *names != "" {
 		o.Names = strings.Split(*names, ",")
+	}
+	var err error
+	if o.NetworkOf, err = parseNetworkOf(*networkOf); err != nil {
+		return err
 	}
 	start := time.Now()
 	tb, err := testbed.Up(ctx, o)
@@ -85,6 +93,11 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "testbed %s up in %s (dir %s)\n", tb.ID, time.Since(start).Round(10*time.Millisecond), tb.Dir)
+	if nets := tb.Networks(); len(nets) > 1 {
+		for i, nw := range nets {
+			fmt.Fprintf(os.Stderr, "network %d: %s on %s (this machine %s, router %s)\n", i, nw.Subnet, nw.Bridge, nw.Gateway, nw.Router)
+		}
+	}
 	printHosts(tb)
 	if *inventory != "" {
 		hcl, err := tb.WriteInventory(*inventory)
@@ -94,6 +107,23 @@ func up(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "inventory: %s, %s\n", *inventory, hcl)
 	}
 	return nil
+}
+
+// parseNetworkOf reads -network-of: "a=1,b=0"; nil when empty.
+func parseNetworkOf(s string) (map[string]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]int{}
+	for _, kv := range strings.Split(s, ",") {
+		name, num, ok := strings.Cut(kv, "=")
+		i, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("-network-of: %q is not NAME=NETWORK", kv)
+		}
+		out[name] = i
+	}
+	return out, nil
 }
 
 func printHosts(tb *testbed.Testbed) {
