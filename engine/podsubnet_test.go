@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,13 +59,14 @@ func planSteps(t *testing.T, o Options) map[string]*Step {
 	return steps
 }
 
-// recordServices writes a state holding the plan's services as applied.
-func recordServices(t *testing.T, path string, steps map[string]*Step) {
+// recordKinds writes a state holding the plan's resources of the given
+// kinds as applied; edit may change each before it is written.
+func recordKinds(t *testing.T, path string, steps map[string]*Step, edit func(*state.Resource), kinds ...string) {
 	t.Helper()
 	st := state.New()
 	st.Serial = 1
 	for _, s := range steps {
-		if s.Kind != "service" || s.After == nil {
+		if !slices.Contains(kinds, s.Kind) || s.After == nil {
 			continue
 		}
 		attrs := map[string]any{}
@@ -73,8 +75,14 @@ func recordServices(t *testing.T, path string, steps map[string]*Step) {
 				attrs[k] = v
 			}
 		}
-		attrs["created_dirs"], attrs["owned_data"] = []any{}, []any{}
-		st.Resources = append(st.Resources, state.Resource{Address: s.Addr, Kind: s.Kind, Node: s.Node, Attributes: attrs})
+		if s.Kind == "service" {
+			attrs["created_dirs"], attrs["owned_data"] = []any{}, []any{}
+		}
+		r := state.Resource{Address: s.Addr, Kind: s.Kind, Node: s.Node, Attributes: attrs}
+		if edit != nil {
+			edit(&r)
+		}
+		st.Resources = append(st.Resources, r)
 	}
 	if err := state.NewStore(path).Write(st); err != nil {
 		t.Fatal(err)
@@ -83,18 +91,41 @@ func recordServices(t *testing.T, path string, steps map[string]*Step) {
 
 func podSubnetOf(t *testing.T, steps map[string]*Step, node string) string {
 	t.Helper()
-	s := steps[resources.ServiceAddr(resources.CompContainerd, node)]
+	s := steps[kube.K8sNodeAddr(node)]
 	if s == nil || s.After == nil {
-		t.Fatalf("no containerd planned on %s", node)
+		t.Fatalf("no k8s_node planned for %s", node)
 	}
 	v, _ := s.After[kube.AttrPodSubnet].(string)
 	return v
 }
 
+// othersUntouched fails the test for any step of a node other than those
+// given whose planned attributes differ between two plans: a join or a
+// removal changes only the nodes it names. (The state here holds no
+// certificates, so actions would show every service with a certificate as
+// changing; what the configuration asks of each node is what must hold.)
+func othersUntouched(t *testing.T, what string, before, after map[string]*Step, nodes ...string) {
+	t.Helper()
+	for addr, s := range after {
+		if s.Node == "" || slices.Contains(nodes, s.Node) {
+			continue
+		}
+		b := before[addr]
+		switch {
+		case b == nil || b.Desired == nil:
+			t.Errorf("%s: %s is new", what, addr)
+		case s.Desired == nil:
+			t.Errorf("%s: %s goes", what, addr)
+		case fmt.Sprint(b.Desired.Attrs, b.Desired.DependsOn) != fmt.Sprint(s.Desired.Attrs, s.Desired.DependsOn):
+			t.Errorf("%s: %s changes:\nbefore %v\nafter  %v", what, addr, b.Desired, s.Desired)
+		}
+	}
+}
+
 // A plan reads the pod subnets the state records before it expands: a
-// worker removed from the middle moves no other worker's subnet (its
-// containerd is untouched, the other workers' routes change), and a worker
-// added takes the lowest free subnet.
+// worker removed from the middle moves no other worker's subnet and
+// changes nothing of theirs, and a worker added takes the lowest free
+// subnet, again changing only its own resources.
 func TestPlanKeepsPodSubnets(t *testing.T) {
 	dir := t.TempDir()
 	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), NoRefresh: true}
@@ -105,24 +136,16 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 			t.Errorf("first plan: %s gets %s, want %s", node, got, want)
 		}
 	}
-	recordServices(t, o.StatePath, first)
+	recordKinds(t, o.StatePath, first, nil, "service", "k8s_node")
 
 	writeWorkers(t, dir, "10.244.0.0/16", "w0", "w2")
 	removed := planSteps(t, o)
 	if got := podSubnetOf(t, removed, "w2"); got != "10.244.2.0/24" {
 		t.Errorf("w1 removed: w2 moved to %s", got)
 	}
-	if a := removed[resources.ServiceAddr(resources.CompContainerd, "w2")].Action; a != resources.NoOp {
-		t.Errorf("w1 removed: w2's containerd is %s, want no-op", a)
-	}
-	for _, node := range []string{"w0", "w2"} {
-		s := removed[resources.ServiceAddr(resources.CompPodRoutes, node)]
-		if s.Action != resources.Update || !strings.Contains(fmt.Sprint(s.Reasons), "routes.sh") {
-			t.Errorf("w1 removed: %s is %s (%v), want its routes script updated", s.Addr, s.Action, s.Reasons)
-		}
-	}
-	if a := removed[resources.ServiceAddr(resources.CompPodRoutes, "w1")].Action; a != resources.Delete {
-		t.Errorf("w1 removed: its routes are %s, want delete", a)
+	othersUntouched(t, "w1 removed", first, removed, "w1")
+	if a := removed[resources.ServiceAddr(resources.CompFlannel, "w1")].Action; a != resources.Delete {
+		t.Errorf("w1 removed: its flanneld is %s, want delete", a)
 	}
 
 	writeWorkers(t, dir, "10.244.0.0/16", "w3", "w0", "w2", "w4")
@@ -132,13 +155,66 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 			t.Errorf("w3 and w4 added: %s gets %s, want %s", node, got, want)
 		}
 	}
+	othersUntouched(t, "w3 and w4 added", removed, added, "w1", "w3", "w4")
 
-	// A recorded subnet outside a changed pod_cidr is given up; the plan
-	// shows pod_subnet changing on that worker's containerd.
+	// A recorded subnet outside a changed pod_cidr would have to move, and
+	// a Node's podCIDR cannot: the plan is refused, naming the worker.
 	writeWorkers(t, dir, "10.250.0.0/16", "w0", "w2")
-	moved := planSteps(t, o)
-	s := moved[resources.ServiceAddr(resources.CompContainerd, "w2")]
-	if got := podSubnetOf(t, moved, "w2"); got != "10.250.1.0/24" || s.Action != resources.Update || !strings.Contains(strings.Join(s.Changed, " "), kube.AttrPodSubnet) {
-		t.Errorf("pod_cidr changed: w2 gets %s, %s changing %v", got, s.Action, s.Changed)
+	loaded, diags := LoadConfig(o)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	_, err := MakePlan(context.Background(), o, loaded)
+	if err == nil || !strings.Contains(err.Error(), "k8s_node.w0") || !strings.Contains(err.Error(), "podCIDR cannot change") {
+		t.Errorf("pod_cidr changed under recorded subnets: %v", err)
+	}
+}
+
+// A state written before flannel: each worker's subnet is on its containerd
+// service and each worker has a routes service. The plan keeps the subnets
+// (now on the k8s_node), deletes the routes services and adds flanneld.
+func TestPlanMovesOffTheRoutesService(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), NoRefresh: true}
+	writeWorkers(t, dir, "10.244.0.0/16", "w0", "w1")
+	steps := planSteps(t, o)
+	legacy := map[string]string{"w0": "10.244.5.0/24", "w1": "10.244.0.0/24"}
+	for node := range legacy { // the routes services, from the flanneld ones' shape
+		old := *steps[resources.ServiceAddr(resources.CompFlannel, node)]
+		old.Addr = resources.ServiceAddr(resources.CompPodRoutes, node)
+		steps[old.Addr] = &old
+	}
+	recordKinds(t, o.StatePath, steps, func(r *state.Resource) {
+		switch {
+		case r.Kind == "k8s_node":
+			delete(r.Attributes, kube.AttrPodSubnet)
+		case r.Address == resources.ServiceAddr(resources.CompContainerd, r.Node):
+			r.Attributes[kube.AttrPodSubnet] = legacy[r.Node]
+		}
+	}, "service", "k8s_node")
+	// (the state's flanneld records stand for nothing: drop them)
+	st, err := state.NewStore(o.StatePath).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Resources = slices.DeleteFunc(st.Resources, func(r state.Resource) bool { return strings.Contains(r.Address, resources.CompFlannel) })
+	if err := state.NewStore(o.StatePath).Write(st); err != nil {
+		t.Fatal(err)
+	}
+
+	p := planSteps(t, o)
+	for node, subnet := range legacy {
+		if got := podSubnetOf(t, p, node); got != subnet {
+			t.Errorf("%s: pod subnet %s, want the one its containerd recorded, %s", node, got, subnet)
+		}
+		if a := p[kube.K8sNodeAddr(node)].Action; a != resources.Update {
+			t.Errorf("%s: %s, want an update (its Node gets its podCIDR)", kube.K8sNodeAddr(node), a)
+		}
+		if a := p[resources.ServiceAddr(resources.CompPodRoutes, node)].Action; a != resources.Delete {
+			t.Errorf("%s: routes service %s, want delete", node, a)
+		}
+		if a := p[resources.ServiceAddr(resources.CompFlannel, node)].Action; a != resources.Create {
+			t.Errorf("%s: flanneld %s, want create", node, a)
+		}
 	}
 }

@@ -24,6 +24,7 @@ var bundleLayout = []bundleComponent{
 	}, []string{"opt/cni/bin/", "var/lib/eggo/images/"}},
 	{CompKubelet, "worker", []string{"usr/local/bin/kubelet", "usr/local/bin/kubectl"}, nil},
 	{CompKubeProxy, "worker", []string{"usr/local/bin/kube-proxy"}, nil},
+	{CompFlannel, "worker", []string{"usr/local/bin/flanneld", "opt/cni/bin/flannel"}, nil},
 	// The load balancer runs the distribution's haproxy: nothing from the bundle.
 }
 

@@ -18,8 +18,8 @@ func TestRoleTableCoversEveryRole(t *testing.T) {
 	want := map[string][]string{
 		"etcd":   {"usr/local/bin/etcd", "usr/local/bin/etcdctl"},
 		"master": {"usr/local/bin/kube-apiserver", "usr/local/bin/kube-controller-manager", "usr/local/bin/kube-scheduler", "usr/local/bin/kubectl"},
-		"worker": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
-			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/kube-proxy",
+		"worker": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/flannel", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
+			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/flanneld", "usr/local/bin/kube-proxy",
 			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar"},
 		"loadbalance": nil,
 	}

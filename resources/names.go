@@ -29,11 +29,15 @@ func ServiceAddr(component, node string) string {
 	return fmt.Sprintf("service.%s[%q]", component, node)
 }
 
-// CompPodRoutes routes pods between workers, the way flannel's host-gw
-// backend does: each worker reaches another worker's pod subnet through that
-// worker's own address, so pod addresses travel unchanged across the nodes'
-// network (which must be one L2 segment), and only traffic leaving pod_cidr
-// is masqueraded.
+// CompFlannel is the pod network on every worker: flannel's flanneld with
+// its VXLAN backend and Kubernetes subnet manager. It reads each Node's
+// spec.podCIDR (set by eggo from the state, k8s_node) and learns the other
+// nodes from the API, so no node's configuration names another node.
+const CompFlannel = "flanneld"
+
+// CompPodRoutes is the pod network eggo ran before flannel: a oneshot of
+// host-gw routes on every worker. It is only deleted now (its cleanup is in
+// the state of the services that had it).
 const CompPodRoutes = "eggo-pod-routes"
 
 // Names of the certificates. The per-node ones (apiserver, etcd_server,
@@ -50,6 +54,7 @@ const (
 	CertControllerManager      = "controller_manager"
 	CertScheduler              = "scheduler"
 	CertKubeProxy              = "kube_proxy"
+	CertFlannel                = "flannel" // flanneld on every worker (one identity, eggo:flannel)
 )
 
 // CertAddr is the address of a certificate: `cert.admin` for a

@@ -65,7 +65,7 @@ cluster "demo" {
 	for _, d := range ds {
 		addrs = append(addrs, d.Addr)
 	}
-	if want := []string{"addon.coredns", "addon.metrics-server", "addon.dashboard"}; !reflect.DeepEqual(addrs, want) {
+	if want := []string{"addon.coredns", "addon.metrics-server", "addon.dashboard", "addon.flannel"}; !reflect.DeepEqual(addrs, want) {
 		t.Errorf("addon resources = %q, want %q", addrs, want)
 	}
 }

@@ -30,6 +30,7 @@ const (
 	addonSHA256  = "manifest_sha256"
 	addonFile    = "file"    // a user add-on's manifest file
 	addonCoreDNS = "coredns" // the built-in CoreDNS add-on's settings
+	// addonFlannel (flannel.go): the built-in flannel RBAC's settings
 	addonVia     = "via"     // {node, address, connection, kubeconfig}: the master eggo talks to the API through
 	addonObjects = "objects" // [{api_version, kind, namespace, name}] applied
 	addonMissing = "missing" // objects a refresh did not find ("Deployment kube-system/coredns")
@@ -44,19 +45,23 @@ func (Addon) Schema() resources.Schema {
 		addonSHA256:  {Description: "sha256 of the manifest as applied (the content is not kept: it may hold Secrets)"},
 		addonFile:    {Description: "the manifest file of a user add-on"},
 		addonCoreDNS: {Description: "the built-in CoreDNS add-on's settings: image, replicas, DNS address and domain, upstream"},
+		addonFlannel: {Description: "the built-in flannel add-on's settings: the user its RBAC binds"},
 		addonVia:     {Description: "the master whose admin kubeconfig eggo uses"},
 		addonObjects: {Description: "the objects the manifest applied", Computed: true},
 		addonMissing: {Description: "objects the last refresh did not find in the cluster", Computed: true},
 	}}
 }
 
-// Expand returns the built-in CoreDNS add-on when enabled and one add-on per
-// user manifest. They wait for every apiserver and for one worker's kubelet
-// and kube-proxy: pods need a node to run on, and waiting for every worker
-// would let one broken worker hold back the cluster's DNS.
+// Expand returns the built-in flannel add-on (its RBAC) when the cluster
+// has workers, the built-in CoreDNS add-on when enabled and one add-on per
+// user manifest. flannel's waits for the apiservers only; the others for
+// every apiserver and for one worker's kubelet and kube-proxy: pods need a
+// node to run on, and waiting for every worker would let one broken worker
+// hold back the cluster's DNS.
 func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	masters := c.NodesWithRole("master")
-	if len(masters) == 0 || (!c.Addons.CoreDNS && len(c.Addons.Manifests) == 0) {
+	workers := c.NodesWithRole("worker")
+	if len(masters) == 0 || (len(workers) == 0 && !c.Addons.CoreDNS && len(c.Addons.Manifests) == 0) {
 		return nil, nil
 	}
 	via := map[string]any{
@@ -69,14 +74,14 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	for _, m := range masters {
 		deps = append(deps, resources.ServiceAddr(resources.CompAPIServer, m.Name))
 	}
-	workers := c.NodesWithRole("worker")
+	var out []resources.Desired
+	apiservers := slices.Clone(deps)
 	if len(workers) > 0 {
 		deps = append(deps, resources.ServiceAddr(resources.CompKubelet, workers[0].Name))
 		if !c.Addons.SkipKubeProxy {
 			deps = append(deps, resources.ServiceAddr(resources.CompKubeProxy, workers[0].Name))
 		}
 	}
-	var out []resources.Desired
 	if c.Addons.CoreDNS {
 		d, err := coreDNSDesired(c, workers)
 		if err != nil {
@@ -85,6 +90,9 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		out = append(out, d)
 	}
 	seen := map[string]string{}
+	if len(workers) > 0 {
+		seen[kube.FlannelAddon] = c.Ranges.Block.String() + " (the pod network's RBAC)"
+	}
 	if c.Addons.CoreDNS {
 		seen[coreDNSAddon] = c.At("addons.coredns").String()
 	}
@@ -106,10 +114,15 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Attrs:  resources.Attrs{addonSHA256: resources.SHA256Hex(string(content)), addonFile: m.Path},
 		})
 	}
+	if len(workers) > 0 {
+		out = append(out, flannelDesired(c, apiservers))
+	}
 	for i := range out {
 		out[i].Attrs[addonVia] = via
 		out[i].Attrs = resources.Attrs(resources.Normalize(map[string]any(out[i].Attrs)).(map[string]any))
-		out[i].DependsOn = slices.Clone(deps)
+		if out[i].DependsOn == nil {
+			out[i].DependsOn = slices.Clone(deps)
+		}
 	}
 	return out, nil
 }
@@ -120,7 +133,9 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 // unseen.
 func manifestOf(addr string, attrs resources.Attrs) (string, error) {
 	var content string
-	if s, ok := attrs[addonCoreDNS].(map[string]any); ok {
+	if s, ok := attrs[addonFlannel].(map[string]any); ok {
+		content = flannelRBAC(resources.AttrString(s["user"]))
+	} else if s, ok := attrs[addonCoreDNS].(map[string]any); ok {
 		var err error
 		if content, err = renderCoreDNS(coreDNSSettingsFromAttrs(s)); err != nil {
 			return "", fmt.Errorf("%s: rendering its manifest: %w", addr, err)

@@ -86,11 +86,15 @@ func TestAddonExpand(t *testing.T) {
 	resourcestest.WriteFile(t, filepath.Join(dir, "metrics.yaml"), "kind: Namespace\n", 0o644)
 	c.Addons.Manifests = []resources.AddonManifest{{Name: "metrics", Path: filepath.Join(dir, "metrics.yaml"), Source: "main.hcl:5"}}
 	ds, err := Addon{}.Expand(c)
-	if err != nil || len(ds) != 2 {
-		t.Fatalf("Expand = %v, %v; want coredns and metrics", ds, err)
+	if err != nil || len(ds) != 3 || ds[2].Addr != "addon.flannel" {
+		t.Fatalf("Expand = %v, %v; want coredns, metrics and flannel", ds, err)
+	}
+	// flannel's RBAC needs the API only: every worker's flanneld waits for it.
+	if d := ds[2]; !slices.Equal(d.DependsOn, []string{`service.kube-apiserver["m0"]`}) {
+		t.Errorf("%s depends on %q, want the apiserver only", d.Addr, d.DependsOn)
 	}
 	wantDeps := []string{`service.kube-apiserver["m0"]`, `service.kubelet["w0"]`, `service.kube-proxy["w0"]`}
-	for _, d := range ds {
+	for _, d := range ds[:2] {
 		if !slices.Equal(d.DependsOn, wantDeps) {
 			t.Errorf("%s depends on %q, want %q", d.Addr, d.DependsOn, wantDeps)
 		}

@@ -9,7 +9,7 @@ import (
 
 // Expand declares the cluster's leaf certificates. The control plane's
 // (apiserver per master, its clients, admin, controller-manager,
-// scheduler) and the workers' (kubelet per worker, kube-proxy) need a
+// scheduler) and the workers' (kubelet per worker, kube-proxy, flanneld) need a
 // master, as the cluster CA exists only then; etcd's need etcd nodes.
 func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 	s := certSettingsOf(cl)
@@ -60,7 +60,10 @@ func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 			clients = append(clients, struct {
 				name, issuer string
 				spec         func(time.Duration) pki.CertSpec
-			}{resources.CertKubeProxy, cluster, pki.KubeProxySpec})
+			}{resources.CertKubeProxy, cluster, pki.KubeProxySpec}, struct {
+				name, issuer string
+				spec         func(time.Duration) pki.CertSpec
+			}{resources.CertFlannel, cluster, pki.FlannelSpec})
 		}
 		for _, cc := range clients {
 			if err := add(cc.name, nil, cc.issuer, cc.spec(s.validity), nil); err != nil {

@@ -36,7 +36,7 @@ func TestCertExpandAddresses(t *testing.T) {
 	want := []string{
 		`cert.admin`, `cert.apiserver["m0"]`, `cert.apiserver["m1"]`, `cert.apiserver_etcd_client`,
 		`cert.apiserver_kubelet_client`, `cert.controller_manager`, `cert.etcd_peer["e0"]`, `cert.etcd_server["e0"]`,
-		`cert.front_proxy_client`, `cert.kube_proxy`, `cert.kubelet["w0"]`, `cert.scheduler`,
+		`cert.flannel`, `cert.front_proxy_client`, `cert.kube_proxy`, `cert.kubelet["w0"]`, `cert.scheduler`,
 		`kubeconfig.admin`,
 		`pki.cluster_ca`, `pki.etcd_ca`, `pki.front_proxy_ca`, `pki.service_account`,
 	}

@@ -24,7 +24,6 @@ const (
 // node that runs it.
 func componentServices(c *resources.Cluster) ([]resources.Desired, error) {
 	var out []resources.Desired
-	var subnets map[string]string // workers' pod subnets
 	for _, n := range c.Nodes {
 		var specs []componentSpec
 		if n.HasRole("master") {
@@ -34,24 +33,16 @@ func componentServices(c *resources.Cluster) ([]resources.Desired, error) {
 			specs = append(specs, loadBalancer(c, n))
 		}
 		if n.HasRole("worker") {
-			if subnets == nil {
-				// Once for all workers: every worker's routes list the others.
-				var err error
-				if subnets, err = PodSubnets(c); err != nil {
-					return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr",
-						"%s: %v", resources.ServiceAddr(resources.CompContainerd, n.Name), err)
-				}
-			}
-			routes, err := podRoutes(c, n, subnets)
+			flannel, err := flanneld(c, n)
 			if err != nil {
-				return nil, resources.Blame(n.At(""), "Cannot write the pod routes",
-					"%s: %v", resources.ServiceAddr(resources.CompPodRoutes, n.Name), err)
+				return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr",
+					"%s: %v", resources.ServiceAddr(resources.CompFlannel, n.Name), err)
 			}
-			specs = append(specs, containerd(c, n, subnets[n.Name]), Kubelet(c, n))
+			specs = append(specs, containerd(c, n), Kubelet(c, n))
 			if !c.Addons.SkipKubeProxy {
 				specs = append(specs, kubeProxy(c, n))
 			}
-			specs = append(specs, routes)
+			specs = append(specs, flannel)
 		}
 		for _, s := range specs {
 			if err := resources.CheckBundleFiles(c, n, s.Component, resources.ServiceAddr(s.Component, n.Name)); err != nil {
@@ -78,16 +69,10 @@ type componentSpec struct {
 	// program, when set, is the bundle file whose digest is the service's
 	// Version (program_version.go), not the Kubernetes version.
 	program string
-	// extra attributes recorded with the service for eggo itself (the pod
-	// subnet a containerd hands out), read back from state by the next plan.
-	extra resources.Attrs
 }
 
 func (s componentSpec) desired(c *resources.Cluster, n resources.Node) resources.Desired {
 	attrs := s.attrs()
-	for k, v := range s.extra {
-		attrs[k] = v
-	}
 	attrs[svcAddress] = n.Address
 	attrs[svcConnection] = resources.ConnectionAttrs(n)
 	deps := append([]string{"host." + n.Name}, s.deps...)

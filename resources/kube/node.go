@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -13,7 +14,9 @@ import (
 )
 
 // K8sNode is the k8s_node kind: a worker's Node object in the cluster
-// (k8s_node.w0). Create labels it once its kubelet registered; Delete
+// (k8s_node.w0). Create labels it once its kubelet registered and sets its
+// spec.podCIDR to the worker's pod subnet (which the state keeps, see
+// PodSubnets), which flannel reads; Delete
 // cordons and drains it and deletes the object before its services stop.
 // It works through a master's admin kubeconfig, over that master's SSH
 // connection, so the operator's machine never needs to reach the API.
@@ -37,6 +40,7 @@ func (K8sNode) Schema() resources.Schema {
 		k8sNodeName:   {Description: "the Node's name", ForceNew: true},
 		k8sNodeLabels: {Description: "labels eggo sets on the Node (node labels plus node-role.kubernetes.io/worker)"},
 		k8sNodeVia:    {Description: "the master whose admin kubeconfig eggo uses"},
+		AttrPodSubnet: {Description: "the Node's spec.podCIDR: the worker's slice of pod_cidr, kept while the node is in the state"},
 	}}
 }
 
@@ -52,8 +56,13 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		"connection": resources.ConnectionAttrs(masters[0]),
 		"kubeconfig": AdminKubeconfigPath(c),
 	}
-	var out []resources.Desired
-	for _, n := range c.NodesWithRole("worker") {
+	workers := c.NodesWithRole("worker")
+	subnets, err := PodSubnets(c, workers)
+	if err != nil {
+		return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr", "%v", err)
+	}
+	out := make([]resources.Desired, 0, len(workers))
+	for _, n := range workers {
 		labels := map[string]any{"node-role.kubernetes.io/worker": ""}
 		for k, v := range n.Labels {
 			labels[k] = v
@@ -64,7 +73,7 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Node:      n.Name,
 			Source:    n.Source,
 			Range:     n.Ranges.Block,
-			Attrs:     resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: labels, k8sNodeVia: via},
+			Attrs:     resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: labels, k8sNodeVia: via, AttrPodSubnet: subnets[n.Name]},
 			DependsOn: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
 		})
 	}
@@ -115,7 +124,7 @@ func KubectlVia(ctx context.Context, rc *resources.RunContext, addr string, via 
 	return "", fmt.Errorf("%s: no master reachable to talk to the API: %s", addr, strings.Join(errs, "; "))
 }
 
-// Read checks the Node object still exists. Every k8s_node of a run asks
+// Read checks the Node object still exists and still has its podCIDR. Every k8s_node of a run asks
 // the same API the same question, so one listing of the cluster's Nodes
 // serves them all (a per-run memo): one kubectl call per refresh, not one
 // per worker.
@@ -125,42 +134,53 @@ func (K8sNode) Read(ctx context.Context, rc *resources.RunContext, prior resourc
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", prior.Addr, err)
 	}
-	if !nodes[resources.AttrString(prior.Attrs[k8sNodeName])] {
+	podCIDR, ok := nodes[resources.AttrString(prior.Attrs[k8sNodeName])]
+	if !ok {
 		return nil, nil, nil // deleted outside eggo: the plan re-creates (re-labels) it
 	}
-	return prior.Attrs, nil, nil
+	out := maps.Clone(prior.Attrs)
+	if _, recorded := prior.Attrs[AttrPodSubnet]; recorded {
+		out[AttrPodSubnet] = podCIDR // "" when unset: the plan sets it again
+	}
+	return out, nil, nil
 }
 
-// clusterNodes is the set of Node names the API holds, listed once per run
-// through the master via names. Names only (-o name): existence is all a
-// refresh checks, and a thousand Nodes' full JSON would be megabytes.
-func clusterNodes(ctx context.Context, rc *resources.RunContext, via map[string]any) (map[string]bool, error) {
+// clusterNodes is the Nodes the API holds (name → spec.podCIDR, "" when
+// unset), listed once per run through the master via. Two columns only: a
+// thousand Nodes' full JSON would be megabytes.
+func clusterNodes(ctx context.Context, rc *resources.RunContext, via map[string]any) (map[string]string, error) {
 	key := fmt.Sprintf("k8s_node/nodes via %s %s %s", resources.AttrString(via["node"]), resources.AttrString(via["address"]), resources.AttrString(via["kubeconfig"]))
 	v, err := rc.Memo(key, func() (any, error) {
 		out, err := KubectlVia(ctx, rc, "listing the cluster's Nodes", via, false, func(k string) string {
-			return k + " get nodes -o name\n"
+			return k + " get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR\n"
 		})
 		if err != nil {
 			return nil, err
 		}
-		return parseNodeNames(out), nil
+		return parseNodeCIDRs(out), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v.(map[string]bool), nil
+	return v.(map[string]string), nil
 }
 
-// parseNodeNames reads `kubectl get nodes -o name` ("node/w0" per line).
-func parseNodeNames(out string) map[string]bool {
-	names := map[string]bool{}
+// parseNodeCIDRs reads the two columns of clusterNodes: "w0 10.244.0.0/24",
+// or "w0 <none>" for a Node without a podCIDR.
+func parseNodeCIDRs(out string) map[string]string {
+	nodes := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		if _, name, ok := strings.Cut(line, "/"); ok && name != "" {
-			names[name] = true
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
 		}
+		cidr := ""
+		if len(f) > 1 && f[1] != "<none>" {
+			cidr = f[1]
+		}
+		nodes[f[0]] = cidr
 	}
-	return names
+	return nodes
 }
 
 // Plan: labels are applied in place; the master used is only recorded.
@@ -171,6 +191,9 @@ func (k K8sNode) Plan(_ context.Context, _ *resources.RunContext, prior *resourc
 		return ch, nil
 	}
 	ch.Before = prior.Attrs
+	if err := podSubnetMoves(desired.Addr, prior.Attrs, desired.Attrs); err != nil {
+		return ch, err
+	}
 	ch.Changed = resources.ChangedAttrs(k.Schema(), prior.Attrs, desired.Attrs)
 	if len(ch.Changed) == 0 && !prior.Pending {
 		ch.Action, ch.After, ch.Changed = resources.NoOp, prior.Attrs, nil
@@ -208,7 +231,8 @@ func labelNode(ctx context.Context, rc *resources.RunContext, desired resources.
 	via, _ := desired.Attrs[k8sNodeVia].(map[string]any)
 	rc.Progress(desired.Addr, "labelling node "+name)
 	_, err := KubectlVia(ctx, rc, desired.Addr, via, true, func(k string) string {
-		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " "))
+		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " ")) +
+			setPodCIDR(k, name, resources.AttrString(desired.Attrs[AttrPodSubnet]))
 	})
 	if err != nil {
 		return prior, err

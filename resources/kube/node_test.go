@@ -33,10 +33,14 @@ func fakeKubectl(t *testing.T, nodes ...string) (calls string) {
 func fakeKubectlNodes(t *testing.T, calls string, nodes ...string) {
 	t.Helper()
 	var out strings.Builder
-	for _, n := range nodes {
-		out.WriteString("node/" + n + "\n")
+	for _, n := range nodes { // "w0" (no podCIDR) or "w0=10.244.0.0/24"
+		name, cidr, ok := strings.Cut(n, "=")
+		if !ok {
+			cidr = "<none>"
+		}
+		out.WriteString(name + "   " + cidr + "\n")
 	}
-	script := "#!/bin/sh\necho \"$*\" >> " + shell.Quote(calls) + "\ncase \"$*\" in *'get nodes -o name'*) printf '%s' " +
+	script := "#!/bin/sh\necho \"$*\" >> " + shell.Quote(calls) + "\ncase \"$*\" in *'get nodes --no-headers'*) printf '%s' " +
 		shell.Quote(out.String()) + " ;; *) echo \"unexpected kubectl $*\" >&2; exit 3 ;; esac\n"
 	resourcestest.WriteFile(t, filepath.Join(filepath.Dir(calls), "kubectl"), script, 0o755)
 }
@@ -82,7 +86,7 @@ func TestK8sNodeReadListsNodesOncePerRun(t *testing.T) {
 	defer rc.Close()
 	live := readAll(rc)
 	got := resourcestest.KubectlCalls(t, calls)
-	if len(got) != 1 || got[0] != "--kubeconfig /etc/kubernetes/admin.conf get nodes -o name" {
+	if len(got) != 1 || got[0] != "--kubeconfig /etc/kubernetes/admin.conf get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR" {
 		t.Fatalf("kubectl calls for 4 Nodes in one run = %q, want one listing", got)
 	}
 	for _, o := range objs {
@@ -110,18 +114,15 @@ func TestK8sNodeReadListsNodesOncePerRun(t *testing.T) {
 	}
 }
 
-func TestParseNodeNames(t *testing.T) {
-	got := parseNodeNames("node/w0\nnode/m-0.example\n\nwarning without a slash\nnodes/old-style\n")
-	want := map[string]bool{"w0": true, "m-0.example": true, "old-style": true}
-	if !resources.Equal(anyMap(got), anyMap(want)) {
-		t.Errorf("parseNodeNames = %v, want %v", got, want)
+func TestParseNodeCIDRs(t *testing.T) {
+	got := parseNodeCIDRs("w0   10.244.0.0/24\nm-0.example   <none>\n\nw1 fd00:10:244:1::/64\n")
+	want := map[string]string{"w0": "10.244.0.0/24", "m-0.example": "", "w1": "fd00:10:244:1::/64"}
+	if len(got) != len(want) {
+		t.Fatalf("parseNodeCIDRs = %v, want %v", got, want)
 	}
-}
-
-func anyMap(m map[string]bool) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		out[k] = v
+	for k, v := range want {
+		if c, ok := got[k]; !ok || c != v {
+			t.Errorf("parseNodeCIDRs[%q] = %q (%t), want %q", k, c, ok, v)
+		}
 	}
-	return out
 }

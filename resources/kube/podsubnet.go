@@ -8,9 +8,10 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-// AttrPodSubnet is the attribute of a worker's containerd service that
-// records the pod subnet its CNI configuration hands addresses out of. The
-// next plan reads it back (RecallPodSubnets), so the subnet stays put.
+// AttrPodSubnet is the attribute of a worker's k8s_node that records its
+// pod subnet (the Node's spec.podCIDR, flannel's lease). The next plan
+// reads it back (RecallPodSubnets), so the subnet stays put. Before
+// flannel, the worker's containerd service recorded it under the same name.
 const AttrPodSubnet = "pod_subnet"
 
 // podSubnetShape is pod_cidr and the prefix length of one node's slice of
@@ -39,12 +40,11 @@ func podSubnetShape(c *resources.Cluster) (netip.Prefix, int, error) {
 // it; every other worker, in declaration order, gets the lowest free one.
 // So adding or removing a node never moves another node's subnet, and the
 // answer depends only on the configuration and the state.
-func PodSubnets(c *resources.Cluster) (map[string]string, error) {
+func PodSubnets(c *resources.Cluster, workers []resources.Node) (map[string]string, error) {
 	cidr, bits, err := podSubnetShape(c)
 	if err != nil {
 		return nil, err
 	}
-	workers := c.NodesWithRole("worker")
 	out := make(map[string]string, len(workers))
 	taken := make(map[uint64]bool, len(workers))
 	var fresh []resources.Node
@@ -93,23 +93,30 @@ func subnetAt(cidr netip.Prefix, bits int, i uint64) string {
 }
 
 // Recall keeps every worker's pod subnet (see RecallPodSubnets).
-func (Service) Recall(c *resources.Cluster, recorded func(kind string) []resources.Object) {
+func (K8sNode) Recall(c *resources.Cluster, recorded func(kind string) []resources.Object) {
 	RecallPodSubnets(c, recorded)
 }
 
 // RecallPodSubnets fills c.RecordedPodSubnets from the state: the pod subnet
-// each worker's containerd service recorded. The engine calls it with the
-// prior state's objects before expanding, so a plan (refreshed or not)
-// keeps every worker's subnet.
+// each worker's k8s_node recorded, or, in a state written before flannel,
+// its containerd service. The engine calls it with the prior state's
+// objects before expanding, so a plan (refreshed or not) keeps every
+// worker's subnet.
 func RecallPodSubnets(c *resources.Cluster, recorded func(kind string) []resources.Object) {
+	keep := func(o resources.Object) {
+		if subnet := resources.AttrString(o.Attrs[AttrPodSubnet]); o.Node != "" && subnet != "" {
+			if c.RecordedPodSubnets == nil {
+				c.RecordedPodSubnets = map[string]string{}
+			}
+			c.RecordedPodSubnets[o.Node] = subnet
+		}
+	}
 	for _, o := range recorded("service") {
-		subnet := resources.AttrString(o.Attrs[AttrPodSubnet])
-		if o.Node == "" || subnet == "" || resources.AttrString(o.Attrs[svcComponent]) != resources.CompContainerd {
-			continue
+		if resources.AttrString(o.Attrs[svcComponent]) == resources.CompContainerd {
+			keep(o)
 		}
-		if c.RecordedPodSubnets == nil {
-			c.RecordedPodSubnets = map[string]string{}
-		}
-		c.RecordedPodSubnets[o.Node] = subnet
+	}
+	for _, o := range recorded("k8s_node") { // newer than the services' records
+		keep(o)
 	}
 }

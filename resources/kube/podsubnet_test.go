@@ -82,7 +82,7 @@ func TestPodSubnets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := PodSubnets(podCluster(tt.cidr, tt.recorded, tt.workers...))
+			got, err := workerSubnets(podCluster(tt.cidr, tt.recorded, tt.workers...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,17 +95,17 @@ func TestPodSubnets(t *testing.T) {
 
 func TestPodSubnetErrors(t *testing.T) {
 	c := podCluster("10.244.0.0/23", nil, "w0", "w1", "w2")
-	_, err := PodSubnets(c)
+	_, err := workerSubnets(c)
 	if err == nil || !strings.Contains(err.Error(), "room for 2 node subnets") || !strings.Contains(err.Error(), "no subnet for w2") {
 		t.Errorf("full pod_cidr: %v", err)
 	}
 	c = podCluster("10.244.0.0/16", nil, "w0")
-	if all, err := PodSubnets(c); err != nil || all["w0"] != "10.244.0.0/24" || len(all) != 1 {
+	if all, err := workerSubnets(c); err != nil || all["w0"] != "10.244.0.0/24" || len(all) != 1 {
 		t.Errorf("PodSubnets = %v, %v: want w0's subnet and none for the master", all, err)
 	}
 	for _, cidr := range []string{"fd00::/121", "10.1.2.0/24", "10.1.2.0/23x"} {
 		c = podCluster(cidr, nil, "w0")
-		if _, err := PodSubnets(c); err == nil || !strings.Contains(err.Error(), "pod_cidr") {
+		if _, err := workerSubnets(c); err == nil || !strings.Contains(err.Error(), "pod_cidr") {
 			t.Errorf("pod_cidr %s: %v", cidr, err)
 		}
 	}
@@ -115,51 +115,79 @@ func TestPodSubnetErrors(t *testing.T) {
 	}
 }
 
+// workerSubnets is PodSubnets of every worker of c.
+func workerSubnets(c *resources.Cluster) (map[string]string, error) {
+	return PodSubnets(c, c.NodesWithRole("worker"))
+}
+
+// A state written before flannel kept each subnet on the worker's
+// containerd service; one written since, on its k8s_node, which wins.
 func TestRecallPodSubnets(t *testing.T) {
-	objs := []resources.Object{
+	services := []resources.Object{
 		{Addr: resources.ServiceAddr(resources.CompContainerd, "w0"), Node: "w0", Attrs: resources.Attrs{svcComponent: resources.CompContainerd, AttrPodSubnet: "10.244.3.0/24"}},
 		{Addr: resources.ServiceAddr(resources.CompContainerd, "w1"), Node: "w1", Pending: true, Attrs: resources.Attrs{svcComponent: resources.CompContainerd, AttrPodSubnet: "10.244.1.0/24"}},
 		{Addr: resources.ServiceAddr(resources.CompContainerd, "w2"), Node: "w2", Attrs: resources.Attrs{svcComponent: resources.CompContainerd}}, // written by an older eggo
 		{Addr: resources.ServiceAddr(resources.CompKubelet, "w3"), Node: "w3", Attrs: resources.Attrs{svcComponent: resources.CompKubelet, AttrPodSubnet: "10.244.9.0/24"}},
+		{Addr: resources.ServiceAddr(resources.CompContainerd, "w4"), Node: "w4", Attrs: resources.Attrs{svcComponent: resources.CompContainerd, AttrPodSubnet: "10.244.4.0/24"}},
+	}
+	nodes := []resources.Object{
+		{Addr: K8sNodeAddr("w4"), Node: "w4", Attrs: resources.Attrs{AttrPodSubnet: "10.244.5.0/24"}},
+		{Addr: K8sNodeAddr("w5"), Node: "w5", Attrs: resources.Attrs{AttrPodSubnet: "10.244.6.0/24"}},
+		{Addr: K8sNodeAddr("w6"), Node: "w6", Attrs: resources.Attrs{AttrPodSubnet: ""}},
 	}
 	var asked []string
 	c := &resources.Cluster{}
-	RecallPodSubnets(c, func(kind string) []resources.Object { asked = append(asked, kind); return objs })
-	want := map[string]string{"w0": "10.244.3.0/24", "w1": "10.244.1.0/24"}
-	if !reflect.DeepEqual(c.RecordedPodSubnets, want) || !reflect.DeepEqual(asked, []string{"service"}) {
+	RecallPodSubnets(c, func(kind string) []resources.Object {
+		asked = append(asked, kind)
+		if kind == "k8s_node" {
+			return nodes
+		}
+		return services
+	})
+	want := map[string]string{"w0": "10.244.3.0/24", "w1": "10.244.1.0/24", "w4": "10.244.5.0/24", "w5": "10.244.6.0/24"}
+	if !reflect.DeepEqual(c.RecordedPodSubnets, want) || !reflect.DeepEqual(asked, []string{"service", "k8s_node"}) {
 		t.Errorf("recalled %v (asked for %v), want %v", c.RecordedPodSubnets, asked, want)
 	}
 }
 
-// The expansion hands the allocation to containerd (CNI config and the
-// recorded attribute) and to every other worker's routes.
-func TestPodSubnetsInComponents(t *testing.T) {
+// The allocation goes to each worker's k8s_node (the Node's podCIDR);
+// no service names a subnet or another node, so every worker's flannel and
+// CNI configuration is the same but for its own name and address.
+func TestPodSubnetsOnNodes(t *testing.T) {
 	c := podCluster("10.244.0.0/16", map[string]string{"w1": "10.244.7.0/24"}, "w0", "w1", "w2")
 	c.KubernetesVersion, c.Network.ServiceCIDR = "1.31.4", "10.32.0.0/16"
+	nodes, err := K8sNode{}.Expand(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.7.0/24", "w2": "10.244.1.0/24"}
+	for _, d := range nodes {
+		if got := d.Attrs[AttrPodSubnet]; got != want[d.Node] {
+			t.Errorf("%s records pod_subnet %v, want %s", d.Addr, got, want[d.Node])
+		}
+	}
+	if len(nodes) != 3 {
+		t.Errorf("%d k8s_node, want one per worker", len(nodes))
+	}
 	ds, err := componentServices(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byAddr := map[string]resources.Desired{}
 	for _, d := range ds {
-		byAddr[d.Addr] = d
-	}
-	want := map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.7.0/24", "w2": "10.244.1.0/24"}
-	for node, subnet := range want {
-		d := byAddr[resources.ServiceAddr(resources.CompContainerd, node)]
-		if got := d.Attrs[AttrPodSubnet]; got != subnet {
-			t.Errorf("%s records pod_subnet %v, want %s", d.Addr, got, subnet)
+		s := parseService(d.Attrs)
+		text := s.Unit
+		for _, f := range s.Files {
+			if content, ok := f.Content.(string); ok {
+				text += content
+			}
 		}
-		cni := parseService(d.Attrs).Files[1]
-		if content := cni.Content.(string); !strings.Contains(content, `"subnet": "`+subnet+`"`) || !strings.Contains(content, `"ipMasq": false`) {
-			t.Errorf("%s: CNI config:\n%s", d.Addr, content)
+		for node, subnet := range want {
+			if strings.Contains(text, subnet) || (node != d.Node && strings.Contains(text, node)) {
+				t.Errorf("%s names %s or its subnet %s:\n%s", d.Addr, node, subnet, text)
+			}
 		}
-	}
-	if _, ok := byAddr[resources.ServiceAddr(resources.CompPodRoutes, "m0")]; ok {
-		t.Error("a master got pod routes")
-	}
-	script := parseService(byAddr[resources.ServiceAddr(resources.CompPodRoutes, "w0")].Attrs).Files[0].Content.(string)
-	if !strings.Contains(script, "ROUTES='10.244.7.0/24 10.0.0.3 w1\n10.244.1.0/24 10.0.0.4 w2\n'") || !strings.Contains(script, "SUBNET='10.244.0.0/24'\n") {
-		t.Errorf("w0's routes script:\n%s", script)
+		if s.Component == resources.CompContainerd && !strings.Contains(text, `"type": "flannel"`) {
+			t.Errorf("%s: the CNI network is not flannel's:\n%s", d.Addr, text)
+		}
 	}
 }

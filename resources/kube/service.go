@@ -39,7 +39,6 @@ func serviceSchema() resources.Schema {
 		svcCreatedDirs:   {Description: "directories eggo created, removed on delete", Computed: true},
 		svcOwnedData:     {Description: "data directories eggo owns", Computed: true},
 		svcLive:          {Description: "what refresh found on the host", Computed: true},
-		AttrPodSubnet:    {Description: "the node's slice of pod_cidr (containerd's CNI network); kept while the node is in the state"},
 	}}
 }
 

@@ -188,7 +188,7 @@ func TestComponentsPerRole(t *testing.T) {
 		byAddr[d.Addr] = d
 	}
 	want := `service.kube-lb["lb"] service.kube-apiserver["m0"] service.kube-controller-manager["m0"] service.kube-scheduler["m0"] ` +
-		`service.containerd["w0"] service.kubelet["w0"] service.kube-proxy["w0"] service.eggo-pod-routes["w0"]`
+		`service.containerd["w0"] service.kubelet["w0"] service.kube-proxy["w0"] service.flanneld["w0"]`
 	if strings.Join(got, " ") != want {
 		t.Errorf("services:\n got %v\nwant %v", got, want)
 	}
@@ -202,8 +202,11 @@ func TestComponentsPerRole(t *testing.T) {
 	if deps := byAddr[`service.kubelet["w0"]`].DependsOn; strings.Join(deps, " ") != `host.w0 service.containerd["w0"] service.kube-lb["lb"]` {
 		t.Errorf("kubelet waits for %v, want its host, containerd and the load balancer", deps)
 	}
+	if deps := byAddr[`service.flanneld["w0"]`].DependsOn; strings.Join(deps, " ") != `addon.flannel host.w0 k8s_node.w0 service.kubelet["w0"]` {
+		t.Errorf("flanneld waits for %v, want its RBAC, host, Node (its podCIDR) and kubelet", deps)
+	}
 	cni := parseService(byAddr[`service.containerd["w0"]`].Attrs).Files[1]
-	if cni.Path != CNIConfigPath || !strings.Contains(cni.Content.(string), `"subnet": "10.244.0.0/24"`) {
+	if cni.Path != FlannelCNIConfigPath || cni.Content.(string) != flannelCNIConfig {
 		t.Errorf("CNI config %s: %v", cni.Path, cni.Content)
 	}
 	for _, d := range ds {

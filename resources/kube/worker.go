@@ -15,8 +15,10 @@ const PauseImage = "registry.k8s.io/pause:3.10"
 // imports every one of them when it starts.
 const BundleImageDir = "/var/lib/eggo/images"
 
-// CNIConfigPath is the bridge network configuration eggo writes on workers.
-const CNIConfigPath = "/etc/cni/net.d/10-eggo-bridge.conflist"
+// LegacyCNIConfigPath is the bridge network eggo wrote before flannel:
+// containerd's update removes it (the service kind deletes the files a
+// service no longer has).
+const LegacyCNIConfigPath = "/etc/cni/net.d/10-eggo-bridge.conflist"
 
 // The endpoint workers reach the apiservers at, and what they wait for.
 func apiDeps(c *resources.Cluster) []string {
@@ -38,9 +40,9 @@ func workerRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
 	return &resources.Roll{Group: "workers", Stage: stageWorkers, Unit: n.Name, Batch: max(c.MaxUnavailable, 1)}
 }
 
-// containerd runs the node's containers, with a bridge network for pods
-// whose addresses come from subnet (the node's slice of pod_cidr).
-func containerd(c *resources.Cluster, n resources.Node, subnet string) componentSpec {
+// containerd runs the node's containers; their network is flannel's
+// (FlannelCNIConfigPath), the same configuration on every worker.
+func containerd(c *resources.Cluster, n resources.Node) componentSpec {
 	dir := path.Join(c.ConfigDir, resources.CompContainerd)
 	cfg := path.Join(dir, "config.toml")
 	config := fmt.Sprintf(`version = 2
@@ -59,25 +61,6 @@ state = "/run/containerd"
     bin_dir = "/opt/cni/bin"
     conf_dir = "/etc/cni/net.d"
 `, PauseImage, c.Runtime.RestrictOOMScoreAdj)
-	// No ipMasq: pod addresses cross to other workers unchanged (the
-	// eggo-pod-routes service routes them and masquerades only what leaves
-	// pod_cidr).
-	cni := fmt.Sprintf(`{
-  "cniVersion": "0.4.0",
-  "name": "eggo",
-  "plugins": [
-    {
-      "type": "bridge",
-      "bridge": "cni0",
-      "isGateway": true,
-      "ipMasq": false,
-      "hairpinMode": true,
-      "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": %q}]}
-    },
-    {"type": "portmap", "capabilities": {"portMappings": true}}
-  ]
-}
-`, subnet, defaultRoute(subnet))
 	return componentSpec{
 		service: service{
 			Component: resources.CompContainerd,
@@ -87,7 +70,7 @@ state = "/run/containerd"
 				extra: []string{"ExecStartPre=-/sbin/modprobe overlay", "Delegate=yes", "KillMode=process", "TasksMax=infinity", "OOMScoreAdjust=-999"}}),
 			Files: []serviceFile{
 				{Path: cfg, Mode: "0644", Content: config},
-				{Path: CNIConfigPath, Mode: "0644", Content: cni},
+				{Path: FlannelCNIConfigPath, Mode: "0644", Content: flannelCNIConfig},
 			},
 			// /opt/containerd is containerd's own plugin directory, made at its first start.
 			DataDirs: []string{"/opt/containerd", "/var/lib/containerd", "/var/lib/cni"},
@@ -116,7 +99,6 @@ true`,
 			Version: c.KubernetesVersion,
 		},
 		roll:    workerRoll(c, n),
-		extra:   resources.Attrs{AttrPodSubnet: subnet},
 		program: containerdProgram,
 	}
 }

@@ -160,6 +160,16 @@ func KubeProxySpec(validity time.Duration) CertSpec {
 	return clientSpec("system:kube-proxy", validity)
 }
 
+// FlannelUser is flanneld's user name; eggo's RBAC (the built-in
+// addon.flannel) grants it what flannel's Kubernetes subnet manager uses.
+const FlannelUser = "eggo:flannel"
+
+// FlannelSpec is flanneld's client certificate, one for every worker like
+// kube-proxy's: it reads Nodes and patches their status.
+func FlannelSpec(validity time.Duration) CertSpec {
+	return clientSpec(FlannelUser, validity)
+}
+
 func clientSpec(cn string, validity time.Duration, groups ...string) CertSpec {
 	return CertSpec{CommonName: cn, Organization: groups, Client: true, Validity: validity}
 }

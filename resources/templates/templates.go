@@ -23,11 +23,10 @@ import (
 var files embed.FS
 
 var parsed = template.Must(template.New("").Option("missingkey=error").Funcs(template.FuncMap{
-	"indent":     indent,
-	"join":       strings.Join,
-	"sha256":     sha256Hex,
-	"shquote":    shell.Quote, // the one quoting function for a shell
-	"routeTable": routeTable,
+	"indent":  indent,
+	"join":    strings.Join,
+	"sha256":  sha256Hex,
+	"shquote": shell.Quote, // the one quoting function for a shell
 }).ParseFS(files, "*.tmpl"))
 
 func render(name string, data any) (string, error) {
@@ -65,35 +64,6 @@ func CoreDNS(d CoreDNSData) (string, error) {
 	}{d, corefile})
 }
 
-// PodRoute is one line of a routes script's table: another worker's pod
-// subnet and the address (or name) of that worker to route it through.
-type PodRoute struct {
-	Subnet  string
-	Gateway string
-	Node    string
-}
-
-// PodRoutesData is what one worker's pod routes script is made of.
-type PodRoutesData struct {
-	IP        string // ip -4 | ip -6
-	IPTables  string // iptables | ip6tables
-	Proto     int    // the route protocol that marks eggo's routes
-	Forward   string // the forwarding sysctl's file
-	PodCIDR   string
-	Subnet    string     // this worker's pod subnet
-	Routes    []PodRoute // one per other worker
-	Component string     // the service's name, for messages
-	Node      string     // this worker's name, for messages
-	Resolve   string     // the getent database for a gateway given as a name
-	RunDir    string     // where the forwarding setting found is kept
-	MasqChain string     // the nat chain of the masquerade
-	FwdChain  string     // the filter chain accepting forwarded pod traffic
-}
-
-// PodRoutes is a worker's pod routes script (pod-routes.sh.tmpl): "up"
-// converges the host, "check" fails unless it is converged.
-func PodRoutes(d PodRoutesData) (string, error) { return render("pod-routes.sh.tmpl", d) }
-
 // indent puts n spaces before every line of s, ending each with a newline.
 func indent(n int, s string) string {
 	pad := strings.Repeat(" ", n)
@@ -107,14 +77,4 @@ func indent(n int, s string) string {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
-}
-
-// routeTable is the routes as the script reads them: "SUBNET GATEWAY NODE"
-// lines.
-func routeTable(routes []PodRoute) string {
-	var b strings.Builder
-	for _, r := range routes {
-		fmt.Fprintf(&b, "%s %s %s\n", r.Subnet, r.Gateway, r.Node)
-	}
-	return b.String()
 }
