@@ -67,7 +67,7 @@ for p in pkg/backend/tencentvpc pkg/backend/udp; do
 done
 backends=$(sed -n 's#^github.com/flannel-io/flannel/pkg/backend/\([a-z0-9]*\)$#\1#p' <<<"$deps" | tr '\n' ' ')
 
-log "flannel $flannel_version: go build flanneld (cold: ~3 min on 2 cores)"
+log "flannel $flannel_version: go build flanneld (cold: ~4 min on 2 idle cores)"
 # GOTOOLCHAIN=local: a Go older than upstream's go.mod asks for fails here
 # instead of fetching another toolchain.
 (cd "$work/flannel" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
