@@ -27,8 +27,12 @@ for part in "$@"; do
     ln "$part/$f" "$tmp/amd64/$f" 2>/dev/null || cp -p "$part/$f" "$tmp/amd64/$f"
   done
 done
-for b in "${KUBE_BINARIES[@]}" etcd etcdctl containerd containerd-shim-runc-v2 ctr runc; do
+for b in "${KUBE_BINARIES[@]}" etcd etcdctl containerd containerd-shim-runc-v2 ctr runc flanneld; do
   [[ -x $tmp/amd64/usr/local/bin/$b ]] || die "assemble: bundle $version has no /usr/local/bin/$b"
+done
+# The pod network: flannel's CNI plugin delegates to bridge and host-local.
+for p in flannel bridge host-local; do
+  [[ -x $tmp/amd64/opt/cni/bin/$p ]] || die "assemble: bundle $version has no /opt/cni/bin/$p"
 done
 for img in pause coredns; do
   [[ -f $tmp/amd64/var/lib/eggo/images/$img.tar ]] || die "assemble: bundle $version has no $img image"

@@ -35,13 +35,14 @@ func makePart(t *testing.T, dir, key string, files map[string]string) string {
 	return dir
 }
 
-func fakeParts(t *testing.T) (debs, image, kube string) {
+func fakeParts(t *testing.T) (debs, image, flannel, kube string) {
 	root := t.TempDir()
 	bins := map[string]string{}
 	for _, b := range []string{"etcd", "etcdctl", "containerd", "containerd-shim-runc-v2", "ctr", "runc"} {
 		bins["usr/local/bin/"+b] = "debian " + b
 	}
 	bins["opt/cni/bin/bridge"] = "bridge"
+	bins["opt/cni/bin/host-local"] = "host-local"
 	debs = makePart(t, filepath.Join(root, "debs"), "debs k1", bins)
 	// The pause and CoreDNS images are two parts in build.sh; one fake part
 	// holding both exercises the same union.
@@ -49,12 +50,16 @@ func fakeParts(t *testing.T) (debs, image, kube string) {
 		"var/lib/eggo/images/pause.tar":   "tar",
 		"var/lib/eggo/images/coredns.tar": "coredns tar",
 	})
+	flannel = makePart(t, filepath.Join(root, "flannel"), "flannel v0.28.10 k1", map[string]string{
+		"usr/local/bin/flanneld": "flanneld v0.28.10",
+		"opt/cni/bin/flannel":    "cni flannel v0.9.1",
+	})
 	kb := map[string]string{}
 	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl"} {
 		kb["usr/local/bin/"+b] = "v1.31.4 " + b
 	}
 	kube = makePart(t, filepath.Join(root, "kube"), "kube v1.31.4 k1", kb)
-	return debs, image, kube
+	return debs, image, flannel, kube
 }
 
 func assemble(t *testing.T, args ...string) (string, error) {
@@ -69,9 +74,9 @@ func sha(s string) string {
 }
 
 func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
-	debs, image, kube := fakeParts(t)
+	debs, image, flannel, kube := fakeParts(t)
 	out := filepath.Join(t.TempDir(), "v1.31.4")
-	if log, err := assemble(t, out, "v1.31.4", debs, image, kube); err != nil {
+	if log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube); err != nil {
 		t.Fatalf("assemble: %v\n%s", err, log)
 	}
 	for p, want := range map[string]string{
@@ -81,6 +86,8 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 		"amd64/var/lib/eggo/images/pause.tar":         "tar",
 		"amd64/var/lib/eggo/images/coredns.tar":       "coredns tar",
 		"amd64/usr/local/bin/containerd-shim-runc-v2": "debian containerd-shim-runc-v2",
+		"amd64/usr/local/bin/flanneld":                "flanneld v0.28.10",
+		"amd64/opt/cni/bin/flannel":                   "cni flannel v0.9.1",
 	} {
 		got, err := os.ReadFile(filepath.Join(out, p))
 		if err != nil || string(got) != want {
@@ -102,8 +109,15 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 	if !strings.Contains(m, "# version: v1.31.4\n") || !strings.Contains(m, "# arch: amd64\n") {
 		t.Errorf("MANIFEST lacks version or arch:\n%s", m)
 	}
-	if want := sha("v1.31.4 kube-apiserver") + "  amd64/usr/local/bin/kube-apiserver\n"; !strings.Contains(m, want) {
-		t.Errorf("MANIFEST lacks %q:\n%s", want, m)
+	for _, want := range []string{
+		sha("v1.31.4 kube-apiserver") + "  amd64/usr/local/bin/kube-apiserver\n",
+		sha("flanneld v0.28.10") + "  amd64/usr/local/bin/flanneld\n",
+		sha("cni flannel v0.9.1") + "  amd64/opt/cni/bin/flannel\n",
+		"# part: flannel v0.28.10 k1\n",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("MANIFEST lacks %q:\n%s", want, m)
+		}
 	}
 	files := 0
 	for _, line := range strings.Split(strings.TrimSpace(m), "\n") {
@@ -111,8 +125,8 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 			files++
 		}
 	}
-	if files != 15 {
-		t.Errorf("MANIFEST lists %d files, want 15 (6 kube, 6 debian, bridge, pause.tar, coredns.tar)", files)
+	if files != 18 {
+		t.Errorf("MANIFEST lists %d files, want 18 (6 kube, 6 debian, bridge, host-local, pause.tar, coredns.tar, flanneld, flannel)", files)
 	}
 	check := exec.Command("bash", "-c", "grep -v '^#' MANIFEST | sha256sum -c --quiet")
 	check.Dir = out
@@ -122,18 +136,18 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 }
 
 func TestAssembleIsSkippedUntilAPartChanges(t *testing.T) {
-	debs, image, kube := fakeParts(t)
+	debs, image, flannel, kube := fakeParts(t)
 	out := filepath.Join(t.TempDir(), "v1.31.4")
-	if log, err := assemble(t, out, "v1.31.4", debs, image, kube); err != nil {
+	if log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube); err != nil {
 		t.Fatalf("assemble: %v\n%s", err, log)
 	}
-	log, err := assemble(t, out, "v1.31.4", debs, image, kube)
+	log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube)
 	if err != nil || !strings.Contains(log, "cached") {
 		t.Fatalf("second assemble with the same parts: %v, %q; want it skipped as cached", err, log)
 	}
 	// A part rebuilt from other inputs has a new stamp: the bundle follows.
 	makePart(t, kube, "kube v1.31.4 k2", map[string]string{"usr/local/bin/kubelet": "rebuilt kubelet"})
-	if log, err := assemble(t, out, "v1.31.4", debs, image, kube); err != nil || strings.Contains(log, "cached") {
+	if log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube); err != nil || strings.Contains(log, "cached") {
 		t.Fatalf("assemble after a part changed: %v, %q; want a rebuild", err, log)
 	}
 	got, _ := os.ReadFile(filepath.Join(out, "amd64/usr/local/bin/kubelet"))
@@ -147,18 +161,18 @@ func TestAssembleIsSkippedUntilAPartChanges(t *testing.T) {
 }
 
 func TestAssembleRefusesIncompleteParts(t *testing.T) {
-	debs, image, kube := fakeParts(t)
+	debs, image, flannel, kube := fakeParts(t)
 	out := filepath.Join(t.TempDir(), "v1.31.4")
 
 	os.Remove(filepath.Join(image, stamp)) // as if its build was interrupted
-	log, err := assemble(t, out, "v1.31.4", debs, image, kube)
+	log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube)
 	if err == nil || !strings.Contains(log, image) {
 		t.Errorf("assemble with an unstamped part: %v, %q; want an error naming %s", err, log, image)
 	}
 	makePart(t, image, "image k1", nil)
 
 	os.Remove(filepath.Join(kube, "usr/local/bin/kube-proxy"))
-	log, err = assemble(t, out, "v1.31.4", debs, image, kube)
+	log, err = assemble(t, out, "v1.31.4", debs, image, flannel, kube)
 	if err == nil || !strings.Contains(log, "/usr/local/bin/kube-proxy") {
 		t.Errorf("assemble without kube-proxy: %v, %q; want an error naming it", err, log)
 	}
@@ -166,9 +180,37 @@ func TestAssembleRefusesIncompleteParts(t *testing.T) {
 
 	// The coredns add-on runs the bundle's image: a bundle without it is refused.
 	os.Remove(filepath.Join(image, "var/lib/eggo/images/coredns.tar"))
-	log, err = assemble(t, out, "v1.31.4", debs, image, kube)
+	log, err = assemble(t, out, "v1.31.4", debs, image, flannel, kube)
 	if err == nil || !strings.Contains(log, "no coredns image") {
 		t.Errorf("assemble without coredns.tar: %v, %q; want an error naming the coredns image", err, log)
+	}
+	makePart(t, image, "image k1", map[string]string{"var/lib/eggo/images/coredns.tar": "coredns tar"})
+
+	// The pod network needs flanneld and the CNI plugin it writes the config for.
+	for _, p := range []string{"usr/local/bin/flanneld", "opt/cni/bin/flannel"} {
+		full := filepath.Join(flannel, p)
+		content, _ := os.ReadFile(full)
+		os.Remove(full)
+		log, err = assemble(t, out, "v1.31.4", debs, image, flannel, kube)
+		if err == nil || !strings.Contains(log, "has no /"+p) {
+			t.Errorf("assemble without %s: %v, %q; want an error naming it", p, err, log)
+		}
+		os.WriteFile(full, content, 0o755)
+	}
+	if _, err := os.Stat(filepath.Join(out, "MANIFEST")); err == nil {
+		t.Errorf("a failed assemble left a bundle at %s", out)
+	}
+}
+
+// Should Debian's containernetworking-plugins ever ship a flannel plugin, the
+// bundle must not pick one of the two silently.
+func TestAssembleRefusesAFileFromTwoParts(t *testing.T) {
+	debs, image, flannel, kube := fakeParts(t)
+	makePart(t, debs, "debs k2", map[string]string{"opt/cni/bin/flannel": "debian flannel"})
+	out := filepath.Join(t.TempDir(), "v1.31.4")
+	log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube)
+	if err == nil || !strings.Contains(log, "opt/cni/bin/flannel comes from two parts") {
+		t.Errorf("assemble with two CNI flannel plugins: %v, %q; want an error naming it", err, log)
 	}
 	if _, err := os.Stat(filepath.Join(out, "MANIFEST")); err == nil {
 		t.Errorf("a failed assemble left a bundle at %s", out)

@@ -5,7 +5,8 @@
 #
 # The parts are built once under CACHE/bundle/.parts and shared by every
 # version: Debian's binaries (debs.sh), the pause image (image.sh), the CoreDNS
-# image (coredns.sh), and each version's Kubernetes binaries (kube.sh). Each part and each bundle is skipped
+# image (coredns.sh), flanneld and the CNI flannel plugin (flannel.sh), and each
+# version's Kubernetes binaries (kube.sh). Each part and each bundle is skipped
 # when its stamp says it is complete and was built from the same inputs.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -24,11 +25,12 @@ started=$SECONDS
 "$BUNDLE_SRC/scripts/debs.sh" "$parts/debs"
 "$BUNDLE_SRC/scripts/image.sh" "$parts/image" "$parts/debs/usr/local/bin"
 "$BUNDLE_SRC/scripts/coredns.sh" "$parts/coredns" "$parts/debs/usr/local/bin"
+"$BUNDLE_SRC/scripts/flannel.sh" "$parts/flannel"
 for v in "$@"; do
   "$BUNDLE_SRC/scripts/kube.sh" "$v" "$parts/kube-$v"
 done
 for v in "$@"; do
-  "$BUNDLE_SRC/scripts/assemble.sh" "$root/$v" "$v" "$parts/debs" "$parts/image" "$parts/coredns" "$parts/kube-$v"
+  "$BUNDLE_SRC/scripts/assemble.sh" "$root/$v" "$v" "$parts/debs" "$parts/image" "$parts/coredns" "$parts/flannel" "$parts/kube-$v"
 done
 for v in "$@"; do log "$root/$v: $(du -sh --apparent-size "$root/$v" | cut -f1)"; done
 # The versions share their Debian binaries and images through hard links.
