@@ -132,7 +132,7 @@ func unitInvocations(t *testing.T, tb *testbed.Testbed, hosts ...string) map[str
 	t.Helper()
 	out := map[string]string{}
 	for _, h := range hosts {
-		lines := mustExec(t, tb, h, `for u in etcd kube-apiserver kube-controller-manager kube-scheduler kube-lb containerd kubelet kube-proxy eggo-pod-routes; do
+		lines := mustExec(t, tb, h, `for u in etcd kube-apiserver kube-controller-manager kube-scheduler kube-lb containerd kubelet kube-proxy flanneld; do
   if [ -f /etc/systemd/system/$u.service ]; then echo "$u $(systemctl show -p InvocationID --value $u)"; fi
 done`)
 		for _, l := range strings.Split(lines, "\n") {
@@ -146,11 +146,13 @@ done`)
 
 // TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
 // load balancer, two masters with etcd, an etcd-only node and a worker;
-// then a no-op, a join, a delete, a rolling upgrade and a destroy.
+// then a no-op, a join (of a worker on a second subnet, behind a router),
+// a delete, a rolling upgrade and a destroy.
 func TestKubernetesOnTestbed(t *testing.T) {
 	bundleDir(t, k8sFrom)
 	bundleDir(t, k8sTo)
-	tb := testbed.UpForTestWith(t, testbed.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true})
+	tb := testbed.UpForTestWith(t, testbed.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true,
+		Networks: 2, NetworkOf: map[string]int{"w1": 1}})
 	addr := addresses(tb)
 	all := []string{"lb", "m0", "m1", "e0", "w0", "w1"}
 	before := map[string]string{}
@@ -270,51 +272,40 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("join failed: %v %v", res.Failed, res.Skipped)
 	}
-	// Besides w1's own resources, only w0's pod routes change (a route to
-	// w1's pod subnet).
-	routesW0 := resources.ServiceAddr(resources.CompPodRoutes, "w0")
-	for _, s := range p.Steps {
-		if s.Action != resources.NoOp && s.Node != "w1" && !(s.Addr == routesW0 && s.Action == resources.Update) {
-			t.Errorf("join of w1 changes %s (%s)", s.Addr, s.Action)
-		}
-	}
+	// Only w1's own resources: no other node's configuration names it.
+	onlyNodeChanges(t, "join of w1", p, "w1")
 	t.Logf("join of w1: %s, %d created", time.Since(start).Round(100*time.Millisecond), res.Counts.Add)
 	if st := kubectl(t, tb, addr["lb"], `get node w1 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
 		t.Errorf("w1 Ready = %q", st)
 	}
-	// Pods on two workers reach each other: a connection from a pod on w0
-	// to a pod on w1 is refused by w1's pod itself (pause listens on
-	// nothing), not lost on the way.
-	if got := mustExec(t, tb, "w0", "ip route show proto 77"); !strings.Contains(got, "via "+addr["w1"]) {
-		t.Errorf("w0 has no eggo route to w1's pod subnet: %q", got)
+	// Pods on two workers in two subnets reach each other: a connection
+	// from a pod on w0 to a pod on w1 is refused by w1's pod itself (pause
+	// listens on nothing), not lost on the way. w0 learned w1's pods from
+	// the API (flannel), through its VXLAN device.
+	w1Subnet := recordedPodSubnets(t, dir)["w1"]
+	if got := mustExec(t, tb, "w0", "ip route show "+w1Subnet); !strings.Contains(got, "dev "+kube.FlannelLink) {
+		t.Errorf("w0's route to w1's pod subnet %s: %q, want it through flannel", w1Subnet, got)
 	}
-	kubectl(t, tb, addr["lb"], `run p2 --image=`+kube.PauseImage+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"w1"}}'`)
-	p2IP := ""
-	for i := 0; i < 60 && p2IP == ""; i++ {
-		p2IP = kubectl(t, tb, addr["lb"], `get pod p2 -o jsonpath='{.status.podIP}'`)
-		if p2IP == "" {
-			time.Sleep(time.Second)
-		}
+	p2IP := runPod(t, tb, "p2", "w1", kube.PauseImage)
+	if reach := tcpFrom(t, tb, "w0", podIP, p2IP, 80); !strings.Contains(reach, "Connection refused") {
+		t.Errorf("the pod on w0 cannot reach the pod on w1 (%q): %q", p2IP, reach)
 	}
-	reach := mustExec(t, tb, "w0", `ns=$(ip netns list | awk '/^cni-/{print $1; exit}')
-ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || true`)
-	if p2IP == "" || !strings.Contains(reach, "Connection refused") {
-		t.Errorf("a pod on w0 cannot reach the pod on w1 (%q): %q", p2IP, reach)
-	}
+	checkServicesAcrossSubnets(t, tb, "w0", podIP, "w1")
 
 	// Delete: drained and gone, the host as before.
 	k8sConfig(t, dir, tb, k8sFrom, "w0")
-	if _, res = runApply(t, dir, nil); !res.OK() {
+	if p, res = runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("delete failed: %v %v", res.Failed, res.Skipped)
 	}
+	onlyNodeChanges(t, "delete of w1", p, "w1")
 	if got := kubectl(t, tb, addr["lb"], "get node w1 --ignore-not-found -o name"); got != "" {
 		t.Errorf("node w1 still registered: %q", got)
 	}
 	if got := kubectl(t, tb, addr["lb"], "get pod p2 --ignore-not-found -o name"); got != "" {
 		t.Errorf("pod p2 survived the drain of w1: %q", got)
 	}
-	if got := mustExec(t, tb, "w0", "ip route show proto 77"); got != "" {
-		t.Errorf("w0 keeps a route to the removed w1: %q", got)
+	if got := mustExec(t, tb, "w0", "ip route show "+w1Subnet); got != "" {
+		t.Errorf("w0 keeps a route to the removed w1's pods: %q", got)
 	}
 	if got := hostTree(t, tb, "w1"); got != before["w1"] {
 		t.Errorf("w1 not as before after its delete:\n%s", firstDiff(before["w1"], got))
@@ -433,7 +424,7 @@ ip netns exec "$ns" timeout 5 bash -c 'exec 3<>/dev/tcp/`+p2IP+`/80' 2>&1 || tru
 		if got := hostTree(t, tb, h); got != before[h] {
 			t.Errorf("%s not as before after destroy:\n%s", h, firstDiff(before[h], got))
 		}
-		if ps := mustExec(t, tb, h, "ps -eo comm= | grep -E '^(etcd|kube|containerd|haproxy|pause)' || true"); ps != "" {
+		if ps := mustExec(t, tb, h, "ps -eo comm= | grep -E '^(etcd|kube|containerd|haproxy|pause|flanneld)' || true"); ps != "" {
 			t.Errorf("%s: processes left after destroy: %s", h, ps)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/kube"
 )
 
@@ -61,35 +62,22 @@ func recordedPodSubnets(t *testing.T, dir string) map[string]string {
 	}
 	out := map[string]string{}
 	for _, r := range st.Resources {
-		if s, ok := r.Attributes[kube.AttrPodSubnet].(string); ok {
+		if s, ok := r.Attributes[kube.AttrPodSubnet].(string); ok && r.Kind == "k8s_node" {
 			out[r.Node] = s
 		}
 	}
 	return out
 }
 
-// podIP starts a pause pod on a node and waits for its address.
-func podIP(t *testing.T, tb *testbed.Testbed, name, node string) string {
-	t.Helper()
-	k := "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-	mustExec(t, tb, "m0", k+"run "+name+" --image="+kube.PauseImage+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"`+node+`"}}'`)
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
-		if ip := mustExec(t, tb, "m0", k+"get pod "+name+" -o jsonpath='{.status.podIP}'"); ip != "" {
-			return ip
-		}
-	}
-	t.Fatalf("pod %s on %s got no address", name, node)
-	return ""
-}
-
-// tcpFrom opens a TCP connection from a host, or from inside its only pod,
-// and returns bash's answer: "" when it connected, "Connection refused"
-// when a closed port answered (so the address was reached).
-func tcpFrom(t *testing.T, tb *testbed.Testbed, host string, inPod bool, ip string, port int) string {
+// tcpFrom opens a TCP connection from a host, or from inside its pod with
+// address pod, and returns bash's answer: "" when it connected,
+// "Connection refused" when a closed port answered (so the address was
+// reached).
+func tcpFrom(t *testing.T, tb *testbed.Testbed, host, pod, ip string, port int) string {
 	t.Helper()
 	cmd := fmt.Sprintf(`timeout 5 bash -c 'exec 3<>/dev/tcp/%s/%d' 2>&1; true`, ip, port)
-	if inPod {
-		cmd = `ip netns exec "$(ip netns list | awk '/^cni-/{print $1; exit}')" ` + cmd
+	if pod != "" {
+		return inPod(t, tb, host, pod, cmd)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -97,30 +85,104 @@ func tcpFrom(t *testing.T, tb *testbed.Testbed, host string, inPod bool, ip stri
 	return strings.TrimSpace(out)
 }
 
-func eggoNetworkLeft(t *testing.T, tb *testbed.Testbed, host string) string {
-	t.Helper()
-	return mustExec(t, tb, host, "ip route show proto 77; iptables-save | grep EGGO; true")
-}
-
-// TestPodNetworkOnTestbed: pods on two workers reach each other with their
-// own addresses (only traffic leaving pod_cidr is masqueraded); removing a
-// worker leaves the other's subnet and containerd alone; it comes back with
-// the lowest free subnet; destroy leaves no eggo route or rule.
+// TestPodNetworkOnTestbed: flannel on two workers in two subnets (a router
+// between them). Pods reach each other across the subnets with their own
+// addresses (only traffic leaving pod_cidr is masqueraded); each Node's
+// podCIDR is the subnet the state records; a stopped flanneld and an edited
+// configuration show in the plan, which repairs only them; removing a
+// worker changes nothing of the other's; it comes back with its old
+// subnet; destroy leaves no flannel device, rule or lease.
 func TestPodNetworkOnTestbed(t *testing.T) {
 	bundleDir(t, k8sTo)
-	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true})
+	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true,
+		Networks: 2, NetworkOf: map[string]int{"m0": 0, "w0": 0, "w1": 1}})
+	if h0, h1 := tb.Hosts[1], tb.Hosts[2]; h0.Subnet == h1.Subnet {
+		t.Fatalf("w0 (%s) and w1 (%s) share a subnet", h0.Subnet, h1.Subnet)
+	}
 	dir := t.TempDir()
 	podnetConfig(t, dir, tb, "w0", "w1")
 	if _, res := runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
 	}
-	if got := recordedPodSubnets(t, dir); got["w0"] != "10.244.0.0/24" || got["w1"] != "10.244.1.0/24" || len(got) != 2 {
-		t.Fatalf("pod subnets recorded: %v", got)
+	want := map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.1.0/24"}
+	if got := recordedPodSubnets(t, dir); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("pod subnets recorded: %v, want %v", got, want)
 	}
-	if r := mustExec(t, tb, "w0", "ip route show proto 77"); r != fmt.Sprintf("10.244.1.0/24 via %s dev eth0", hostAddr(t, tb, "w1")) {
-		t.Errorf("w0's pod routes: %q", r)
+	if got := mustExec(t, tb, "m0", adminKubectl+"get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.spec.podCIDR} {end}'"); got != "w0=10.244.0.0/24 w1=10.244.1.0/24" {
+		t.Errorf("Nodes' podCIDRs: %q", got)
 	}
-	p0, p1 := podIP(t, tb, "p0", "w0"), podIP(t, tb, "p1", "w1")
+	if r := mustExec(t, tb, "w0", "ip route show 10.244.1.0/24"); !strings.Contains(r, "dev "+kube.FlannelLink) {
+		t.Errorf("w0's route to w1's pods: %q, want it through %s", r, kube.FlannelLink)
+	}
+	podsAcrossSubnets(t, tb)
+
+	// Drift: flanneld stopped on w1, its network configuration edited on
+	// w0. The plan names both, nothing else; the apply repairs them.
+	mustExec(t, tb, "w1", "systemctl stop flanneld")
+	mustExec(t, tb, "w0", "echo '{}' > /etc/kubernetes/flanneld/net-conf.json")
+	p, res := runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("repair failed: %v %v", res.Failed, res.Skipped)
+	}
+	for _, s := range p.Steps {
+		isFlannel := s.Addr == resources.ServiceAddr(resources.CompFlannel, "w0") || s.Addr == resources.ServiceAddr(resources.CompFlannel, "w1")
+		if isFlannel != (s.Action == resources.Update) {
+			t.Errorf("after drift, %s: %s %v", s.Addr, s.Action, s.Reasons)
+		}
+	}
+	if st := mustExec(t, tb, "w1", "systemctl is-active flanneld; true"); st != "active" {
+		t.Errorf("flanneld on w1 after the repair: %s", st)
+	}
+	podsAcrossSubnets(t, tb)
+
+	// w0 goes: nothing of w1's changes, w1 forgets w0's pods, w0 is left
+	// without flannel.
+	flannelRun := func() string { return mustExec(t, tb, "w1", "systemctl show -p InvocationID --value flanneld") }
+	before := flannelRun()
+	podnetConfig(t, dir, tb, "w1")
+	p, res = runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("removing w0 failed: %v %v", res.Failed, res.Skipped)
+	}
+	onlyNodeChanges(t, "removing w0", p, "w0")
+	if after := flannelRun(); after != before {
+		t.Errorf("removing w0 restarted w1's flanneld (%s → %s)", before, after)
+	}
+	if r := mustExec(t, tb, "w1", "ip route show 10.244.0.0/24"); r != "" {
+		t.Errorf("w1 kept a route to removed w0's pods: %q", r)
+	}
+	if left := flannelLeft(t, tb, "w0"); left != "" {
+		t.Errorf("w0 removed, flannel left there: %q", left)
+	}
+
+	// w0 comes back, declared last: its old subnet, the lowest free.
+	podnetConfig(t, dir, tb, "w1", "w0")
+	p, res = runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("adding w0 back failed: %v %v", res.Failed, res.Skipped)
+	}
+	onlyNodeChanges(t, "adding w0 back", p, "w0")
+	if got := recordedPodSubnets(t, dir); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after adding w0 back, pod subnets recorded: %v", got)
+	}
+
+	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
+	}
+	for _, h := range []string{"w0", "w1"} {
+		if left := flannelLeft(t, tb, h); left != "" {
+			t.Errorf("destroy left flannel on %s: %q", h, left)
+		}
+	}
+}
+
+// podsAcrossSubnets: a pod on w0 and one on w1 reach each other with their
+// own addresses; a pod reaching a node's address is masqueraded to its own
+// node's address.
+func podsAcrossSubnets(t *testing.T, tb *testbed.Testbed) {
+	t.Helper()
+	defer mustExec(t, tb, "m0", adminKubectl+"delete pod p0 p1 --wait=true --timeout=60s")
+	p0, p1 := runPod(t, tb, "p0", "w0", kube.PauseImage), runPod(t, tb, "p1", "w1", kube.PauseImage)
 	if !strings.HasPrefix(p0, "10.244.0.") || !strings.HasPrefix(p1, "10.244.1.") {
 		t.Fatalf("pod addresses %s (w0) %s (w1) outside their nodes' subnets", p0, p1)
 	}
@@ -128,67 +190,22 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 	counter := fmt.Sprintf("-s %s -d %s -p tcp --dport 80 -m comment --comment pod-to-pod", p0, p1)
 	mustExec(t, tb, "w1", "iptables -I FORWARD 1 "+counter)
 	// A pause pod listens nowhere: its kernel's reset proves it was reached.
-	for _, from := range []struct {
-		host  string
-		inPod bool
-	}{{"w0", true}, {"w0", false}} {
-		if got := tcpFrom(t, tb, from.host, from.inPod, p1, 80); !strings.Contains(got, "Connection refused") {
-			t.Errorf("%s (in pod: %t) → pod %s on w1: %q, want the pod's reset", from.host, from.inPod, p1, got)
+	for _, from := range []struct{ host, pod string }{{"w0", p0}, {"w0", ""}} {
+		if got := tcpFrom(t, tb, from.host, from.pod, p1, 80); !strings.Contains(got, "Connection refused") {
+			t.Errorf("%s (pod %q) → pod %s on w1: %q, want the pod's reset", from.host, from.pod, p1, got)
 		}
 	}
-	if got := tcpFrom(t, tb, "w1", true, p0, 80); !strings.Contains(got, "Connection refused") {
+	if got := tcpFrom(t, tb, "w1", p1, p0, 80); !strings.Contains(got, "Connection refused") {
 		t.Errorf("pod on w1 → pod %s on w0: %q", p0, got)
 	}
-	// Between pods the source stays the pod's; out of pod_cidr it is the node's.
 	if n := mustExec(t, tb, "w1", "iptables -L FORWARD -v -n -x | awk '/pod-to-pod/{print $1}'; iptables -D FORWARD "+counter); n == "" || n == "0" {
 		t.Errorf("no packet reached w1 from %s to %s (counted %q): the pod's address was not kept", p0, p1, n)
 	}
-	if got := tcpFrom(t, tb, "w0", true, hostAddr(t, tb, "w1"), 22); got != "" {
+	w1 := hostAddr(t, tb, "w1")
+	if got := tcpFrom(t, tb, "w0", p0, w1, 22); got != "" {
 		t.Errorf("pod on w0 → w1's sshd: %q", got)
 	}
-	if ct := mustExec(t, tb, "w1", "conntrack -L 2>&1; true"); !strings.Contains(ct, fmt.Sprintf("src=%s dst=%s ", hostAddr(t, tb, "w0"), hostAddr(t, tb, "w1"))) {
+	if ct := mustExec(t, tb, "w1", "conntrack -L 2>&1; true"); !strings.Contains(ct, fmt.Sprintf("src=%s dst=%s ", hostAddr(t, tb, "w0"), w1)) {
 		t.Errorf("the pod's connection to w1's address was not masqueraded to w0's:\n%s", ct)
-	}
-
-	// w0 goes: w1 keeps its subnet, its containerd is not restarted, its
-	// route to w0's pods goes; w0 is left without eggo's routes and rules.
-	containerdRun := func() string { return mustExec(t, tb, "w1", "systemctl show -p InvocationID --value containerd") }
-	before := containerdRun()
-	podnetConfig(t, dir, tb, "w1")
-	if _, res := runApply(t, dir, nil); !res.OK() {
-		t.Fatalf("removing w0 failed: %v %v", res.Failed, res.Skipped)
-	}
-	if got := recordedPodSubnets(t, dir); got["w1"] != "10.244.1.0/24" || len(got) != 1 {
-		t.Errorf("after removing w0, pod subnets recorded: %v", got)
-	}
-	if after := containerdRun(); after != before {
-		t.Errorf("removing w0 restarted w1's containerd (%s → %s)", before, after)
-	}
-	if left := eggoNetworkLeft(t, tb, "w1"); strings.Contains(left, "proto") || strings.Contains(left, "10.244.0.0/24") {
-		t.Errorf("w1 kept a route to removed w0's pods: %q", left)
-	}
-	if left := eggoNetworkLeft(t, tb, "w0"); left != "" {
-		t.Errorf("w0 removed, eggo's network left there: %q", left)
-	}
-
-	// w0 comes back, declared last: the lowest free subnet, its old one.
-	podnetConfig(t, dir, tb, "w1", "w0")
-	if _, res := runApply(t, dir, nil); !res.OK() {
-		t.Fatalf("adding w0 back failed: %v %v", res.Failed, res.Skipped)
-	}
-	if got := recordedPodSubnets(t, dir); got["w0"] != "10.244.0.0/24" || got["w1"] != "10.244.1.0/24" {
-		t.Errorf("after adding w0 back, pod subnets recorded: %v", got)
-	}
-	if r := mustExec(t, tb, "w1", "ip route show proto 77"); r != fmt.Sprintf("10.244.0.0/24 via %s dev eth0", hostAddr(t, tb, "w0")) {
-		t.Errorf("w1's pod routes: %q", r)
-	}
-
-	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
-		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
-	}
-	for _, h := range []string{"w0", "w1"} {
-		if left := eggoNetworkLeft(t, tb, h); left != "" {
-			t.Errorf("destroy left eggo's network on %s: %q", h, left)
-		}
 	}
 }

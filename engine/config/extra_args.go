@@ -11,7 +11,7 @@ import (
 // components are the programs eggo runs on the nodes: the keys extra_args
 // may pass flags to.
 var components = []string{
-	"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "containerd",
+	"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "containerd", "flanneld",
 }
 
 func isComponent(s string) bool {

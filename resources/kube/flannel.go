@@ -122,8 +122,10 @@ func flanneld(c *resources.Cluster, n resources.Node) (componentSpec, error) {
 		service: service{
 			Component: resources.CompFlannel,
 			UnitName:  resources.CompFlannel + ".service",
+			// notify: flanneld says READY once it wrote the node's lease.
+			// It exits when its Node has no podCIDR yet; systemd restarts it.
 			Unit: renderUnit(unitOptions{description: "flannel pod network (eggo)", exec: "/usr/local/bin/flanneld",
-				args: flags(c, resources.CompFlannel, own),
+				args: flags(c, resources.CompFlannel, own), typ: "notify",
 				extra: []string{
 					"Environment=NODE_NAME=" + unitArg(n.Name),
 					"ExecStartPre=/bin/sh " + unitArg(f("forwarding.sh")),

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/providers/shell"
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/addon"
+	"github.com/eggo-project/eggo/resources/kube"
+)
+
+// adminKubectl is kubectl on m0 with its admin kubeconfig.
+const adminKubectl = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+
+// runPod starts a pod of image on a node (never pulled: the bundle's
+// images only) and waits for its address.
+func runPod(t *testing.T, tb *testbed.Testbed, name, node, image string) string {
+	t.Helper()
+	mustExec(t, tb, "m0", adminKubectl+"run "+name+" --image="+image+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"`+node+`"}}'`)
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if ip := mustExec(t, tb, "m0", adminKubectl+"get pod "+name+" -o jsonpath='{.status.podIP}'"); ip != "" {
+			return ip
+		}
+	}
+	t.Fatalf("pod %s on %s got no address", name, node)
+	return ""
+}
+
+// inPod runs a command on a host inside the network namespace of its pod
+// whose address is ip.
+func inPod(t *testing.T, tb *testbed.Testbed, host, ip, cmd string) string {
+	t.Helper()
+	return mustExec(t, tb, host, fmt.Sprintf(`for ns in $(ip netns list | awk '/^cni-/{print $1}'); do
+  if ip -n "$ns" -o addr show | grep -q " %s/"; then ip netns exec "$ns" sh -c %s; exit; fi
+done
+echo "no pod netns has %s" >&2; exit 1`, ip, shell.Quote(cmd), ip))
+}
+
+// checkServicesAcrossSubnets: a pod on each side reaches a Service whose
+// backend is on the other side, and resolves names through cluster DNS
+// (CoreDNS on dnsSide). The backend on serviceSide is CoreDNS's image with
+// no Corefile, which serves its default "whoami" zone: it answers with
+// the address it saw the query come from, so the test also sees that a
+// pod's address crosses the subnets unchanged.
+func checkServicesAcrossSubnets(t *testing.T, tb *testbed.Testbed, client, clientIP, serviceSide string) {
+	t.Helper()
+	runPod(t, tb, "whoami", serviceSide, addon.CoreDNSImage)
+	mustExec(t, tb, "m0", adminKubectl+"expose pod whoami --name whoami --port 53 --protocol TCP")
+	svc := mustExec(t, tb, "m0", adminKubectl+"get service whoami -o jsonpath='{.spec.clusterIP}'")
+	var got string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+		got = inPod(t, tb, client, clientIP, "dig +tcp +time=2 +tries=2 +noall +additional @"+svc+" whoami.example A 2>&1 || true")
+		if strings.Contains(got, "\tA\t") {
+			break
+		}
+	}
+	if !strings.Contains(got, "\tA\t"+clientIP) {
+		t.Errorf("pod %s on %s → Service %s (backend on %s): whoami answered %q, want the pod's own address", clientIP, client, svc, serviceSide, got)
+	}
+	for _, side := range []struct{ host, ip string }{{client, clientIP}, {serviceSide, runPod(t, tb, "dnsclient", serviceSide, kube.PauseImage)}} {
+		if got := inPod(t, tb, side.host, side.ip, "dig +short +time=2 +tries=10 @10.32.0.10 kubernetes.default.svc.cluster.local"); got != "10.32.0.1" {
+			t.Errorf("cluster DNS from a pod on %s answers %q for kubernetes.default, want 10.32.0.1", side.host, got)
+		}
+	}
+	mustExec(t, tb, "m0", adminKubectl+"delete service whoami && "+adminKubectl+"delete pod whoami dnsclient --wait=false")
+}
+
+// flannelLeft is what flannel left on a host: its VXLAN device, its
+// iptables chains, its lease.
+func flannelLeft(t *testing.T, tb *testbed.Testbed, host string) string {
+	t.Helper()
+	return mustExec(t, tb, host, "ip -o link show "+kube.FlannelLink+" 2>/dev/null; iptables-save | grep -i flannel; ls "+kube.FlannelSubnetFile+" 2>/dev/null; true")
+}
+
+// onlyNodeChanges fails the test for a change of the plan to anything but
+// the given node's resources.
+func onlyNodeChanges(t *testing.T, what string, p *Plan, node string) {
+	t.Helper()
+	for _, s := range p.Steps {
+		if s.Action != resources.NoOp && s.Node != node {
+			t.Errorf("%s changes %s (%s: %v)", what, s.Addr, s.Action, s.Reasons)
+		}
+	}
+}
