@@ -55,8 +55,8 @@ func (Addon) Schema() resources.Schema {
 // Expand returns the built-in flannel add-on (its RBAC) when the cluster
 // has workers, the built-in CoreDNS add-on when enabled and one add-on per
 // user manifest. flannel's waits for the apiservers only; the others for
-// every apiserver and for one worker's kubelet and kube-proxy: pods need a
-// node to run on, and waiting for every worker would let one broken worker
+// every apiserver and for one worker's kubelet, flanneld and kube-proxy:
+// pods need a node to run on, and waiting for every worker would let one broken worker
 // hold back the cluster's DNS.
 func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	masters := c.NodesWithRole("master")
@@ -77,7 +77,8 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	var out []resources.Desired
 	apiservers := slices.Clone(deps)
 	if len(workers) > 0 {
-		deps = append(deps, resources.ServiceAddr(resources.CompKubelet, workers[0].Name))
+		deps = append(deps, resources.ServiceAddr(resources.CompKubelet, workers[0].Name),
+			resources.ServiceAddr(resources.CompFlannel, workers[0].Name)) // its pods need the pod network
 		if !c.Addons.SkipKubeProxy {
 			deps = append(deps, resources.ServiceAddr(resources.CompKubeProxy, workers[0].Name))
 		}

@@ -93,7 +93,7 @@ func TestAddonExpand(t *testing.T) {
 	if d := ds[2]; !slices.Equal(d.DependsOn, []string{`service.kube-apiserver["m0"]`}) {
 		t.Errorf("%s depends on %q, want the apiserver only", d.Addr, d.DependsOn)
 	}
-	wantDeps := []string{`service.kube-apiserver["m0"]`, `service.kubelet["w0"]`, `service.kube-proxy["w0"]`}
+	wantDeps := []string{`service.kube-apiserver["m0"]`, `service.kubelet["w0"]`, `service.flanneld["w0"]`, `service.kube-proxy["w0"]`}
 	for _, d := range ds[:2] {
 		if !slices.Equal(d.DependsOn, wantDeps) {
 			t.Errorf("%s depends on %q, want %q", d.Addr, d.DependsOn, wantDeps)
