@@ -67,13 +67,15 @@ func planOne(ctx context.Context, rc *resources.RunContext, kinds map[string]res
 	case want == nil && have == nil:
 		return nil, errorf("internal: empty step")
 	case want == nil:
-		reason := resources.Reason{Code: resources.ReasonRemoved}
+		reasons := []resources.Reason{{Code: resources.ReasonRemoved}}
 		if destroy {
-			reason = resources.Reason{Code: resources.ReasonDestroy}
+			reasons = []resources.Reason{{Code: resources.ReasonDestroy}}
+		} else if e, ok := kinds[have.Kind].(resources.DeleteExplainer); ok {
+			reasons = append(reasons, e.ExplainDelete(*have)...)
 		}
 		return &Step{
 			Change: resources.Change{Addr: have.Addr, Kind: have.Kind, Node: have.Node, Action: resources.Delete,
-				Before: have.Attrs, Reasons: []resources.Reason{reason}},
+				Before: have.Attrs, Reasons: reasons},
 			Prior: have,
 		}, nil
 	}

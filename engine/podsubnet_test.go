@@ -190,6 +190,8 @@ func TestPlanMovesOffTheRoutesService(t *testing.T) {
 			delete(r.Attributes, kube.AttrPodSubnet)
 		case r.Address == resources.ServiceAddr(resources.CompContainerd, r.Node):
 			r.Attributes[kube.AttrPodSubnet] = legacy[r.Node]
+		case r.Address == resources.ServiceAddr(resources.CompPodRoutes, r.Node):
+			r.Attributes["component"] = resources.CompPodRoutes
 		}
 	}, "service", "k8s_node")
 	// (the state's flanneld records stand for nothing: drop them)
@@ -210,8 +212,8 @@ func TestPlanMovesOffTheRoutesService(t *testing.T) {
 		if a := p[kube.K8sNodeAddr(node)].Action; a != resources.Update {
 			t.Errorf("%s: %s, want an update (its Node gets its podCIDR)", kube.K8sNodeAddr(node), a)
 		}
-		if a := p[resources.ServiceAddr(resources.CompPodRoutes, node)].Action; a != resources.Delete {
-			t.Errorf("%s: routes service %s, want delete", node, a)
+		if s := p[resources.ServiceAddr(resources.CompPodRoutes, node)]; s.Action != resources.Delete || len(s.Reasons) != 2 || s.Reasons[1].Code != resources.ReasonInterrupts {
+			t.Errorf("%s: routes service %s %v, want a delete that says it interrupts pod traffic", node, s.Action, s.Reasons)
 		}
 		if a := p[resources.ServiceAddr(resources.CompFlannel, node)].Action; a != resources.Create {
 			t.Errorf("%s: flanneld %s, want create", node, a)

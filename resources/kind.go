@@ -66,7 +66,15 @@ const (
 	ReasonRestart          = "restart"             // an update restarts a running service
 	ReasonJoin             = "join"                // a new etcd member joins the running cluster
 	ReasonHook             = "hook"                // a hook step of the operation it wraps
+	ReasonInterrupts       = "interrupts"          // the change interrupts something running (Detail says what)
 )
+
+// DeleteExplainer is implemented by kinds whose removal of some object
+// does more than "removed from the configuration" says, such as cutting
+// traffic for a while: the plan shows these reasons with the delete.
+type DeleteExplainer interface {
+	ExplainDelete(prior Object) []Reason
+}
 
 // PlanChecker is implemented by kinds that judge a whole plan, not one
 // resource: an etcd member set that would lose quorum in one step. The

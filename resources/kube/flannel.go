@@ -181,3 +181,13 @@ if [ -f %[3]s/forward.before ]; then cat %[3]s/forward.before > %[4]s; fi
 rm -rf %[3]s
 true`, FlannelLink, fam.iptables, flannelRun, fam.forward)
 }
+
+// ExplainDelete says what removing a routes service of the eggo before
+// flannel does to running pods: the routes go with it, and flanneld
+// replaces them only once it runs on both ends.
+func (Service) ExplainDelete(prior resources.Object) []resources.Reason {
+	if resources.AttrString(prior.Attrs[svcComponent]) != resources.CompPodRoutes {
+		return nil
+	}
+	return []resources.Reason{{Code: resources.ReasonInterrupts, Detail: "pods on other workers cannot reach this worker's pods from when its routes go until flanneld runs on both ends (seconds); pods keep their addresses"}}
+}
