@@ -20,6 +20,7 @@ func MakePlan(ctx context.Context, o Options, loaded *Loaded) (*Plan, error) {
 		return nil, err
 	}
 	cluster := loaded.Config.Cluster
+	defer cluster.Index()()
 	if prior != nil {
 		recall(o.Kinds, cluster, prior)
 	}
