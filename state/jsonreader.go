@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -26,6 +27,35 @@ type jsonReader struct {
 	data  []byte
 	pos   int
 	depth int
+	// strs interns short strings: a state's field names, paths, node
+	// names and addresses repeat thousands of times, and every resource
+	// stays in memory for the whole run.
+	strs map[string]string
+}
+
+// Strings of up to internMax bytes are interned, up to internCount of
+// them: longer ones (digests, certificates, file contents) rarely repeat.
+const (
+	internMax   = 48
+	internCount = 1 << 16
+)
+
+// text is d as a string, interned when short.
+func (p *jsonReader) text(d []byte) string {
+	if len(d) > internMax {
+		return string(d)
+	}
+	if s, ok := p.strs[string(d)]; ok {
+		return s
+	}
+	s := string(d)
+	if p.strs == nil {
+		p.strs = make(map[string]string, 1024)
+	}
+	if len(p.strs) < internCount {
+		p.strs[s] = s
+	}
+	return s
 }
 
 // maxDepth bounds nesting, as encoding/json does, so hostile input cannot
@@ -486,7 +516,7 @@ func (p *jsonReader) string() (string, error) {
 				return p.slowString(start)
 			}
 			p.pos = i + 1
-			return string(d[start:i]), nil
+			return p.text(d[start:i]), nil
 		case c == '\\':
 			return p.slowString(start)
 		case c < 0x20:
@@ -502,14 +532,15 @@ func (p *jsonReader) string() (string, error) {
 
 func (p *jsonReader) slowString(start int) (string, error) {
 	d := p.data
-	out := make([]byte, 0, 64)
+	var out strings.Builder
+	out.Grow(literalLen(d, start)) // the decoded text is rarely longer
 	i := start
 	for i < len(d) {
 		c := d[i]
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return string(out), nil
+			return out.String(), nil
 		case c < 0x20:
 			p.pos = i
 			return "", p.fail("control character %#x in a string (must be escaped)", c)
@@ -521,17 +552,17 @@ func (p *jsonReader) slowString(start int) (string, error) {
 			i++
 			switch e := d[i]; e {
 			case '"', '\\', '/':
-				out = append(out, e)
+				out.WriteByte(e)
 			case 'b':
-				out = append(out, '\b')
+				out.WriteByte('\b')
 			case 'f':
-				out = append(out, '\f')
+				out.WriteByte('\f')
 			case 'n':
-				out = append(out, '\n')
+				out.WriteByte('\n')
 			case 'r':
-				out = append(out, '\r')
+				out.WriteByte('\r')
 			case 't':
-				out = append(out, '\t')
+				out.WriteByte('\t')
 			case 'u':
 				r, ok := hex4(d[i+1:])
 				if !ok {
@@ -547,34 +578,47 @@ func (p *jsonReader) slowString(start int) (string, error) {
 							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 								r = dec
 								i += 6
-								out = utf8.AppendRune(out, r)
+								out.WriteRune(r)
 								break
 							}
 						}
 					}
 					r = utf8.RuneError
 				}
-				out = utf8.AppendRune(out, r)
+				out.WriteRune(r)
 			default:
 				p.pos = i
 				return "", p.fail("invalid escape \\%c in a string", e)
 			}
 			i++
 		case c < utf8.RuneSelf:
-			out = append(out, c)
+			out.WriteByte(c)
 			i++
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
+				out.WriteRune(utf8.RuneError)
 			} else {
-				out = append(out, d[i:i+size]...)
+				out.Write(d[i : i+size])
 			}
 			i += size
 		}
 	}
 	p.pos = len(d)
 	return "", p.fail("the file ends too early (truncated?)")
+}
+
+// literalLen is the length of the string literal starting at start,
+// escapes included, up to its closing quote (or the end of d).
+func literalLen(d []byte, start int) int {
+	end := start
+	for end < len(d) && d[end] != '"' {
+		if d[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	return min(end, len(d)) - start
 }
 
 // hex4 decodes four hex digits.
