@@ -63,8 +63,35 @@ func RestoreMarkers(v any) any {
 	return v
 }
 
+// HasRefs reports whether v holds a Ref anywhere: Refs without its
+// sorting and its list, for the many attributes that hold none.
+func HasRefs(v any) bool {
+	switch t := v.(type) {
+	case Ref:
+		return true
+	case map[string]any:
+		for _, e := range t {
+			if HasRefs(e) {
+				return true
+			}
+		}
+	case Attrs:
+		return HasRefs(map[string]any(t))
+	case []any:
+		for _, e := range t {
+			if HasRefs(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Refs lists the references anywhere inside v, in a stable order.
 func Refs(v any) []Ref {
+	if !HasRefs(v) {
+		return nil
+	}
 	var out []Ref
 	var walk func(any)
 	walk = func(v any) {

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/eggo-project/eggo/resources/pki"
 )
@@ -92,10 +93,30 @@ func (c *Cluster) endpoint() string {
 type topology struct {
 	byRole   map[string][]Node
 	endpoint string
+
+	mu      sync.Mutex
+	bundled map[string]string // bundle file → BundleLacks's why
+}
+
+// lacks is BundleLacks's why for the bundle file at path, asked of the
+// file system once while the index lasts.
+func (t *topology) lacks(path string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	why, ok := t.bundled[path]
+	if !ok {
+		why = lacks(path)
+		if t.bundled == nil {
+			t.bundled = map[string]string{}
+		}
+		t.bundled[path] = why
+	}
+	return why
 }
 
 // Index makes NodesWithRole and Endpoint answer from an index of c's nodes
-// until done is called; c's nodes must not change meanwhile. The engine
+// until done is called, and BundleLacks from one look at each bundle file;
+// c's nodes and its bundle must not change meanwhile. The engine
 // holds one while the kinds expand. Indexing an indexed cluster does
 // nothing (its done too).
 func (c *Cluster) Index() (done func()) {

@@ -2,6 +2,8 @@ package resources
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -66,5 +68,35 @@ func TestIndexedTopologyCostsNothingPerNode(t *testing.T) {
 		if allocs > 1 {
 			t.Errorf("%d workers: %.0f allocations per node's questions, want at most 1", workers, allocs)
 		}
+	}
+}
+
+// TestIndexLooksAtEachBundleFileOnce: while the cluster is indexed, every
+// node's question about a bundle file is answered from one look at it
+// (a file added meanwhile is not seen); released, the file is looked at
+// again.
+func TestIndexLooksAtEachBundleFileOnce(t *testing.T) {
+	c := topologyCluster(3)
+	c.Packages = t.TempDir()
+	rel := "usr/local/bin/kubelet"
+	done := c.Index()
+	if _, why := BundleLacks(c, c.Nodes[3], rel); why != "it is missing" {
+		t.Fatalf("why = %q", why)
+	}
+	p := filepath.Join(c.Packages, "amd64", rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range c.Nodes[3:] {
+		if _, why := BundleLacks(c, n, rel); why != "it is missing" {
+			t.Errorf("indexed: %s: the bundle was looked at again (%q)", n.Name, why)
+		}
+	}
+	done()
+	if _, why := BundleLacks(c, c.Nodes[3], rel); why != "" {
+		t.Errorf("released: why = %q, want the file found", why)
 	}
 }
