@@ -2,7 +2,6 @@ package resources
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -99,14 +98,25 @@ func Refs(v any) []Ref {
 		case Ref:
 			out = append(out, t)
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(t)) {
+			// Only the keys whose values hold one are sorted and walked:
+			// the others add nothing to the list.
+			var with []string
+			for k, e := range t {
+				if HasRefs(e) {
+					with = append(with, k)
+				}
+			}
+			slices.Sort(with)
+			for _, k := range with {
 				walk(t[k])
 			}
 		case Attrs:
 			walk(map[string]any(t))
 		case []any:
 			for _, e := range t {
-				walk(e)
+				if HasRefs(e) {
+					walk(e)
+				}
 			}
 		}
 	}
