@@ -31,6 +31,10 @@ type jsonReader struct {
 	// names and addresses repeat thousands of times, and every resource
 	// stays in memory for the whole run.
 	strs map[string]string
+	// kvs and items are the members and elements of the objects and
+	// arrays being read, innermost last (see object).
+	kvs   []keyValue
+	items []any
 }
 
 // Strings of up to internMax bytes are interned, up to internCount of
@@ -367,13 +371,27 @@ func (p *jsonReader) object() (map[string]any, error) {
 	if err := p.want('{', "expected an object"); err != nil {
 		return nil, err
 	}
-	m := map[string]any{}
+	// The members gather on a stack shared by every object being read,
+	// then go into a map of their number: no growing, no spare room.
+	start := len(p.kvs)
 	err := p.members(false, func(key string, _ int) error {
 		v, err := p.value()
-		m[key] = v // a repeated key: the last wins, as in encoding/json
+		p.kvs = append(p.kvs, keyValue{key, v})
 		return err
 	})
+	m := make(map[string]any, len(p.kvs)-start)
+	for _, kv := range p.kvs[start:] {
+		m[kv.key] = kv.value // a repeated key: the last wins, as in encoding/json
+	}
+	clear(p.kvs[start:])
+	p.kvs = p.kvs[:start]
 	return m, err
+}
+
+// keyValue is one member of an object being read.
+type keyValue struct {
+	key   string
+	value any
 }
 
 func (p *jsonReader) value() (any, error) {
@@ -381,12 +399,18 @@ func (p *jsonReader) value() (any, error) {
 	case c == '{':
 		return p.object()
 	case c == '[':
-		list := []any{}
+		start := len(p.items) // as for an object's members
 		err := p.elements(func() error {
 			v, err := p.value()
-			list = append(list, v)
+			p.items = append(p.items, v)
 			return err
 		})
+		list := slices.Clone(p.items[start:])
+		if list == nil {
+			list = []any{}
+		}
+		clear(p.items[start:])
+		p.items = p.items[:start]
 		return list, err
 	case c == '"':
 		return p.string()
@@ -592,8 +616,9 @@ func (p *jsonReader) slowString(start int) (string, error) {
 			}
 			i++
 		case c < utf8.RuneSelf:
-			out.WriteByte(c)
-			i++
+			j := plainRun(d, i)
+			out.Write(d[i:j])
+			i = j
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -606,6 +631,19 @@ func (p *jsonReader) slowString(start int) (string, error) {
 	}
 	p.pos = len(d)
 	return "", p.fail("the file ends too early (truncated?)")
+}
+
+// plainRun is the end of the run of plain ASCII from i: up to a quote, a
+// backslash, a control character or a non-ASCII byte. slowString copies
+// each run whole.
+func plainRun(d []byte, i int) int {
+	for i < len(d) {
+		if c := d[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // literalLen is the length of the string literal starting at start,
