@@ -131,6 +131,12 @@ var targets = map[int]limits{
 	10000: {wall: 3 * time.Second, rss: 1500 << 20},
 }
 
+// maxStatePerNode is the most state per node a size beyond the first is
+// planned with: more means something recorded for each node grows with
+// the cluster (the pod-routes script lists every worker), and the
+// 10,000-node state would take gigabytes to write and read.
+const maxStatePerNode = 48 << 10
+
 // bench generates each size under root and times its plans, then prints
 // the table and the ratios to the first size.
 func bench(eggo, root string, sizes []int, runs int) error {
@@ -138,13 +144,22 @@ func bench(eggo, root string, sizes []int, runs int) error {
 		eggo, runs, loadavg())
 	fmt.Printf("%6s  %-6s %7s %6s %8s %9s %10s   %s\n", "nodes", "case", "wall s", "cpu s", "RSS MB", "resources", "state B/node", "targets (≤ 8 KB/node; time, memory)")
 	var all []result
+	var firstPerNode int64
 	for i, n := range sizes {
+		if i > 0 && firstPerNode > maxStatePerNode {
+			fmt.Printf("%6d  not generated: %d nodes have %d KB of state each, something recorded per node grows with the cluster\n",
+				n, sizes[0], firstPerNode>>10)
+			continue
+		}
 		dir := filepath.Join(root, strconv.Itoa(n))
 		count, err := generate(dir, n, 0)
 		if err != nil {
 			return err
 		}
 		stateB := fileSize(filepath.Join(dir, "eggo.state"))
+		if i == 0 {
+			firstPerNode = stateB / int64(n)
+		}
 		for _, c := range []struct {
 			name, state string
 			code        int
