@@ -243,12 +243,7 @@ func (p *jsonReader) state() (*State, error) {
 			if p.null() {
 				return nil
 			}
-			s.Resources = []Resource{}
-			err = p.elements(func() error {
-				r, err := p.resource()
-				s.Resources = append(s.Resources, r)
-				return err
-			})
+			s.Resources, err = p.resources()
 		case "outputs":
 			s.Outputs, err = p.object()
 		case "deploy_pending":
