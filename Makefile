@@ -7,7 +7,7 @@ CACHE     ?= /var/cache/eggo
 DEMO_ID   := demo
 DEMO_DIR  := examples/demo
 
-.PHONY: help build check test test-unit test-e2e bench fuzz deps demo demo-down testbed-down clean
+.PHONY: help build check test test-unit test-e2e bench bench-scale fuzz deps demo demo-down testbed-down clean
 
 include bundle.mk
 
@@ -73,3 +73,8 @@ testbed-down: ## Tear down every testbed on this machine (also after a crashed t
 
 clean: ## Remove build output
 	rm -rf bin
+
+BENCH_SIZES ?= 1000,5000,10000
+bench-scale: build ## Time bin/eggo plan -refresh=false on generated 1k/5k/10k-node clusters (empty and no-op state, a join)
+	@command -v /usr/bin/time >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
+	go run ./internal/benchscale -eggo $(BIN) -sizes $(BENCH_SIZES)

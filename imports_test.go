@@ -45,6 +45,7 @@ var importRules = map[string][]string{
 	"engine":              {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
 	"command":             {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
 	"internal/sshd":       {},
+	"internal/benchscale": {"engine", "=resources", "resources/kinds", "state"}, // make bench-scale: builds its clusters' state through eggo's own code
 	"internal/etcdtest":   {},
 	"internal/testbed":    {"internal/testbed"},
 	"internal/text":       {}, // wording helpers (Plural) any package may import

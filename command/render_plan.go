@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -49,8 +50,17 @@ var actionSymbols = map[resources.Action]string{
 	resources.Delete:  "-",
 }
 
+// planWriter is where a plan is rendered: a bufio.Writer on the way to
+// the terminal (the text is streamed, never held whole), or a
+// strings.Builder in tests.
+type planWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
 // renderPlan writes a plan the way Terraform users read one.
-func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
+func renderPlan(b planWriter, p *engine.Plan, col colorizer) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(b, "%s %s\n\n", col.c(yellow, "Warning:"), w)
 	}
@@ -63,11 +73,13 @@ func renderPlan(b *strings.Builder, p *engine.Plan, col colorizer) {
 	if c != (engine.Counts{}) {
 		b.WriteString("eggo will perform the following actions:\n")
 	}
+	var buf []byte // one step's text, reused
 	for _, s := range p.Steps {
 		if s.Action == resources.NoOp || s.Hook != nil {
 			continue
 		}
-		renderStep(b, s, col)
+		buf = appendStep(buf[:0], s, col)
+		b.Write(buf)
 	}
 	renderHooks(b, p, col)
 	renderStateChanges(b, p, col)
@@ -94,33 +106,42 @@ func symbolColor(a resources.Action) string {
 	return red
 }
 
-func renderStep(b *strings.Builder, s *engine.Step, col colorizer) {
-	reasons := make([]string, len(s.Reasons))
-	for i, r := range s.Reasons {
-		reasons[i] = reasonText(r)
-	}
-	fmt.Fprintf(b, "\n  %s %s\n", col.c(bold, "# "+s.Addr), actionWords[s.Action])
-	if len(reasons) > 0 {
-		fmt.Fprintf(b, "  # (%s)\n", strings.Join(reasons, "; "))
+// appendStep appends one step's block: its address, action and reasons,
+// then its attributes, all of them for a create or a delete, those that
+// change otherwise.
+func appendStep(dst []byte, s *engine.Step, col colorizer) []byte {
+	dst = append(append(dst, "\n  "...), col.c(bold, "# "+s.Addr)...)
+	dst = append(append(append(dst, ' '), actionWords[s.Action]...), '\n')
+	if len(s.Reasons) > 0 {
+		dst = append(dst, "  # ("...)
+		for i, r := range s.Reasons {
+			if i > 0 {
+				dst = append(dst, "; "...)
+			}
+			dst = append(dst, reasonText(r)...)
+		}
+		dst = append(dst, ")\n"...)
 	}
 	// The block header is the address itself: an instance key such as
 	// cert.apiserver["m0"] reads as written, where a quoted name would
 	// escape its quotes.
 	sym := col.c(symbolColor(s.Action), actionSymbols[s.Action])
-	fmt.Fprintf(b, "  %s %s {\n", sym, s.Addr)
-	sensitive := map[string]bool{}
-	for _, n := range s.Sensitive {
-		sensitive[n] = true
-	}
+	dst = append(append(append(append(append(dst, "  "...), sym...), ' '), s.Addr...), " {\n"...)
 	switch s.Action {
 	case resources.Create:
-		renderAll(b, "+", s.After, sensitive, col)
+		dst = appendAll(dst, "+", s.After, s.Sensitive, col)
 	case resources.Delete:
-		renderAll(b, "-", s.Before, sensitive, col)
+		dst = appendAll(dst, "-", s.Before, s.Sensitive, col)
 	default:
-		renderDiff(b, s, sensitive, col)
+		sensitive := map[string]bool{}
+		for _, n := range s.Sensitive {
+			sensitive[n] = true
+		}
+		var b strings.Builder
+		renderDiff(&b, s, sensitive, col)
+		dst = append(dst, b.String()...)
 	}
-	b.WriteString("    }\n")
+	return append(dst, "    }\n"...)
 }
 
 func shown(v any, name string, sensitive map[string]bool) string {
@@ -130,12 +151,24 @@ func shown(v any, name string, sensitive map[string]bool) string {
 	return renderValue(v, "      ")
 }
 
-func renderAll(b *strings.Builder, sym string, attrs resources.Attrs, sensitive map[string]bool, col colorizer) {
-	keys := slices.Sorted(maps.Keys(attrs))
+// appendAll appends every attribute, a sensitive one (named in sensitive)
+// as (sensitive value).
+func appendAll(dst []byte, sym string, attrs resources.Attrs, sensitive []string, col colorizer) []byte {
+	var small [32]string
+	keys := appendSortedKeys(small[:0], attrs)
 	w := maxLen(keys)
+	mark := col.c(symbolColorFor(sym), sym)
 	for _, k := range keys {
-		fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(symbolColorFor(sym), sym), w, k, shown(attrs[k], k, sensitive))
+		dst = append(append(append(dst, "      "...), mark...), ' ')
+		dst = append(appendPadded(dst, k, w), " = "...)
+		if slices.Contains(sensitive, k) {
+			dst = append(dst, sensitiveText...)
+		} else {
+			dst = appendValue(dst, attrs[k], "      ")
+		}
+		dst = append(dst, '\n')
 	}
+	return dst
 }
 
 func symbolColorFor(sym string) string {
@@ -238,7 +271,7 @@ func elementDiff(before, after map[string]any) string {
 
 // renderHooks lists which hooks will run where, for each operation: hook
 // steps are not resources, so they are not counted in the summary.
-func renderHooks(b *strings.Builder, p *engine.Plan, col colorizer) {
+func renderHooks(b planWriter, p *engine.Plan, col colorizer) {
 	first := true
 	for _, s := range p.Steps {
 		if s.Hook == nil {

@@ -10,7 +10,7 @@ import (
 
 // renderUnreadable warns that the state holds secrets no identity given
 // opens: the plan is partial, and apply will refuse.
-func renderUnreadable(b *strings.Builder, p *engine.Plan, col colorizer) {
+func renderUnreadable(b planWriter, p *engine.Plan, col colorizer) {
 	if len(p.Unreadable) == 0 {
 		return
 	}
@@ -31,7 +31,7 @@ func renderUnreadable(b *strings.Builder, p *engine.Plan, col colorizer) {
 
 // renderStateChanges shows what applying changes in the state itself: the
 // encryption of its secrets and the host keys it pins.
-func renderStateChanges(b *strings.Builder, p *engine.Plan, col colorizer) {
+func renderStateChanges(b planWriter, p *engine.Plan, col colorizer) {
 	if s := p.Secrets; s != nil {
 		b.WriteString("\nState secrets:\n")
 		if s.Encrypt > 0 {

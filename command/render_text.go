@@ -12,16 +12,6 @@ import (
 // textContext is how many unchanged lines a text diff keeps around a change.
 const textContext = 3
 
-// textLines splits a string that reads better as a heredoc into its lines.
-// It refuses a single line, and text with control characters (other than
-// tab) that a terminal would act on or that would hide in a heredoc (\r).
-func textLines(s string) ([]string, bool) {
-	if !strings.Contains(s, "\n") {
-		return nil, false
-	}
-	return plainLines(s)
-}
-
 // plainLines splits any string without control characters into lines; the
 // empty string has none.
 func plainLines(s string) ([]string, bool) {
@@ -55,22 +45,52 @@ func heredocMarker(texts ...[]string) string {
 	}
 }
 
-// heredoc renders s as <<-EOT … EOT for an attribute whose symbol column is
-// indent: the text goes six columns in, the closing marker two, as Terraform
-// lays it out.
-func heredoc(s, indent string) (string, bool) {
-	lines, ok := textLines(s)
-	if !ok {
-		return "", false
+// appendHeredoc appends s as <<-EOT … EOT for an attribute whose symbol
+// column is indent: the text goes six columns in, the closing marker two,
+// as Terraform lays it out. It declines (false) what textLines refuses.
+func appendHeredoc(dst []byte, s, indent string) ([]byte, bool) {
+	if !strings.Contains(s, "\n") || !plainText(s) {
+		return dst, false
 	}
-	marker := heredocMarker(lines)
-	var b strings.Builder
-	b.WriteString("<<-" + marker + "\n")
-	for _, l := range lines {
-		writeTextLine(&b, indent+"      ", l)
+	body := strings.TrimSuffix(s, "\n")
+	marker := "EOT"
+	for hasLine(body, marker) {
+		marker += "_"
 	}
-	b.WriteString(indent + "  " + marker)
-	return b.String(), true
+	dst = append(append(append(dst, "<<-"...), marker...), '\n')
+	for rest, more := body, true; more; {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
+		if line != "" {
+			dst = append(append(append(dst, indent...), "      "...), line...)
+		}
+		dst = append(dst, '\n')
+	}
+	return append(append(append(dst, indent...), "  "...), marker...), true
+}
+
+// plainText reports whether s has no control character but newline and
+// tab: text a terminal would act on, or that would hide in a heredoc
+// (\r), is quoted instead.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// hasLine reports whether a line of text, trimmed, is marker.
+func hasLine(text, marker string) bool {
+	for rest, more := text, true; more; {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
+		if strings.TrimSpace(line) == marker {
+			return true
+		}
+	}
+	return false
 }
 
 // writeTextLine writes one line of text under prefix, without trailing

@@ -2,10 +2,10 @@ package command
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/eggo-project/eggo/resources"
 )
@@ -26,89 +26,149 @@ type sensitiveValue struct{}
 
 func (sensitiveValue) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(sensitiveText)), nil }
 
-func renderValue(v any, indent string) string {
+func renderValue(v any, indent string) string { return string(appendValue(nil, v, indent)) }
+
+func renderInline(v any) string { return string(appendInline(nil, v)) }
+
+// appendValue appends v as renderValue renders it. The plan's text is
+// appended into one buffer a step at a time, never built of strings: a
+// 10,000-node plan renders hundreds of megabytes.
+func appendValue(dst []byte, v any, indent string) []byte {
 	if str, ok := v.(string); ok {
-		if h, ok := heredoc(str, indent); ok {
-			return h
+		if out, ok := appendHeredoc(dst, str, indent); ok {
+			return out
 		}
 	}
-	s := renderInline(v)
-	if len(s) <= 80 {
-		return s
+	start := len(dst)
+	dst = appendInline(dst, v)
+	if len(dst)-start <= 80 {
+		return dst
 	}
 	switch t := v.(type) {
 	case []any:
-		var b strings.Builder
-		b.WriteString("[\n")
+		dst = append(dst[:start], "[\n"...)
+		deeper := indented(indent)
 		for _, e := range t {
+			dst = append(append(dst, indent...), "    "...)
 			// An element that fits a wide line stays on one line: a list of
 			// files reads as one file per line.
-			el := renderInline(e)
-			if len(el) > 160 {
-				el = renderValue(e, indent+"    ")
+			el := len(dst)
+			if dst = appendInline(dst, e); len(dst)-el > 160 {
+				dst = appendValue(dst[:el], e, deeper)
 			}
-			b.WriteString(indent + "    " + el + ",\n")
+			dst = append(dst, ",\n"...)
 		}
-		b.WriteString(indent + "]")
-		return b.String()
+		return append(append(dst, indent...), ']')
 	case map[string]any:
-		var b strings.Builder
-		b.WriteString("{\n")
-		keys := slices.Sorted(maps.Keys(t))
+		dst = append(dst[:start], "{\n"...)
+		var small [16]string
+		keys := appendSortedKeys(small[:0], t)
 		w := maxLen(keys)
+		deeper := indented(indent)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "%s    %-*s = %s\n", indent, w, k, renderValue(t[k], indent+"    "))
+			dst = appendPadded(append(dst, deeper...), k, w)
+			dst = append(appendValue(append(dst, " = "...), t[k], deeper), '\n')
 		}
-		b.WriteString(indent + "}")
-		return b.String()
+		return append(append(dst, indent...), '}')
 	}
-	return s
+	return dst
 }
 
-func renderInline(v any) string {
+// appendPadded appends s left-aligned in w columns, as fmt's %-*s.
+func appendPadded(dst []byte, s string, w int) []byte {
+	dst = append(dst, s...)
+	for n := utf8.RuneCountInString(s); n < w; n++ {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+func appendInline(dst []byte, v any) []byte {
 	switch t := v.(type) {
 	case nil:
-		return "null"
+		return append(dst, "null"...)
 	case resources.Unknown, *resources.Unknown:
-		return unknownText
+		return append(dst, unknownText...)
 	case sensitiveValue:
-		return sensitiveText
+		return append(dst, sensitiveText...)
 	case string:
-		return strconv.Quote(t)
+		return appendQuote(dst, t)
 	case bool:
-		return strconv.FormatBool(t)
+		return strconv.AppendBool(dst, t)
 	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64)
+		return strconv.AppendFloat(dst, t, 'f', -1, 64)
 	case int:
-		return strconv.Itoa(t)
+		return strconv.AppendInt(dst, int64(t), 10)
 	case int64:
-		return strconv.FormatInt(t, 10)
+		return strconv.AppendInt(dst, t, 10)
 	case []string:
-		parts := make([]string, len(t))
+		dst = append(dst, '[')
 		for i, e := range t {
-			parts[i] = strconv.Quote(e)
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendQuote(dst, e)
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return append(dst, ']')
 	case []any:
-		parts := make([]string, len(t))
+		dst = append(dst, '[')
 		for i, e := range t {
-			parts[i] = renderInline(e)
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendInline(dst, e)
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return append(dst, ']')
 	case map[string]any:
 		if len(t) == 0 {
-			return "{}"
+			return append(dst, "{}"...)
 		}
-		keys := slices.Sorted(maps.Keys(t))
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + " = " + renderInline(t[k])
+		dst = append(dst, "{ "...)
+		var small [16]string
+		for i, k := range appendSortedKeys(small[:0], t) {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendInline(append(append(dst, k...), " = "...), t[k])
 		}
-		return "{ " + strings.Join(parts, ", ") + " }"
+		return append(dst, " }"...)
 	case resources.Attrs:
-		return renderInline(map[string]any(t))
+		return appendInline(dst, map[string]any(t))
 	}
-	return fmt.Sprintf("%v", v)
+	return fmt.Appendf(dst, "%v", v)
+}
+
+// appendQuote is strconv.AppendQuote, without its rune-by-rune work for
+// the common string that needs no escape (printable ASCII, no quote or
+// backslash).
+func appendQuote(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(dst, s)
+		}
+	}
+	return append(append(append(dst, '"'), s...), '"')
+}
+
+// appendSortedKeys appends m's keys, sorted, to keys: given a small
+// array's slice, a map's keys are sorted without an allocation.
+func appendSortedKeys[M ~map[string]V, V any](keys []string, m M) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// spaces are the indentations of nested values, sliced.
+const spaces = "                                                                "
+
+// indented is indent four columns deeper.
+func indented(indent string) string {
+	if n := len(indent) + 4; n <= len(spaces) && strings.Trim(indent, " ") == "" {
+		return spaces[:n]
+	}
+	return indent + "    "
 }
 
 func maxLen(ss []string) int {

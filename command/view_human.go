@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -40,9 +41,9 @@ func (v *humanView) Diagnostics(diags hcl.Diagnostics, l *engine.Loaded) {
 }
 
 func (v *humanView) Plan(p *engine.Plan) {
-	var b strings.Builder
-	renderPlan(&b, p, v.col)
-	io.WriteString(v.out, b.String())
+	b := bufio.NewWriterSize(v.out, 64<<10)
+	renderPlan(b, p, v.col)
+	b.Flush()
 }
 
 // PlanSaved tells how to apply a saved plan; one without changes has

@@ -8,6 +8,7 @@ import (
 
 // expand asks every kind for its desired resources.
 func expand(kinds []resources.Kind, c *resources.Cluster) ([]resources.Desired, error) {
+	defer c.Index()()
 	var all []resources.Desired
 	seen := map[string]string{}
 	for _, k := range kinds {

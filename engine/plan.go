@@ -20,6 +20,7 @@ func MakePlan(ctx context.Context, o Options, loaded *Loaded) (*Plan, error) {
 		return nil, err
 	}
 	cluster := loaded.Config.Cluster
+	defer cluster.Index()()
 	if prior != nil {
 		recall(o.Kinds, cluster, prior)
 	}
@@ -120,7 +121,7 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 	if err != nil {
 		return nil, err
 	}
-	d := &differ{rc: rc, destroy: o.Destroy, kinds: kinds, want: want, have: have, drift: drift,
+	d := &differ{rc: rc, destroy: o.Destroy, kinds: kinds, schemas: newSchemas(kinds), want: want, have: have, drift: drift,
 		replace: replace, sealed: sealedAttrs(prior), g: g, scope: scope, steps: make(map[string]*Step, len(order))}
 	for _, addr := range order {
 		if scope != nil && !scope[addr] {

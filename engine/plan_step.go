@@ -15,6 +15,7 @@ type differ struct {
 	rc      *resources.RunContext
 	destroy bool
 	kinds   map[string]resources.Kind
+	schemas *schemas
 	want    map[string]*resources.Desired
 	have    map[string]*resources.Object // refreshed
 	drift   map[string][]resources.Reason
@@ -32,7 +33,7 @@ func (d *differ) step(ctx context.Context, addr string) (st *Step, uncompared bo
 	resolved := want
 	var carried []string
 	if want != nil {
-		r, secret := resolveForPlan(want, d.steps, d.have, d.kinds)
+		r, secret := resolveForPlan(want, d.steps, d.have, d.schemas)
 		resolved, carried = &r, secret
 	}
 	st, err = planOne(ctx, d.rc, d.kinds, resolved, d.have[addr], d.drift[addr], d.replace[addr], d.destroy)
@@ -56,7 +57,11 @@ func (d *differ) step(ctx context.Context, addr string) (st *Step, uncompared bo
 	if d.scope != nil {
 		st.WaitsFor = filterIn(st.WaitsFor, d.scope)
 	}
-	st.Sensitive = resources.SortedUnion(sensitiveOf(d.kinds[st.Kind]), carried)
+	var sensitive []string
+	if ks := d.schemas.of(st.Kind); ks != nil {
+		sensitive = ks.sensitive
+	}
+	st.Sensitive = resources.SortedUnion(sensitive, carried)
 	d.steps[addr] = st
 	return st, uncompared, nil
 }
@@ -147,9 +152,10 @@ func filterIn(names []string, in map[string]bool) []string {
 	return out
 }
 
-func sensitiveOf(k resources.Kind) []string {
+// sensitiveIn lists schema's sensitive attributes, sorted.
+func sensitiveIn(schema resources.Schema) []string {
 	var s []string
-	for name, a := range k.Schema().Attributes {
+	for name, a := range schema.Attributes {
 		if a.Sensitive {
 			s = append(s, name)
 		}

@@ -10,6 +10,9 @@ import (
 
 // refEdges are the addresses a desired resource refers to through Refs.
 func refEdges(d *resources.Desired) []string {
+	if !resources.HasRefs(d.Attrs) {
+		return nil
+	}
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range resources.Refs(d.Attrs) {
@@ -26,17 +29,23 @@ func refEdges(d *resources.Desired) []string {
 // Unknown when it is being created or changed. It also returns the
 // top-level attributes of d that carry a secret through a Ref, which
 // become sensitive too.
-func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[string]*resources.Object, kinds map[string]resources.Kind) (resources.Desired, []string) {
-	if len(resources.Refs(d.Attrs)) == 0 {
+func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[string]*resources.Object, sch *schemas) (resources.Desired, []string) {
+	if !resources.HasRefs(d.Attrs) {
 		return *d, nil
 	}
 	out := *d
 	out.Attrs = make(resources.Attrs, len(d.Attrs))
 	var secret []string
 	for name, v := range d.Attrs {
+		if !resources.HasRefs(v) {
+			// Shared, as a resource without references is whole: a
+			// plan only reads what it resolves.
+			out.Attrs[name] = v
+			continue
+		}
 		carries := false
 		out.Attrs[name] = resources.Substitute(v, func(r resources.Ref) any {
-			if refSensitive(r, steps, have, kinds) {
+			if refSensitive(r, steps, have, sch) {
 				carries = true
 			}
 			if s := steps[r.Addr]; s != nil && s.Action != resources.NoOp {
@@ -61,21 +70,52 @@ func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[strin
 	return out, secret
 }
 
-func refSensitive(r resources.Ref, steps map[string]*Step, have map[string]*resources.Object, kinds map[string]resources.Kind) bool {
+func refSensitive(r resources.Ref, steps map[string]*Step, have map[string]*resources.Object, sch *schemas) bool {
 	kind := ""
 	if s := steps[r.Addr]; s != nil {
 		kind = s.Kind
 	} else if h := have[r.Addr]; h != nil {
 		kind = h.Kind
 	}
-	k := kinds[kind]
-	return k != nil && k.Schema().Attributes[r.Attr].Sensitive
+	k := sch.of(kind)
+	return k != nil && k.schema.Attributes[r.Attr].Sensitive
+}
+
+// schemas answers what the plan asks of a kind's schema for each
+// resource, asking each kind once: a kind builds its Schema anew on every
+// call, and a plan asked it for every step and every reference.
+type schemas struct {
+	kinds map[string]resources.Kind
+	m     map[string]*kindSchema
+}
+
+type kindSchema struct {
+	schema    resources.Schema
+	sensitive []string // the sensitive attributes, sorted: share, never change
+}
+
+func newSchemas(kinds map[string]resources.Kind) *schemas {
+	return &schemas{kinds: kinds, m: make(map[string]*kindSchema, len(kinds))}
+}
+
+// of is kind's schema (nil for a kind not known).
+func (s *schemas) of(kind string) *kindSchema {
+	if ks, ok := s.m[kind]; ok {
+		return ks
+	}
+	var ks *kindSchema
+	if k := s.kinds[kind]; k != nil {
+		schema := k.Schema()
+		ks = &kindSchema{schema: schema, sensitive: sensitiveIn(schema)}
+	}
+	s.m[kind] = ks
+	return ks
 }
 
 // resolveForApply substitutes each Ref with the value recorded in state by
 // the resource it names, which the walk has applied before this one.
 func resolveForApply(d resources.Desired, lookup func(addr string) (state.Resource, bool)) (resources.Desired, error) {
-	if len(resources.Refs(d.Attrs)) == 0 {
+	if !resources.HasRefs(d.Attrs) {
 		return d, nil
 	}
 	var missing error

@@ -42,9 +42,21 @@ func StringList(v any) []string {
 	return out
 }
 
+// SHA256Hex is the sha256 of s in hex. It copies s into a small buffer a
+// piece at a time: []byte(s) copied each text whole (a plan hashes every
+// service file of every node), and hex.EncodeToString allocates twice.
 func SHA256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	var buf [4096]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	var sum [sha256.Size]byte
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], h.Sum(sum[:0]))
+	return string(out[:])
 }
 
 // SortedUnion is the sorted union of two lists, each string once. It is

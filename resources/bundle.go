@@ -89,14 +89,23 @@ func CheckBundleFiles(c *Cluster, n Node, component, addr string) error {
 // arch ("" when it has), and where it looked.
 func BundleLacks(c *Cluster, n Node, rel string) (path, why string) {
 	path = filepath.Join(c.Packages, NodeArch(n), filepath.FromSlash(rel))
+	if c.topo != nil {
+		// Every node of a role asks for the same files while the cluster
+		// expands: one stat a file.
+		return path, c.topo.lacks(path)
+	}
+	return path, lacks(path)
+}
+
+func lacks(path string) string {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return path, "it is missing"
+		return "it is missing"
 	case !st.Mode().IsRegular():
-		return path, "it is not a regular file"
+		return "it is not a regular file"
 	}
-	return path, ""
+	return ""
 }
 
 // RequiredBundleFiles lists every bundle file (a path under packages/<arch>)

@@ -38,6 +38,10 @@ type Cluster struct {
 	// fills it with RecallPodSubnets before expanding. A worker keeps its
 	// subnet while it stays valid, so removing another node never moves it.
 	RecordedPodSubnets map[string]string
+
+	// topo answers NodesWithRole and Endpoint while the engine expands
+	// (see Index); nil otherwise.
+	topo *topology
 }
 
 // Runtime holds container runtime settings a cluster definition passes to

@@ -2,7 +2,6 @@ package resources
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -63,8 +62,35 @@ func RestoreMarkers(v any) any {
 	return v
 }
 
+// HasRefs reports whether v holds a Ref anywhere: Refs without its
+// sorting and its list, for the many attributes that hold none.
+func HasRefs(v any) bool {
+	switch t := v.(type) {
+	case Ref:
+		return true
+	case map[string]any:
+		for _, e := range t {
+			if HasRefs(e) {
+				return true
+			}
+		}
+	case Attrs:
+		return HasRefs(map[string]any(t))
+	case []any:
+		for _, e := range t {
+			if HasRefs(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Refs lists the references anywhere inside v, in a stable order.
 func Refs(v any) []Ref {
+	if !HasRefs(v) {
+		return nil
+	}
 	var out []Ref
 	var walk func(any)
 	walk = func(v any) {
@@ -72,14 +98,25 @@ func Refs(v any) []Ref {
 		case Ref:
 			out = append(out, t)
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(t)) {
+			// Only the keys whose values hold one are sorted and walked:
+			// the others add nothing to the list.
+			var with []string
+			for k, e := range t {
+				if HasRefs(e) {
+					with = append(with, k)
+				}
+			}
+			slices.Sort(with)
+			for _, k := range with {
 				walk(t[k])
 			}
 		case Attrs:
 			walk(map[string]any(t))
 		case []any:
 			for _, e := range t {
-				walk(e)
+				if HasRefs(e) {
+					walk(e)
+				}
 			}
 		}
 	}

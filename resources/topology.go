@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/eggo-project/eggo/resources/pki"
 )
@@ -27,7 +29,16 @@ func (n Node) HasRole(role string) bool {
 }
 
 // NodesWithRole returns the nodes with a role, in declaration order.
+// While c is indexed (see Index) the slice is shared: read it, never
+// change it.
 func (c *Cluster) NodesWithRole(role string) []Node {
+	if c.topo != nil {
+		return c.topo.byRole[role]
+	}
+	return c.nodesWithRole(role)
+}
+
+func (c *Cluster) nodesWithRole(role string) []Node {
 	var out []Node
 	for _, n := range c.Nodes {
 		if n.HasRole(role) {
@@ -51,6 +62,13 @@ func (c *Cluster) NodeNamed(name string) (Node, bool) {
 // apiservers at: api_endpoint when set, else the load balancer, else the
 // first master. "" when the cluster has none of them.
 func (c *Cluster) Endpoint() string {
+	if c.topo != nil {
+		return c.topo.endpoint
+	}
+	return c.endpoint()
+}
+
+func (c *Cluster) endpoint() string {
 	ep := c.APIEndpoint
 	if ep == "" {
 		if lbs := c.NodesWithRole("loadbalance"); len(lbs) > 0 {
@@ -66,6 +84,59 @@ func (c *Cluster) Endpoint() string {
 		ep = net.JoinHostPort(ep, strconv.Itoa(APIServerPort))
 	}
 	return ep
+}
+
+// topology is what every node's expansion asks of the whole cluster,
+// computed once: asked of the node list each time, it made expanding N
+// nodes cost N² (each worker's kubeconfig names the endpoint, each
+// worker's services wait for the masters).
+type topology struct {
+	byRole   map[string][]Node
+	endpoint string
+
+	mu      sync.Mutex
+	bundled map[string]string // bundle file → BundleLacks's why
+}
+
+// lacks is BundleLacks's why for the bundle file at path, asked of the
+// file system once while the index lasts.
+func (t *topology) lacks(path string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	why, ok := t.bundled[path]
+	if !ok {
+		why = lacks(path)
+		if t.bundled == nil {
+			t.bundled = map[string]string{}
+		}
+		t.bundled[path] = why
+	}
+	return why
+}
+
+// Index makes NodesWithRole and Endpoint answer from an index of c's nodes
+// until done is called, and BundleLacks from one look at each bundle file;
+// c's nodes and its bundle must not change meanwhile. The engine
+// holds one while the kinds expand. Indexing an indexed cluster does
+// nothing (its done too).
+func (c *Cluster) Index() (done func()) {
+	if c == nil || c.topo != nil {
+		return func() {}
+	}
+	t := &topology{byRole: map[string][]Node{}}
+	for _, n := range c.Nodes {
+		for i, r := range n.Roles {
+			if !slices.Contains(n.Roles[:i], r) { // a role written twice is one
+				t.byRole[r] = append(t.byRole[r], n)
+			}
+		}
+	}
+	for r, l := range t.byRole {
+		t.byRole[r] = slices.Clip(l) // an append by a caller copies
+	}
+	t.endpoint = c.endpoint()
+	c.topo = t
+	return func() { c.topo = nil }
 }
 
 // APIServerURL is https:// + Endpoint.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -26,6 +27,39 @@ type jsonReader struct {
 	data  []byte
 	pos   int
 	depth int
+	// strs interns short strings: a state's field names, paths, node
+	// names and addresses repeat thousands of times, and every resource
+	// stays in memory for the whole run.
+	strs map[string]string
+	// kvs and items are the members and elements of the objects and
+	// arrays being read, innermost last (see object).
+	kvs   []keyValue
+	items []any
+}
+
+// Strings of up to internMax bytes are interned, up to internCount of
+// them: longer ones (digests, certificates, file contents) rarely repeat.
+const (
+	internMax   = 48
+	internCount = 1 << 16
+)
+
+// text is d as a string, interned when short.
+func (p *jsonReader) text(d []byte) string {
+	if len(d) > internMax {
+		return string(d)
+	}
+	if s, ok := p.strs[string(d)]; ok {
+		return s
+	}
+	s := string(d)
+	if p.strs == nil {
+		p.strs = make(map[string]string, 1024)
+	}
+	if len(p.strs) < internCount {
+		p.strs[s] = s
+	}
+	return s
 }
 
 // maxDepth bounds nesting, as encoding/json does, so hostile input cannot
@@ -209,12 +243,7 @@ func (p *jsonReader) state() (*State, error) {
 			if p.null() {
 				return nil
 			}
-			s.Resources = []Resource{}
-			err = p.elements(func() error {
-				r, err := p.resource()
-				s.Resources = append(s.Resources, r)
-				return err
-			})
+			s.Resources, err = p.resources()
 		case "outputs":
 			s.Outputs, err = p.object()
 		case "deploy_pending":
@@ -337,13 +366,27 @@ func (p *jsonReader) object() (map[string]any, error) {
 	if err := p.want('{', "expected an object"); err != nil {
 		return nil, err
 	}
-	m := map[string]any{}
+	// The members gather on a stack shared by every object being read,
+	// then go into a map of their number: no growing, no spare room.
+	start := len(p.kvs)
 	err := p.members(false, func(key string, _ int) error {
 		v, err := p.value()
-		m[key] = v // a repeated key: the last wins, as in encoding/json
+		p.kvs = append(p.kvs, keyValue{key, v})
 		return err
 	})
+	m := make(map[string]any, len(p.kvs)-start)
+	for _, kv := range p.kvs[start:] {
+		m[kv.key] = kv.value // a repeated key: the last wins, as in encoding/json
+	}
+	clear(p.kvs[start:])
+	p.kvs = p.kvs[:start]
 	return m, err
+}
+
+// keyValue is one member of an object being read.
+type keyValue struct {
+	key   string
+	value any
 }
 
 func (p *jsonReader) value() (any, error) {
@@ -351,12 +394,18 @@ func (p *jsonReader) value() (any, error) {
 	case c == '{':
 		return p.object()
 	case c == '[':
-		list := []any{}
+		start := len(p.items) // as for an object's members
 		err := p.elements(func() error {
 			v, err := p.value()
-			list = append(list, v)
+			p.items = append(p.items, v)
 			return err
 		})
+		list := slices.Clone(p.items[start:])
+		if list == nil {
+			list = []any{}
+		}
+		clear(p.items[start:])
+		p.items = p.items[:start]
 		return list, err
 	case c == '"':
 		return p.string()
@@ -486,7 +535,7 @@ func (p *jsonReader) string() (string, error) {
 				return p.slowString(start)
 			}
 			p.pos = i + 1
-			return string(d[start:i]), nil
+			return p.text(d[start:i]), nil
 		case c == '\\':
 			return p.slowString(start)
 		case c < 0x20:
@@ -502,14 +551,15 @@ func (p *jsonReader) string() (string, error) {
 
 func (p *jsonReader) slowString(start int) (string, error) {
 	d := p.data
-	out := make([]byte, 0, 64)
+	var out strings.Builder
+	out.Grow(literalLen(d, start)) // the decoded text is rarely longer
 	i := start
 	for i < len(d) {
 		c := d[i]
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return string(out), nil
+			return out.String(), nil
 		case c < 0x20:
 			p.pos = i
 			return "", p.fail("control character %#x in a string (must be escaped)", c)
@@ -521,17 +571,17 @@ func (p *jsonReader) slowString(start int) (string, error) {
 			i++
 			switch e := d[i]; e {
 			case '"', '\\', '/':
-				out = append(out, e)
+				out.WriteByte(e)
 			case 'b':
-				out = append(out, '\b')
+				out.WriteByte('\b')
 			case 'f':
-				out = append(out, '\f')
+				out.WriteByte('\f')
 			case 'n':
-				out = append(out, '\n')
+				out.WriteByte('\n')
 			case 'r':
-				out = append(out, '\r')
+				out.WriteByte('\r')
 			case 't':
-				out = append(out, '\t')
+				out.WriteByte('\t')
 			case 'u':
 				r, ok := hex4(d[i+1:])
 				if !ok {
@@ -547,34 +597,61 @@ func (p *jsonReader) slowString(start int) (string, error) {
 							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 								r = dec
 								i += 6
-								out = utf8.AppendRune(out, r)
+								out.WriteRune(r)
 								break
 							}
 						}
 					}
 					r = utf8.RuneError
 				}
-				out = utf8.AppendRune(out, r)
+				out.WriteRune(r)
 			default:
 				p.pos = i
 				return "", p.fail("invalid escape \\%c in a string", e)
 			}
 			i++
 		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
+			j := plainRun(d, i)
+			out.Write(d[i:j])
+			i = j
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
+				out.WriteRune(utf8.RuneError)
 			} else {
-				out = append(out, d[i:i+size]...)
+				out.Write(d[i : i+size])
 			}
 			i += size
 		}
 	}
 	p.pos = len(d)
 	return "", p.fail("the file ends too early (truncated?)")
+}
+
+// plainRun is the end of the run of plain ASCII from i: up to a quote, a
+// backslash, a control character or a non-ASCII byte. slowString copies
+// each run whole.
+func plainRun(d []byte, i int) int {
+	for i < len(d) {
+		if c := d[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// literalLen is the length of the string literal starting at start,
+// escapes included, up to its closing quote (or the end of d).
+func literalLen(d []byte, start int) int {
+	end := start
+	for end < len(d) && d[end] != '"' {
+		if d[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	return min(end, len(d)) - start
 }
 
 // hex4 decodes four hex digits.

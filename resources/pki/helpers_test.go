@@ -3,6 +3,7 @@ package pki
 import (
 	"crypto"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -97,4 +98,8 @@ func checkSAKey(k ServiceAccountKey) error {
 		return fmt.Errorf("service-account public key does not match the private key")
 	}
 	return nil
+}
+
+func b64(s string) string {
+	return base64.StdEncoding.EncodeToString([]byte(s))
 }

@@ -15,41 +15,59 @@ import (
 // The result contains clientKeyPEM: it is a secret.
 func Kubeconfig(cluster, server, caPEM, user, clientCertPEM, clientKeyPEM string) string {
 	context := user + "@" + cluster
+	// One buffer of the right size, the certificates encoded straight into
+	// it: a plan renders every node's kubeconfigs to compare them.
 	var b strings.Builder
-	line := func(indent int, key, value string) {
-		b.WriteString(strings.Repeat(" ", indent))
+	b.Grow(400 + 4*len(context) + len(server) + base64.StdEncoding.EncodedLen(len(caPEM)+len(clientCertPEM)+len(clientKeyPEM)+6))
+	line := func(indent int, key, value string, encode bool) {
+		b.WriteString(kubeconfigIndent[:indent])
 		b.WriteString(key)
 		b.WriteString(":")
 		if value != "" {
 			b.WriteString(" ")
-			b.WriteString(value)
+			if encode {
+				writeBase64(&b, value)
+			} else {
+				b.WriteString(value)
+			}
 		}
 		b.WriteString("\n")
 	}
-	line(0, "apiVersion", "v1")
-	line(0, "kind", "Config")
-	line(0, "clusters", "")
-	line(0, "- cluster", "")
-	line(4, "certificate-authority-data", b64(caPEM))
-	line(4, "server", yamlString(server))
-	line(2, "name", yamlString(cluster))
-	line(0, "contexts", "")
-	line(0, "- context", "")
-	line(4, "cluster", yamlString(cluster))
-	line(4, "user", yamlString(user))
-	line(2, "name", yamlString(context))
-	line(0, "current-context", yamlString(context))
-	line(0, "preferences", "{}")
-	line(0, "users", "")
-	line(0, "- name", yamlString(user))
-	line(2, "user", "")
-	line(4, "client-certificate-data", b64(clientCertPEM))
-	line(4, "client-key-data", b64(clientKeyPEM))
+	line(0, "apiVersion", "v1", false)
+	line(0, "kind", "Config", false)
+	line(0, "clusters", "", false)
+	line(0, "- cluster", "", false)
+	line(4, "certificate-authority-data", caPEM, true)
+	line(4, "server", yamlString(server), false)
+	line(2, "name", yamlString(cluster), false)
+	line(0, "contexts", "", false)
+	line(0, "- context", "", false)
+	line(4, "cluster", yamlString(cluster), false)
+	line(4, "user", yamlString(user), false)
+	line(2, "name", yamlString(context), false)
+	line(0, "current-context", yamlString(context), false)
+	line(0, "preferences", "{}", false)
+	line(0, "users", "", false)
+	line(0, "- name", yamlString(user), false)
+	line(2, "user", "", false)
+	line(4, "client-certificate-data", clientCertPEM, true)
+	line(4, "client-key-data", clientKeyPEM, true)
 	return b.String()
 }
 
-func b64(s string) string {
-	return base64.StdEncoding.EncodeToString([]byte(s))
+const kubeconfigIndent = "    "
+
+// writeBase64 writes s in standard base64 to b, a piece at a time through
+// small buffers (whole pieces of 3 bytes: padding only at the end).
+func writeBase64(b *strings.Builder, s string) {
+	var in [3 * 256]byte
+	var out [4 * 256]byte
+	for len(s) > 0 {
+		n := copy(in[:], s)
+		s = s[n:]
+		base64.StdEncoding.Encode(out[:], in[:n])
+		b.Write(out[:base64.StdEncoding.EncodedLen(n)])
+	}
 }
 
 // yamlString leaves plain names (letters, digits and -._:/@) bare, as

@@ -140,3 +140,28 @@ func TestKubeconfigKubectl(t *testing.T) {
 		t.Error("kubectl read different certificate data")
 	}
 }
+
+// TestKubeconfigIsOneBuffer: a kubeconfig is written into one buffer of
+// its size, its certificates and key encoded straight into it (a plan
+// renders every node's kubeconfigs to compare them); the base64 is the
+// standard one, whatever the lengths.
+func TestKubeconfigIsOneBuffer(t *testing.T) {
+	ca, cert, key := strings.Repeat("C", 700), strings.Repeat("c", 1000), strings.Repeat("k", 241)
+	got := Kubeconfig("demo", "https://10.77.0.10:6443", ca, "system:node:w1", cert, key)
+	for _, s := range []string{ca, cert, key, "", "a", "ab", "abc", strings.Repeat("x", 769)} {
+		var b strings.Builder
+		writeBase64(&b, s)
+		if b.String() != b64(s) {
+			t.Fatalf("base64 of %d bytes = %q, want %q", len(s), b.String(), b64(s))
+		}
+	}
+	if !strings.Contains(got, "client-key-data: "+b64(key)+"\n") {
+		t.Fatalf("kubeconfig lacks the key:\n%s", got)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		Kubeconfig("demo", "https://10.77.0.10:6443", ca, "system:node:w1", cert, key)
+	})
+	if allocs > 2 { // the buffer, and user@cluster
+		t.Errorf("Kubeconfig allocates %.0f times, want 2", allocs)
+	}
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/kinds"
+)
+
+// TestGeneratedStateIsNoOp: the state written for a cluster is everything
+// created, so a plan there changes nothing; with a worker joined, the plan
+// creates that worker's resources only.
+func TestGeneratedStateIsNoOp(t *testing.T) {
+	for _, join := range []int{0, 1} {
+		dir := t.TempDir()
+		count, err := generate(dir, 8, join)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := engine.Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), NoRefresh: true, Kinds: kinds.All()}
+		loaded, diags := engine.LoadConfig(o)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		p, err := engine.MakePlan(context.Background(), o, loaded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		added := 0
+		for _, s := range p.Steps {
+			switch {
+			case s.Action == resources.Create && s.Node == "w00005":
+				added++
+			case join == 1 && s.Action == resources.Update && strings.HasPrefix(s.Addr, "service.eggo-pod-routes["):
+				// Every worker's routes list the others (until the pod
+				// network takes its routes from the Kubernetes API).
+			case s.Action != resources.NoOp:
+				t.Errorf("join %d: %s: %s %v", join, s.Addr, s.Action, s.Reasons)
+			}
+		}
+		if len(p.Steps) != count+added || join == 1 && added == 0 || join == 0 && added != 0 {
+			t.Errorf("join %d: %d steps, %d created, for %d recorded", join, len(p.Steps), added, count)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/eggo-project/eggo/resources"
+)
+
+// mainHCL is what an operator of a large cluster writes: three masters,
+// and workers from an inventory exported as CSV (one row per machine), so
+// the HCL does not grow with the cluster.
+const mainHCL = `# A cluster of %[1]d workers behind three masters (make bench-scale).
+cluster "scale" {
+  kubernetes_version = "1.31.4"
+  packages           = "./packages"
+  labels             = { purpose = "bench-scale" }
+  network {
+    service_cidr = "10.96.0.0/16"
+    pod_cidr     = "100.64.0.0/10" # 16384 node subnets of /24
+  }
+  addons {
+    coredns = true
+  }
+}
+
+connection {
+  user             = "root"
+  private_key_file = "/nonexistent/id_ed25519"
+  known_hosts_file = "/nonexistent/known_hosts"
+}
+
+locals {
+  masters = { m0 = "10.0.0.10", m1 = "10.0.0.11", m2 = "10.0.0.12" }
+  workers = csvdecode(file("workers.csv"))
+}
+
+node "master" {
+  for_each = local.masters
+  address  = each.value
+  roles    = ["master", "etcd"]
+}
+
+node "worker" {
+  for_each   = { for w in local.workers : w.name => w }
+  address    = each.value.address
+  roles      = ["worker"]
+  labels     = { rack = each.value.rack }
+  depends_on = [node.master]
+}
+
+output "workers" {
+  value = length(local.workers)
+}
+`
+
+// writeCluster writes dir/main.hcl and dir/workers.csv for workers workers.
+func writeCluster(dir string, workers int) error {
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), fmt.Appendf(nil, mainHCL, workers), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "workers.csv"))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "name,address,rack")
+	for i := 0; i < workers; i++ {
+		// 172.16.0.0/12: 250 hosts a /24, a rack each.
+		fmt.Fprintf(w, "w%05d,172.%d.%d.%d,r%03d\n", i, 16+i/(250*256), (i/250)%256, i%250+1, i/250)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeBundle writes a stand-in package bundle: every file a complete
+// bundle holds (resources.RequiredBundleFiles), each a few bytes naming
+// itself, under dir/packages/amd64.
+func writeBundle(dir string) error {
+	for _, rel := range resources.RequiredBundleFiles() {
+		p := filepath.Join(dir, "packages", "amd64", filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte("stand-in "+rel+"\n"), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
