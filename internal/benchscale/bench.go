@@ -133,7 +133,8 @@ var targets = map[int]limits{
 
 // maxStatePerNode is the most state per node a size beyond the first is
 // planned with: more means something recorded for each node grows with
-// the cluster (the pod-routes script lists every worker), and the
+// the cluster (as the pod-routes script before flannel listed every
+// worker), and the
 // 10,000-node state would take gigabytes to write and read.
 const maxStatePerNode = 48 << 10
 
