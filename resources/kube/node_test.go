@@ -126,3 +126,37 @@ func TestParseNodeCIDRs(t *testing.T) {
 		}
 	}
 }
+
+// Read brings back each Node's podCIDR for a record that has one: a Node
+// that lost it (re-registered) reads "", so the plan sets it again, and
+// podSubnetMoves refuses a Node whose podCIDR differs from the state's.
+func TestK8sNodeReadSeesPodCIDR(t *testing.T) {
+	fakeKubectl(t, "m0", "w0=10.244.0.0/24", "w1", "w2=10.244.9.0/24")
+	objs := k8sNodeObjects("w0", "w1", "w2")
+	subnets := map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.1.0/24", "w2": "10.244.2.0/24"}
+	rc := resources.NewRunContext(nil, nil)
+	defer rc.Close()
+	for _, o := range objs {
+		o.Attrs[AttrPodSubnet] = subnets[o.Node]
+		live, _, err := K8sNode{}.Read(context.Background(), rc, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		desired := resources.Attrs{AttrPodSubnet: subnets[o.Node]}
+		moved := podSubnetMoves(o.Addr, live, desired)
+		switch o.Node {
+		case "w0":
+			if live[AttrPodSubnet] != "10.244.0.0/24" || moved != nil {
+				t.Errorf("w0: read %v, %v; want its podCIDR, no move", live[AttrPodSubnet], moved)
+			}
+		case "w1":
+			if live[AttrPodSubnet] != "" || moved != nil {
+				t.Errorf("w1 (no podCIDR): read %q, %v; want \"\" and a plan that sets it", live[AttrPodSubnet], moved)
+			}
+		case "w2":
+			if moved == nil || !strings.Contains(moved.Error(), "k8s_node.w2") || !strings.Contains(moved.Error(), "10.244.9.0/24") {
+				t.Errorf("w2 (another podCIDR): %v; want a refusal naming the node and both subnets", moved)
+			}
+		}
+	}
+}
