@@ -166,7 +166,11 @@ func (in *serviceInstall) run(ctx context.Context, desired resources.Attrs) (res
 	if in.noBlock {
 		block = "--no-block "
 	}
-	restart := fmt.Sprintf("systemctl daemon-reload && systemctl enable -q %[1]s && systemctl restart %[2]s%[1]s\n", shell.Quote(s.UnitName), block)
+	// A start that fails is tried once more, after a pause: systemd in a
+	// container can fail to set up the cgroup of a unit restarted while its
+	// old cgroup is still being torn down (seen: flanneld's ExecStartPre,
+	// "status=219/CGROUP"). A unit that cannot start fails both times.
+	restart := fmt.Sprintf("systemctl daemon-reload && systemctl enable -q %[1]s && { systemctl restart %[2]s%[1]s || { sleep 2; systemctl reset-failed %[1]s; systemctl start %[2]s%[1]s; }; }\n", shell.Quote(s.UnitName), block)
 	if _, err := resources.RunScript(ctx, in.conn, restart, true); err != nil {
 		return rec, fmt.Errorf("%s: starting %s: %w%s", in.addr, s.UnitName, err, in.journal(ctx))
 	}
