@@ -28,6 +28,7 @@ func serviceSchema() resources.Schema {
 		svcUnit:          {Description: "the unit file eggo writes to " + UnitDir},
 		svcFiles:         {Description: "the files the component reads: [{path, mode}] (their contents may hold keys)", Sensitive: true},
 		svcDigests:       {Description: "sha256 of each file as written", Computed: true},
+		svcFileModes:     {Description: "the mode of each file, by path (what state keeps of files)", Computed: true},
 		svcDataDirs:      {Description: "where the component keeps data; emptied on delete when eggo created it or found it empty"},
 		svcPostStart:     {Description: "shell run on the host after each start"},
 		svcHealth:        {Description: "shell that succeeds once the component serves"},
@@ -175,11 +176,9 @@ func (Service) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 func planService(schema resources.Schema, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
 	ch := resources.Change{Addr: desired.Addr, Kind: desired.Kind, Node: desired.Node}
 	want := parseService(desired.Attrs)
-	after := make(resources.Attrs, len(desired.Attrs)+3)
-	for k, v := range desired.Attrs {
-		after[k] = v
-	}
-	after[svcDigests], _ = want.digests()
+	// After is what state will keep, so a plan shows (and the state
+	// records) digests, never the sources.
+	after := recordedForm(desired.Attrs)
 	if prior == nil || prior.Attrs == nil || prior.Pending && prior.Attrs[svcUnitName] == nil {
 		ch.Action = resources.Create
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonNew}}

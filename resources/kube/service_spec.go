@@ -2,7 +2,9 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ const (
 	svcUnit          = "unit"           // the unit file's text
 	svcFiles         = "files"          // [{path, mode, content | kubeconfig}]: sources, may carry secrets
 	svcDigests       = "file_digests"   // {path: sha256} of the files as written
+	svcFileModes     = "file_modes"     // {path: mode}: what state keeps of files
 	svcDataDirs      = "data_dirs"      // directories the component keeps its data in
 	svcPostStart     = "post_start"     // shell run after every (re)start, before the health check
 	svcHealth        = "health"         // shell that exits 0 once the component serves
@@ -111,6 +114,11 @@ func parseService(a resources.Attrs) service {
 			f := serviceFile{Path: resources.AttrString(m["path"]), Mode: resources.AttrOr(resources.AttrString(m["mode"]), "0644"), Content: m["content"]}
 			f.Kubeconfig, _ = m["kubeconfig"].(map[string]any)
 			s.Files = append(s.Files, f)
+		}
+	} else if modes, ok := a[svcFileModes].(map[string]any); ok {
+		// A record: paths and modes, no sources.
+		for _, p := range slices.Sorted(maps.Keys(modes)) {
+			s.Files = append(s.Files, serviceFile{Path: p, Mode: resources.AttrOr(resources.AttrString(modes[p]), "0644")})
 		}
 	}
 	s.DataDirs = resources.StringList(a[svcDataDirs])

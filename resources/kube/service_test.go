@@ -69,11 +69,32 @@ func TestServicePlan(t *testing.T) {
 	if ch := planOf(t, prior, base); ch.Action != resources.NoOp {
 		t.Fatalf("unchanged service plans %s: %s", ch.Action, reasonText(ch))
 	}
-	// State never keeps the file sources, which may be keys.
-	for _, f := range prior.Attrs[svcFiles].([]any) {
-		if _, ok := f.(map[string]any)["content"]; ok {
-			t.Fatalf("recorded files keep their content: %v", f)
-		}
+	// State never keeps the file sources, which may be keys: a record and
+	// a plan's After hold the files' modes and digests, under names that
+	// are not sensitive, so that sealing has nothing to do for them.
+	if _, ok := prior.Attrs[svcFiles]; ok {
+		t.Fatalf("the record keeps the file sources: %v", prior.Attrs[svcFiles])
+	}
+	if ch := planOf(t, nil, base); ch.After[svcFiles] != nil || len(ch.After[svcFileModes].(map[string]any)) != 2 {
+		t.Fatalf("a create's After: files %v, file_modes %v", ch.After[svcFiles], ch.After[svcFileModes])
+	}
+	if m := prior.Attrs[svcFileModes].(map[string]any); len(m) != 2 || m["/etc/demo/tls.crt"] != "0644" {
+		t.Fatalf("recorded modes %v", m)
+	}
+	if serviceSchema().Attributes[svcFileModes].Sensitive || serviceSchema().Attributes[svcDigests].Sensitive {
+		t.Fatal("file_modes or file_digests is sensitive: every service record would be sealed")
+	}
+	// A record written before file_modes (files as [{path, mode}]) plans
+	// as it did: nothing to do.
+	old := recorded(base, healthyLive(base))
+	delete(old.Attrs, svcFileModes)
+	old.Attrs[svcFiles] = []any{map[string]any{"path": "/etc/demo/demo.conf", "mode": "0644"}, map[string]any{"path": "/etc/demo/tls.crt", "mode": "0644"}}
+	if ch := planOf(t, old, base); ch.Action != resources.NoOp {
+		t.Fatalf("a record with files as [{path, mode}] plans %s: %s", ch.Action, reasonText(ch))
+	}
+	old.Attrs[svcFiles].([]any)[1].(map[string]any)["mode"] = "0600"
+	if ch := planOf(t, old, base); !strings.Contains(reasonText(ch), "/etc/demo/tls.crt (mode)") {
+		t.Fatalf("a mode changed in an old record: %s", reasonText(ch))
 	}
 
 	tests := []struct {
