@@ -92,7 +92,7 @@ func TestNewerFormatRefused(t *testing.T) {
 	if !errors.As(err, &newer) || newer.Format != 7 {
 		t.Fatalf("got %v, want a NewerFormatError for format 7", err)
 	}
-	want := path + " was written by a newer eggo (format 7, this eggo reads up to 2): upgrade eggo"
+	want := path + " was written by a newer eggo (format 7, this eggo reads up to 3): upgrade eggo"
 	if err.Error() != want {
 		t.Errorf("message:\n got %s\nwant %s", err, want)
 	}
@@ -165,7 +165,7 @@ func TestCorruptFilesRefused(t *testing.T) {
 
 func TestDecodeNormalizes(t *testing.T) {
 	s, err := Decode([]byte(`{"format_version": 1, "lineage": "l", "resources": [
-		{"address": "b", "kind": "k", "dependencies": ["z", "a"], "sensitive": ["y", "x"]},
+		{"address": "b", "kind": "k", "attributes": {"x": 1, "y": 2}, "dependencies": ["z", "a"], "sensitive": ["y", "x"]},
 		{"address": "a", "kind": "k", "attributes": {"n": 1}}]}`), "mem")
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func MarshalWith(s *State, k *Keyring) ([]byte, error) {
 	if err := sealState(c, k, &unreadable); err != nil {
 		return nil, err
 	}
+	c.Shared = shareValues(c)
 	// <, > and & stay readable (no HTML escaping): the file is meant for
 	// people and git diffs.
 	w := jsonWriter{buf: make([]byte, 0, 512*len(c.Resources)+256)}
@@ -54,7 +55,7 @@ func canonical(s *State) (*State, error) {
 	c := *s
 	c.Resources = make([]Resource, len(s.Resources))
 	for i, r := range s.Resources {
-		r.Sensitive = sortedCopy(r.Sensitive)
+		r.Sensitive = heldOnly(sortedCopy(r.Sensitive), r)
 		r.Dependencies = sortedCopy(r.Dependencies)
 		if r.Attributes == nil {
 			r.Attributes = emptyAttributes
@@ -69,6 +70,28 @@ func canonical(s *State) (*State, error) {
 }
 
 func compareAddress(a, b Resource) int { return strings.Compare(a.Address, b.Address) }
+
+// heldOnly is names without those r holds no value of: a mark on a value
+// the record does not keep (a service's file sources, kept as digests)
+// protects nothing, and on a thousand nodes it is a line in every record.
+func heldOnly(names []string, r Resource) []string {
+	for i, name := range names {
+		_, plain := r.Attributes[name]
+		_, sealed := r.Sealed[name]
+		if !plain && !sealed {
+			out := slices.Clone(names[:i])
+			for _, n := range names[i+1:] {
+				_, plain = r.Attributes[n]
+				_, sealed = r.Sealed[n]
+				if plain || sealed {
+					out = append(out, n)
+				}
+			}
+			return out
+		}
+	}
+	return names
+}
 
 // sortedCopy returns ss sorted, copying only when it is not sorted already.
 func sortedCopy(ss []string) []string {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -24,12 +25,33 @@ func TestEncodeGolden(t *testing.T) {
 	}
 }
 
+// A sensitive mark on a value the record does not hold is not written: it
+// protects nothing (a service's file sources are kept as digests only).
+func TestSensitiveMarksOnlyHeldValues(t *testing.T) {
+	s := New()
+	s.Set(Resource{Address: "service.a", Kind: "service", Attributes: map[string]any{"key": "k", "file_digests": map[string]any{}},
+		Sensitive: []string{"files", "key", "zz"}})
+	s.Set(Resource{Address: "service.b", Kind: "service", Sealed: map[string]string{"key": "c2VhbGVk"}, Sensitive: []string{"files", "key"}})
+	got, err := Decode(Encode(s), "t.state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got.Resources {
+		if strings.Join(r.Sensitive, ",") != "key" {
+			t.Errorf("%s: sensitive %v, want [key]", r.Address, r.Sensitive)
+		}
+	}
+	if strings.Join(s.Resources[0].Sensitive, ",") != "files,key,zz" {
+		t.Error("Encode changed the caller's marks")
+	}
+}
+
 func TestEncodeShape(t *testing.T) {
 	got := string(Encode(sampleState()))
 	for _, want := range []string{
-		"{\n  \"format_version\": 2,\n", // two-space indent, declared field order
-		"<b>eggo & co</b>",              // no HTML escaping
-		"\"attributes\": {}",            // nil attributes written as {}
+		fmt.Sprintf("{\n  \"format_version\": %d,\n", FormatVersion), // two-space indent, declared field order
+		"<b>eggo & co</b>",   // no HTML escaping
+		"\"attributes\": {}", // nil attributes written as {}
 		"\"resources\": [\n    {\n      \"address\": \"cert.kubelet[\\\"w0\\\"]\"", // sorted by address
 		"\"dependencies\": [\n        \"host.w0\",\n        \"pki.cluster_ca\"\n      ]",
 	} {

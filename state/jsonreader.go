@@ -235,6 +235,8 @@ func (p *jsonReader) state() (*State, error) {
 			s.Recipients, err = p.stringList(key)
 		case "host_keys":
 			s.HostKeys, err = p.stringMap(key)
+		case "shared":
+			s.Shared, err = p.object()
 		case "sensitive_outputs":
 			s.SensitiveOutputs, err = p.stringList(key)
 		case "sealed_outputs":

@@ -38,7 +38,15 @@ func TestDecodeInPartsIsDecodeInOnePass(t *testing.T) {
 	parallelMin = 2
 	defer func() { parallelMin = 2048 }()
 	q := &jsonReader{data: data, pos: bytes.Index(data, []byte(`"resources": [`)) + len(`"resources": `), depth: 1}
-	if rs, _, ok := q.parallelResources(); !ok || !reflect.DeepEqual(rs, onePass.Resources) {
+	raw, err := (&jsonReader{data: data}).state()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, ok := q.parallelResources()
+	if ok {
+		err = resolveShared(&State{Resources: rs}, raw.Shared)
+	}
+	if !ok || err != nil || !reflect.DeepEqual(rs, onePass.Resources) {
 		t.Fatalf("parallelResources: ok %v, %d resources", ok, len(rs))
 	}
 	mid := bytes.Index(data, []byte(`"n000150"`))

@@ -56,6 +56,10 @@ func (w *jsonWriter) state(s *State) {
 		w.key(false, 1, "host_keys")
 		w.stringMap(s.HostKeys, 1)
 	}
+	if len(s.Shared) > 0 {
+		w.key(false, 1, "shared")
+		w.object(s.Shared, 1)
+	}
 	w.key(false, 1, "resources")
 	if len(s.Resources) == 0 {
 		w.buf = append(w.buf, "[]"...)

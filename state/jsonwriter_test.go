@@ -17,6 +17,7 @@ func referenceEncode(t testing.TB, s *State) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Shared = shareValues(c)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

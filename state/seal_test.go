@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -264,7 +265,7 @@ func TestPlainStateSealedOnWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
-	if strings.Contains(string(data), sampleKey) || !strings.Contains(string(data), `"format_version": 2`) {
+	if strings.Contains(string(data), sampleKey) || !strings.Contains(string(data), fmt.Sprintf(`"format_version": %d`, FormatVersion)) {
 		t.Errorf("upgraded state not sealed:\n%s", data)
 	}
 	ca, _ := readWith(t, path, keyring(t, nil, alice)).Lookup("pki.cluster_ca")

@@ -5,8 +5,9 @@ package state
 
 // FormatVersion is the format this eggo writes.
 // Format 2 added recipients, host_keys, sealed values and
-// sensitive_outputs (website/state-format.md has the history).
-const FormatVersion = 2
+// sensitive_outputs; format 3 the shared table (website/state.md has the
+// history).
+const FormatVersion = 3
 
 // State is the content of eggo.state.
 type State struct {
@@ -20,6 +21,10 @@ type State struct {
 	// HostKeys pins each node's SSH host key ("ssh-ed25519 AAAA…") as
 	// first seen; every later connection must present the same key.
 	HostKeys map[string]string `json:"host_keys,omitempty"`
+	// Shared is the file's table of values many resources hold alike
+	// (see shared.go). It exists only in the file: a decoded state has
+	// every reference resolved and Shared nil.
+	Shared map[string]any `json:"shared,omitempty"`
 	// Resources sorted by Address.
 	Resources []Resource `json:"resources"`
 	// Outputs of the last apply, by name.

@@ -13,6 +13,23 @@ import (
 var upgrades = []func(data []byte) ([]byte, error){
 	0: upgradeV0,
 	1: upgradeV1,
+	2: upgradeV2,
+}
+
+// upgradeV2: format 3 added the shared table. A format-2 file has none, so
+// every string in it is literal, even one that begins with "@shared:":
+// written again as format 3, such a string moves into the table, and the
+// values held alike are shared.
+func upgradeV2(data []byte) ([]byte, error) {
+	s, err := (&jsonReader{data: data}).state()
+	if err != nil {
+		return nil, err
+	}
+	if s.Shared != nil {
+		return nil, errors.New(`a format 2 file cannot hold "shared" (it came with format 3)`)
+	}
+	s.FormatVersion = 3
+	return Marshal(s)
 }
 
 // upgradeV1: format 2 only added fields (recipients, host_keys, sealed,

@@ -157,7 +157,7 @@ func diffService(prior resources.Attrs, want service) serviceDelta {
 		}
 	}
 	d.restart = len(d.config) > 0 || d.upgrade != "" || len(d.drift) > 0
-	d.record = have.Health != want.Health || have.HealthTimeout != want.HealthTimeout || have.Cleanup != want.Cleanup
+	d.record = have.Cleanup != want.Cleanup
 	return d
 }
 

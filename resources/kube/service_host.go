@@ -284,47 +284,6 @@ func (in *serviceInstall) journal(ctx context.Context) string {
 	return "\n    last log lines of " + in.svc.UnitName + ":\n      " + strings.ReplaceAll(strings.TrimSpace(out), "\n", "\n      ")
 }
 
-// recordedService is what state keeps of a service: its recorded form
-// (recordedForm), with the directories eggo created and the data it owns
-// carried over from prior (empty on a first install).
-func recordedService(desired, prior resources.Attrs) resources.Attrs {
-	rec := recordedForm(desired)
-	for _, k := range []string{svcCreatedDirs, svcOwnedData} {
-		if v, ok := prior[k]; ok {
-			rec[k] = v
-		} else if _, ok := rec[k]; !ok {
-			rec[k] = []any{}
-		}
-	}
-	return rec
-}
-
-// recordedForm is a service's attributes as state keeps them: everything
-// but the file sources, which become the files' modes and their digests as
-// written. The sources may hold keys (the certificates' own
-// records keep those, sealed) and are the same text on every node of a
-// role, so keeping them would put a node's keys into the file twice more
-// and grow every node's record by kilobytes for nothing a plan needs: the
-// digests say whether a file must be written again.
-func recordedForm(desired resources.Attrs) resources.Attrs {
-	rec := make(resources.Attrs, len(desired)+3)
-	for k, v := range desired {
-		rec[k] = v
-	}
-	s := parseService(desired)
-	rec[svcDigests], _ = s.digests()
-	modes := make(map[string]any, len(s.Files))
-	for _, f := range s.Files {
-		modes[f.Path] = f.Mode
-	}
-	// Under a name of their own: "files" is sensitive (its sources carry
-	// keys), and a record of it would be sealed for nothing.
-	rec[svcFileModes] = modes
-	delete(rec, svcFiles)
-	delete(rec, svcLive)
-	return rec
-}
-
 // deleteService is the body of a service kind's Delete: on the service's
 // node, stop it and remove everything it recorded. On failure the prior
 // attributes stay, so a later run tries again.

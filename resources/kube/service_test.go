@@ -135,12 +135,21 @@ func TestServicePlan(t *testing.T) {
 		})
 	}
 
-	// A changed health check is recorded without a restart.
+	// A changed health check changes nothing: it runs at the next start,
+	// and state does not keep it (a record of it on every node would make
+	// a new check an update of every node).
 	d := testService("1.31.3", "a=1\n", "CERT-1")
 	d.Attrs[svcHealth] = "exit 0"
+	if ch := planOf(t, prior, d); ch.Action != resources.NoOp || prior.Attrs[svcHealth] != nil || prior.Attrs[svcHealthTimeout] != nil {
+		t.Fatalf("health change: %s %s (recorded health %v)", ch.Action, reasonText(ch), prior.Attrs[svcHealth])
+	}
+	// A changed cleanup is recorded without a restart: delete runs the
+	// recorded one.
+	d = testService("1.31.3", "a=1\n", "CERT-1")
+	d.Attrs[svcCleanup] = "rm -rf /var/lib/demo"
 	ch := planOf(t, prior, d)
 	if ch.Action != resources.Update || strings.Contains(reasonText(ch), "restarts") || diffService(prior.Attrs, parseService(d.Attrs)).restart {
-		t.Fatalf("health change: %s %s", ch.Action, reasonText(ch))
+		t.Fatalf("cleanup change: %s %s", ch.Action, reasonText(ch))
 	}
 	// A new address replaces the service (another machine).
 	d = testService("1.31.3", "a=1\n", "CERT-1")
