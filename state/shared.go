@@ -132,9 +132,11 @@ func assignIDs(seen map[string]*shareCandidate) map[string]any {
 }
 
 // resolveShared puts the shared values back in place of their references.
-// Maps and lists are copied for each place, so that no two resources hold
-// the same map: attributes are each resource's own, as they were before
-// the file shared them.
+// The resources that held one value alike hold the same value again, maps
+// and lists included, without a copy each: copying a thousand workers'
+// bundle file lists took a tenth of a no-op plan. Attributes read from a
+// state are read-only (a plan only reads them); a run that changes its
+// state works on State.Copy, which shares nothing.
 func resolveShared(s *State, table map[string]any) error {
 	for i := range s.Resources {
 		r := &s.Resources[i]
@@ -148,28 +150,8 @@ func resolveShared(s *State, table map[string]any) error {
 			if !ok {
 				return fmt.Errorf("resource %s: attribute %q refers to shared value %q, which the file's \"shared\" table does not hold", r.Address, name, id)
 			}
-			r.Attributes[name] = copyJSON(shared)
+			r.Attributes[name] = shared
 		}
 	}
 	return nil
-}
-
-// copyJSON copies a JSON value's maps and lists (strings and scalars are
-// immutable and stay shared).
-func copyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = copyJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = copyJSON(e)
-		}
-		return out
-	}
-	return v
 }
