@@ -90,9 +90,15 @@ type serviceDelta struct {
 }
 
 func diffService(prior resources.Attrs, want service) serviceDelta {
+	digests, _ := want.digests()
+	return diffServiceDigests(prior, want, digests)
+}
+
+// diffServiceDigests is diffService with want's digests already made
+// (rendering every kubeconfig to hash it is most of a service's plan).
+func diffServiceDigests(prior resources.Attrs, want service, digests map[string]any) serviceDelta {
 	d := serviceDelta{upload: map[string]bool{}}
 	have := parseService(prior)
-	digests, _ := want.digests()
 	recorded, _ := prior[svcDigests].(map[string]any)
 	var changedFiles []string
 	for _, f := range want.Files {
@@ -178,7 +184,7 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 	want := parseService(desired.Attrs)
 	// After is what state will keep, so a plan shows (and the state
 	// records) digests, never the sources.
-	after := recordedForm(desired.Attrs)
+	after := recordedFormOf(desired.Attrs, want)
 	if prior == nil || prior.Attrs == nil || prior.Pending && prior.Attrs[svcUnitName] == nil {
 		ch.Action = resources.Create
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonNew}}
@@ -201,7 +207,8 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 			return ch, nil
 		}
 	}
-	d := diffService(prior.Attrs, want)
+	digests, _ := after[svcDigests].(map[string]any)
+	d := diffServiceDigests(prior.Attrs, want, digests)
 	if prior.Pending {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonPending, Detail: "a previous apply stopped while changing it; converging"})
 		d.restart = true

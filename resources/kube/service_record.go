@@ -25,11 +25,15 @@ func recordedService(desired, prior resources.Attrs) resources.Attrs {
 // file twice more and grow every node's record by kilobytes for nothing a
 // plan needs: the digests say whether a file must be written again.
 func recordedForm(desired resources.Attrs) resources.Attrs {
+	return recordedFormOf(desired, parseService(desired))
+}
+
+// recordedFormOf is recordedForm of desired, parsed already as s.
+func recordedFormOf(desired resources.Attrs, s service) resources.Attrs {
 	rec := make(resources.Attrs, len(desired)+3)
 	for k, v := range desired {
 		rec[k] = v
 	}
-	s := parseService(desired)
 	rec[svcDigests], _ = s.digests()
 	modes := make(map[string]any, len(s.Files))
 	for _, f := range s.Files {
