@@ -75,6 +75,6 @@ clean: ## Remove build output
 	rm -rf bin
 
 BENCH_SIZES ?= 1000,5000,10000
-bench-scale: build ## Time bin/eggo plan -refresh=false on generated 1k/5k/10k-node clusters (empty and no-op state, a join)
+bench-scale: build ## Time bin/eggo plan -refresh=false on generated 1k/5k/10k-node clusters (empty, no-op, no-op with sealed secrets, a join)
 	@command -v /usr/bin/time >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
 	go run ./internal/benchscale -eggo $(BIN) -sizes $(BENCH_SIZES)

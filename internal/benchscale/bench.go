@@ -33,6 +33,9 @@ func timePlan(eggo, dir, statePath string, runs int) (measure, error) {
 			args = append(args, "-state="+statePath)
 		}
 		cmd := exec.Command("/usr/bin/time", args...)
+		if id := identityOf(dir); id != "" {
+			cmd.Env = append(os.Environ(), "EGGO_IDENTITY="+id)
+		}
 		var errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &errOut
 		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -153,7 +156,7 @@ func bench(eggo, root string, sizes []int, runs int) error {
 			continue
 		}
 		dir := filepath.Join(root, strconv.Itoa(n))
-		count, err := generate(dir, n, 0)
+		count, err := generate(dir, n, 0, false)
 		if err != nil {
 			return err
 		}
@@ -176,6 +179,12 @@ func bench(eggo, root string, sizes []int, runs int) error {
 			fmt.Println(r)
 			all = append(all, r)
 		}
+		r, err := benchSealed(eggo, root, n, runs)
+		if err != nil {
+			return err
+		}
+		fmt.Println(r)
+		all = append(all, r)
 		if i == 0 {
 			r, err := benchJoin(eggo, root, n, runs)
 			if err != nil {
@@ -189,11 +198,29 @@ func bench(eggo, root string, sizes []int, runs int) error {
 	return nil
 }
 
+// benchSealed times the no-op plan of n nodes whose state has its secrets
+// sealed (a secrets block): every key is opened to plan.
+func benchSealed(eggo, root string, n, runs int) (result, error) {
+	dir := filepath.Join(root, strconv.Itoa(n)+"-sealed")
+	count, err := generate(dir, n, 0, true)
+	if err != nil {
+		return result{}, err
+	}
+	m, err := timePlan(eggo, dir, "", runs)
+	if err != nil {
+		return result{}, err
+	}
+	if m.code != 0 {
+		return result{}, fmt.Errorf("%d nodes, sealed: eggo plan exited %d, want 0 (no changes)", n, m.code)
+	}
+	return result{nodes: n, name: "sealed", m: m, resources: count, stateB: fileSize(filepath.Join(dir, "eggo.state")), limits: targets[n]}, nil
+}
+
 // benchJoin times the plan that joins one worker to a recorded cluster of
 // n nodes.
 func benchJoin(eggo, root string, n, runs int) (result, error) {
 	dir := filepath.Join(root, strconv.Itoa(n)+"+1")
-	count, err := generate(dir, n, 1)
+	count, err := generate(dir, n, 1, false)
 	if err != nil {
 		return result{}, err
 	}

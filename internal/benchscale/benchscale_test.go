@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/eggo-project/eggo/engine"
@@ -16,7 +18,7 @@ import (
 func TestGeneratedStateIsNoOp(t *testing.T) {
 	for _, join := range []int{0, 1} {
 		dir := t.TempDir()
-		count, err := generate(dir, 8, join)
+		count, err := generate(dir, 8, join, join == 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -24,6 +26,15 @@ func TestGeneratedStateIsNoOp(t *testing.T) {
 		loaded, diags := engine.LoadConfig(o)
 		if diags.HasErrors() {
 			t.Fatal(diags)
+		}
+		if join == 1 { // sealed: the plan must open every key to change nothing
+			o.Identities = []string{identityOf(dir)}
+			if err := engine.OpenBackend(&o, loaded.Config); err != nil {
+				t.Fatal(err)
+			}
+			if data, _ := os.ReadFile(o.StatePath); !strings.Contains(string(data), `"sealed"`) || strings.Contains(string(data), "PRIVATE KEY") {
+				t.Fatal("the sealed cluster's state holds no sealed value, or a plain key")
+			}
 		}
 		p, err := engine.MakePlan(context.Background(), o, loaded)
 		if err != nil {

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"filippo.io/age"
+
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/state"
 )
 
 // mainHCL is what an operator of a large cluster writes: three masters,
@@ -55,6 +58,50 @@ output "workers" {
   value = length(local.workers)
 }
 `
+
+// secretsHCL names the recipient of a sealed cluster's secrets.
+const secretsHCL = `
+secrets {
+  recipients = [%q]
+}
+`
+
+// writeIdentity writes a fresh age identity to dir/identity.txt and its
+// recipient to dir/secrets.hcl when sealed, and removes both otherwise;
+// it returns the keyring that seals to it (nil: none).
+func writeIdentity(dir string, sealed bool) (*state.Keyring, error) {
+	idPath, hclPath := filepath.Join(dir, "identity.txt"), filepath.Join(dir, "secrets.hcl")
+	if !sealed {
+		for _, p := range []string{idPath, hclPath} {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(idPath, []byte(id.String()+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	recipient := id.Recipient().String()
+	if err := os.WriteFile(hclPath, fmt.Appendf(nil, secretsHCL, recipient), 0o644); err != nil {
+		return nil, err
+	}
+	return state.NewKeyring([]string{recipient}, []age.Identity{id})
+}
+
+// identityOf is the identity file eggo needs in dir ("" when the cluster
+// has no secrets block).
+func identityOf(dir string) string {
+	p := filepath.Join(dir, "identity.txt")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
 
 // writeCluster writes dir/main.hcl and dir/workers.csv for workers workers.
 func writeCluster(dir string, workers int) error {

@@ -50,7 +50,7 @@ func run(args []string) error {
 		if *nodes < 4 || *join < 0 {
 			return fmt.Errorf("-nodes must be at least 4 (three masters), -join not negative")
 		}
-		_, err := generate(*gen, *nodes, *join)
+		_, err := generate(*gen, *nodes, *join, false)
 		return err
 	}
 	var ns []int
@@ -70,8 +70,10 @@ func run(args []string) error {
 
 // generate writes a cluster of nodes nodes (three masters) into dir, with
 // the state of everything created, then join more workers in the HCL
-// only. It returns the number of resources in the state.
-func generate(dir string, nodes, join int) (int, error) {
+// only. It returns the number of resources in the state. sealed adds a
+// secrets block (an age identity in dir/identity.txt) and writes the
+// state with its secrets sealed, as a user with a secrets block has it.
+func generate(dir string, nodes, join int, sealed bool) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
@@ -84,6 +86,10 @@ func generate(dir string, nodes, join int) (int, error) {
 	if err := writeBundle(dir); err != nil {
 		return 0, err
 	}
+	keyring, err := writeIdentity(dir, sealed)
+	if err != nil {
+		return 0, err
+	}
 	if err := writeCluster(dir, nodes-3); err != nil {
 		return 0, err
 	}
@@ -92,7 +98,9 @@ func generate(dir string, nodes, join int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := state.NewStore(statePath).Write(st); err != nil {
+	store := state.NewStore(statePath)
+	store.SetKeyring(keyring)
+	if err := store.Write(st); err != nil {
 		return 0, err
 	}
 	if join > 0 {
