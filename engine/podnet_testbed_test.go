@@ -135,6 +135,24 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 	}
 	podsAcrossSubnets(t, tb)
 
+	// A route deleted by hand, which flannel leaves deleted until it
+	// restarts: the refresh sees it, and restarting w0's flanneld (only
+	// it) brings it back.
+	mustExec(t, tb, "w0", "ip route del 10.244.1.0/24 dev "+kube.FlannelLink)
+	p, res = runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("repairing the route failed: %v %v", res.Failed, res.Skipped)
+	}
+	for _, s := range p.Steps {
+		isW0 := s.Addr == resources.ServiceAddr(resources.CompFlannel, "w0")
+		if isW0 != (s.Action == resources.Update) || isW0 && !strings.Contains(fmt.Sprint(s.Reasons), "routes through "+kube.FlannelLink) {
+			t.Errorf("after a route was deleted, %s: %s %v", s.Addr, s.Action, s.Reasons)
+		}
+	}
+	if r := mustExec(t, tb, "w0", "ip route show 10.244.1.0/24"); !strings.Contains(r, "dev "+kube.FlannelLink) {
+		t.Errorf("w0's route to w1's pods after the repair: %q", r)
+	}
+
 	// w0 goes: nothing of w1's changes, w1 forgets w0's pods, w0 is left
 	// without flannel.
 	flannelRun := func() string { return mustExec(t, tb, "w1", "systemctl show -p InvocationID --value flanneld") }

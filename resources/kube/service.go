@@ -65,7 +65,7 @@ func readService(ctx context.Context, rc *resources.RunContext, prior resources.
 	for i, f := range s.Files {
 		paths[i] = f.Path
 	}
-	live, err := probeService(ctx, conn, s.UnitName, paths)
+	live, err := probeService(ctx, conn, s.UnitName, paths, componentChecks(rc, prior, s))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: refreshing: %w", prior.Addr, err)
 	}
@@ -151,6 +151,7 @@ func diffServiceDigests(prior resources.Attrs, want service, digests map[string]
 		if live.Active != "active" {
 			d.drift = append(d.drift, fmt.Sprintf("%s is %s", want.UnitName, live.Active))
 		}
+		d.drift = append(d.drift, live.Problems...)
 		if live.Unit != resources.SHA256Hex(unitHeader+have.Unit) {
 			d.drift = append(d.drift, want.UnitName+" "+missingOrModified(live.Unit))
 			d.unit = true

@@ -1,11 +1,9 @@
 package kube
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,71 +25,6 @@ func serviceConn(ctx context.Context, rc *resources.RunContext, node, addr strin
 		return nil, fmt.Errorf("%s: %w", addr, err)
 	}
 	return conn, nil
-}
-
-// serviceLive is what refresh saw of a service on its host.
-type serviceLive struct {
-	Active string            // systemctl is-active: active, inactive, failed, …
-	Unit   string            // sha256 of the unit file, "" when missing
-	Files  map[string]string // path → sha256, "" when missing
-}
-
-func (l serviceLive) attrs() map[string]any {
-	files := make(map[string]any, len(l.Files))
-	for p, s := range l.Files {
-		files[p] = s
-	}
-	return map[string]any{"active": l.Active, "unit_sha256": l.Unit, "files": files}
-}
-
-func parseLive(v any) (serviceLive, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return serviceLive{}, false
-	}
-	l := serviceLive{Active: resources.AttrString(m["active"]), Unit: resources.AttrString(m["unit_sha256"]), Files: map[string]string{}}
-	if fm, ok := m["files"].(map[string]any); ok {
-		for p, s := range fm {
-			l.Files[p] = resources.AttrString(s)
-		}
-	}
-	return l, true
-}
-
-// probeService reads a service's state with one read-only command.
-func probeService(ctx context.Context, conn providers.Conn, unitName string, paths []string) (serviceLive, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "printf 'active %%s\\n' \"$(systemctl is-active %s 2>/dev/null)\"\n", shell.Quote(unitName))
-	all := append([]string{path.Join(UnitDir, unitName)}, paths...)
-	for _, p := range all {
-		fmt.Fprintf(&b, "if [ -f %[1]s ]; then printf 'file %%s %%s\\n' \"$(sha256sum < %[1]s | cut -d' ' -f1)\" %[1]s; else printf 'file - %%s\\n' %[1]s; fi\n", shell.Quote(p))
-	}
-	out, err := resources.RunScript(ctx, conn, b.String(), false)
-	if err != nil {
-		return serviceLive{}, err
-	}
-	l := serviceLive{Files: map[string]string{}}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), " ", 3)
-		switch {
-		case len(f) >= 2 && f[0] == "active":
-			l.Active = f[1]
-		case len(f) == 3 && f[0] == "file":
-			sum := f[1]
-			if sum == "-" {
-				sum = ""
-			}
-			l.Files[f[2]] = sum
-		}
-	}
-	if l.Active == "" {
-		l.Active = "unknown"
-	}
-	unitPath := path.Join(UnitDir, unitName)
-	l.Unit = l.Files[unitPath]
-	delete(l.Files, unitPath)
-	return l, nil
 }
 
 // serviceInstall is one (re)installation of a service on its host.
