@@ -70,3 +70,29 @@ func changed(p *Plan) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// What a kind derives from an input that refers to a sealed value (a
+// service's file digests, made from files holding a key) is not compared
+// either; a change to an input that refers to nothing sealed still is.
+func TestDerivedFromSealedIsNotCompared(t *testing.T) {
+	sealed := map[string]map[string]bool{"cert.kubelet": {"key": true}}
+	d := &resources.Desired{Addr: "service.kubelet", Attrs: resources.Attrs{
+		"files": []any{map[string]any{"content": resources.Ref{Addr: "cert.kubelet", Attr: "key"}}},
+		"unit":  "[Service]",
+	}}
+	st := &Step{Change: resources.Change{Addr: "service.kubelet", Action: resources.Update,
+		After:   resources.Attrs{"unit": "[Service]", "file_digests": map[string]any{}},
+		Changed: []string{"file_digests"}}}
+	if !onlySealedChanged(st, d, sealed) {
+		t.Error("digests derived from a sealed key are compared")
+	}
+	st.Changed = []string{"file_digests", "unit"}
+	if onlySealedChanged(st, d, sealed) {
+		t.Error("a changed unit (no secret in it) is not compared")
+	}
+	st.Changed = []string{"file_digests"}
+	d.Attrs["files"] = []any{map[string]any{"content": "plain"}}
+	if onlySealedChanged(st, d, sealed) {
+		t.Error("digests of files that refer to nothing sealed are not compared")
+	}
+}

@@ -126,9 +126,21 @@ func onlySealedChanged(st *Step, d *resources.Desired, sealed map[string]map[str
 		suspect[name] = true
 	}
 	if d != nil {
+		inputSuspect := false
 		for name, v := range d.Attrs {
 			for _, r := range resources.Refs(resources.Attrs{name: v}) {
 				if sealed[r.Addr][r.Attr] {
+					suspect[name] = true
+					inputSuspect = true
+				}
+			}
+		}
+		if inputSuspect {
+			// What the kind derives from its inputs (a service's file
+			// digests, made from files that hold a key) may differ only
+			// because an input could not be read.
+			for name := range st.After {
+				if _, input := d.Attrs[name]; !input {
 					suspect[name] = true
 				}
 			}

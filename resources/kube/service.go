@@ -23,12 +23,14 @@ func (Service) Schema() resources.Schema { return serviceSchema() }
 
 func serviceSchema() resources.Schema {
 	return resources.Schema{Attributes: map[string]resources.AttrSchema{
-		svcComponent:     {Description: "the component (kube-apiserver, kubelet, …)"},
-		svcUnitName:      {Description: "the systemd unit", ForceNew: true},
-		svcUnit:          {Description: "the unit file eggo writes to " + UnitDir},
-		svcFiles:         {Description: "the files the component reads: [{path, mode}] (their contents may hold keys)", Sensitive: true},
-		svcDigests:       {Description: "sha256 of each file as written", Computed: true},
-		svcFileModes:     {Description: "the mode of each file, by path (what state keeps of files)", Computed: true},
+		svcComponent: {Description: "the component (kube-apiserver, kubelet, …)"},
+		svcUnitName:  {Description: "the systemd unit", ForceNew: true},
+		svcUnit:      {Description: "the unit file eggo writes to " + UnitDir},
+		svcFiles:     {Description: "the files the component reads: [{path, mode}] (their contents may hold keys)", Sensitive: true},
+		// Not computed: known at plan time from the files, and what a plan
+		// lists as changed when a file's content changes.
+		svcDigests:       {Description: "sha256 of each file as written"},
+		svcFileModes:     {Description: "the mode of each file, by path (what state keeps of files)"},
 		svcDataDirs:      {Description: "where the component keeps data; emptied on delete when eggo created it or found it empty"},
 		svcPostStart:     {Description: "shell run on the host after each start"},
 		svcHealth:        {Description: "shell that succeeds once the component serves"},
