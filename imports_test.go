@@ -27,8 +27,8 @@ var importRules = map[string][]string{
 	"state":                   {"internal/atomicfile"},
 	"state/etcdstate":         {"state"},
 	"providers":               {"providers"},
-	"resources":               {"providers", "resources/pki"},
-	"resources/pki":           {},
+	"resources":               {"providers", "resources/pki", "internal/recent"},
+	"resources/pki":           {"internal/recent"},
 	"resources/templates":     {"providers/shell"}, // shell.Quote, in the scripts it renders
 	"resources/hookrun":       {"providers"},
 	"resources/hookcheck":     {"providers", "internal/text"}, // internal/text: Plural in its summaries
@@ -50,6 +50,7 @@ var importRules = map[string][]string{
 	"internal/testbed":    {"internal/testbed"},
 	"internal/text":       {}, // wording helpers (Plural) any package may import
 	"internal/atomicfile": {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
+	"internal/recent":     {}, // a bounded memo of a pure function's recent answers (digests, kubeconfigs)
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/eggo-project/eggo/resources"
@@ -30,18 +31,17 @@ func refEdges(d *resources.Desired) []string {
 // top-level attributes of d that carry a secret through a Ref, which
 // become sensitive too.
 func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[string]*resources.Object, sch *schemas) (resources.Desired, []string) {
-	if !resources.HasRefs(d.Attrs) {
-		return *d, nil
-	}
 	out := *d
-	out.Attrs = make(resources.Attrs, len(d.Attrs))
+	copied := false
 	var secret []string
 	for name, v := range d.Attrs {
 		if !resources.HasRefs(v) {
 			// Shared, as a resource without references is whole: a
 			// plan only reads what it resolves.
-			out.Attrs[name] = v
 			continue
+		}
+		if !copied {
+			out.Attrs, copied = maps.Clone(d.Attrs), true // for the first attribute with a Ref
 		}
 		carries := false
 		out.Attrs[name] = resources.Substitute(v, func(r resources.Ref) any {

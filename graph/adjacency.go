@@ -2,7 +2,7 @@ package graph
 
 // adjacency is a flat, read-only snapshot of the dependents of every vertex
 // and how many dependencies each has. Ordering and walking scan it instead of
-// gonum's per-vertex maps: O(V + E) with no allocation per step.
+// per-vertex lists: O(V + E) with no allocation per step.
 type adjacency struct {
 	offsets []int32 // dependents of v are targets[offsets[v]:offsets[v+1]]
 	targets []int32

@@ -82,10 +82,9 @@ func (g *Graph) cyclePath(start, last int64, parent map[int64]int64) []string {
 }
 
 func (g *Graph) dependencyIDsByName(id int64) []int64 {
-	var ids []int64
-	it := g.g.To(id)
-	for it.Next() {
-		ids = append(ids, it.Node().ID())
+	ids := make([]int64, len(g.deps[id]))
+	for i, d := range g.deps[id] {
+		ids[i] = int64(d)
 	}
 	slices.SortFunc(ids, func(a, b int64) int { return strings.Compare(g.names[a], g.names[b]) })
 	return ids

@@ -5,8 +5,9 @@
 // Edge direction is fixed in one place: Connect(a, b) means "a depends on b",
 // so b runs first on apply. Reverse flips every edge for destroy.
 //
-// The storage and ordering come from gonum (simple.DirectedGraph, topo); no
-// gonum type appears in this package's API, so callers depend only on names.
+// The storage and ordering are the package's own, flat lists; gonum (topo)
+// finds the cycles of a graph that has some. No gonum type appears in this
+// package's API, so callers depend only on names.
 //
 // A Graph is not safe for concurrent mutation. Reading it (including several
 // concurrent Walks) is safe once it is no longer being changed.

@@ -15,7 +15,13 @@ func dependentsOf(g *Graph, name string) []string {
 	if !ok {
 		return nil
 	}
-	return g.sortedNames(g.g.From(id))
+	var dependents []int32
+	for _, e := range g.edgeList {
+		if int64(e.dependency) == id {
+			dependents = append(dependents, e.dependent)
+		}
+	}
+	return g.sortedNames(dependents)
 }
 
 // edge is "from depends on to".

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/graph/topo"
 )
 
@@ -29,10 +30,18 @@ func (g *Graph) Validate() error {
 }
 
 // cycles finds the strongly connected components with gonum (self edges are
-// refused by Connect, so every component of two or more is a cycle).
+// refused by Connect, so every component of two or more is a cycle). Only
+// a graph that has a cycle comes here: it is copied into gonum's form then.
 func (g *Graph) cycles() *CycleError {
+	dg := simple.NewDirectedGraph()
+	for id := range g.names {
+		dg.AddNode(simple.Node(id))
+	}
+	for _, e := range g.edgeList {
+		dg.SetEdge(simple.Edge{F: simple.Node(e.dependency), T: simple.Node(e.dependent)})
+	}
 	var cyclic [][]int64
-	for _, comp := range topo.TarjanSCC(g.g) {
+	for _, comp := range topo.TarjanSCC(dg) {
 		if len(comp) < 2 {
 			continue
 		}

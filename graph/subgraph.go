@@ -35,12 +35,10 @@ func (g *Graph) WithDependencies(targets []string) (*Graph, error) {
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		deps := g.g.To(v)
-		for deps.Next() {
-			d := deps.Node().ID()
+		for _, d := range g.deps[v] {
 			if !keep[d] {
 				keep[d] = true
-				stack = append(stack, d)
+				stack = append(stack, int64(d))
 			}
 		}
 	}

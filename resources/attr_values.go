@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+
+	"github.com/eggo-project/eggo/internal/recent"
 )
 
 // Readers of single attribute values as they come back from the state
@@ -42,10 +44,26 @@ func StringList(v any) []string {
 	return out
 }
 
-// SHA256Hex is the sha256 of s in hex. It copies s into a small buffer a
-// piece at a time: []byte(s) copied each text whole (a plan hashes every
-// service file of every node), and hex.EncodeToString allocates twice.
+// SHA256Hex is the sha256 of s in hex. A text hashed lately is not hashed
+// again (recentDigests): a plan hashes every service file of every node,
+// twice for each service, and most files are alike on every worker.
 func SHA256Hex(s string) string {
+	if len(s) > maxRememberedText {
+		return sha256Hex(s)
+	}
+	return recentDigests.Get(s, func() string { return sha256Hex(s) })
+}
+
+// recentDigests are the digests of the texts hashed lately, by text: a
+// map's hash of a text costs a tenth of its sha256. At most 256 texts of
+// at most maxRememberedText bytes each are held.
+var recentDigests recent.Memo[string, string]
+
+const maxRememberedText = 16 << 10
+
+// sha256Hex copies s into a small buffer a piece at a time: []byte(s)
+// copied each text whole, and hex.EncodeToString allocates twice.
+func sha256Hex(s string) string {
 	h := sha256.New()
 	var buf [4096]byte
 	for len(s) > 0 {

@@ -65,11 +65,24 @@ func RoleClaims(role string) []string {
 // CheckBundleFiles reports the first file a component on node n needs that
 // the cluster's bundle lacks; addr is the resource that runs it. Without a
 // bundle (packages unset) the programs are the operator's to install, and
-// nothing is checked.
+// nothing is checked. While c is indexed, an arch's bundle is checked
+// once per component: every worker asks the same.
 func CheckBundleFiles(c *Cluster, n Node, component, addr string) error {
 	if c.Packages == "" {
 		return nil
 	}
+	complete := Shared(c, bundleComplete{NodeArch(n), component}, func() bool { return checkBundleFiles(c, n, component, addr) == nil })
+	if complete {
+		return nil
+	}
+	return checkBundleFiles(c, n, component, addr)
+}
+
+// bundleComplete keys Shared's answer to whether an arch's bundle holds
+// every file of a component.
+type bundleComplete struct{ arch, component string }
+
+func checkBundleFiles(c *Cluster, n Node, component, addr string) error {
 	for _, bc := range bundleLayout {
 		if bc.Component != component {
 			continue

@@ -14,7 +14,24 @@ import (
 // A service whose program does not change with the Kubernetes version
 // (etcd is its own release) versions itself by it, so an upgrade restarts
 // it only when its program did change.
+// While c is indexed, each arch's file is looked at once.
 func BundleFileSHA256(c *Cluster, n Node, rel string) (string, error) {
+	d := Shared(c, bundleFileDigest{NodeArch(n), rel}, func() fileDigest {
+		sum, err := bundleFileSHA256(c, n, rel)
+		return fileDigest{sum, err}
+	})
+	return d.sum, d.err
+}
+
+// bundleFileDigest keys Shared's digest of an arch's bundle file.
+type bundleFileDigest struct{ arch, rel string }
+
+type fileDigest struct {
+	sum string
+	err error
+}
+
+func bundleFileSHA256(c *Cluster, n Node, rel string) (string, error) {
 	p, why := BundleLacks(c, n, rel)
 	if why != "" {
 		return "", fmt.Errorf("%s: %s", p, why)

@@ -75,6 +75,13 @@ func ConnectionAttrs(n Node) map[string]any {
 	return m
 }
 
+// ConnectionAttrsIn is ConnectionAttrs(n), one map for all of c's nodes
+// that connect alike while c is indexed (a plan holds one for every
+// resource of every node): shared, never change it.
+func ConnectionAttrsIn(c *Cluster, n Node) map[string]any {
+	return Shared(c, n.Connection, func() map[string]any { return ConnectionAttrs(n) })
+}
+
 // TargetFromAttrs rebuilds the Target of a node from the "address" and
 // "connection" attributes that ConnectionAttrs produced.
 func TargetFromAttrs(node string, a Attrs) (providers.Target, error) {

@@ -124,25 +124,61 @@ func Refs(v any) []Ref {
 	return out
 }
 
-// Substitute returns a copy of v with every Ref replaced by lookup's value.
+// Substitute returns v with every Ref replaced by lookup's value. The maps
+// and lists holding a Ref are copies; what holds none is v's own, shared
+// (values are read, never changed): a plan resolves every service's files,
+// and most of what they hold refers to nothing.
 func Substitute(v any, lookup func(Ref) any) any {
+	out, _ := substitute(v, lookup)
+	return out
+}
+
+// substitute is Substitute, and whether v held a Ref (else out is v).
+func substitute(v any, lookup func(Ref) any) (out any, changed bool) {
 	switch t := v.(type) {
 	case Ref:
-		return lookup(t)
+		return lookup(t), true
 	case Attrs:
-		return Attrs(Substitute(map[string]any(t), lookup).(map[string]any))
+		if m, changed := substituteMap(t, lookup); changed {
+			return Attrs(m), true
+		}
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = Substitute(e, lookup)
+		if m, changed := substituteMap(t, lookup); changed {
+			return m, true
 		}
-		return out
 	case []any:
-		out := make([]any, len(t))
+		var copied []any
 		for i, e := range t {
-			out[i] = Substitute(e, lookup)
+			n, changed := substitute(e, lookup)
+			if changed && copied == nil {
+				copied = make([]any, len(t))
+				copy(copied, t)
+			}
+			if copied != nil {
+				copied[i] = n
+			}
 		}
-		return out
+		if copied != nil {
+			return copied, true
+		}
 	}
-	return v
+	return v, false
+}
+
+// substituteMap copies m once a value of it holds a Ref.
+func substituteMap(m map[string]any, lookup func(Ref) any) (map[string]any, bool) {
+	var copied map[string]any
+	for k, e := range m {
+		n, changed := substitute(e, lookup)
+		if changed && copied == nil {
+			copied = make(map[string]any, len(m))
+			for k2, e2 := range m {
+				copied[k2] = e2
+			}
+		}
+		if copied != nil {
+			copied[k] = n
+		}
+	}
+	return copied, copied != nil
 }

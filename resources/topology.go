@@ -96,6 +96,7 @@ type topology struct {
 
 	mu      sync.Mutex
 	bundled map[string]string // bundle file → BundleLacks's why
+	shared  map[any]any       // Shared's values by key
 }
 
 // lacks is BundleLacks's why for the bundle file at path, asked of the

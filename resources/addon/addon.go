@@ -67,7 +67,7 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	via := map[string]any{
 		"node":       masters[0].Name,
 		"address":    masters[0].Address,
-		"connection": resources.ConnectionAttrs(masters[0]),
+		"connection": resources.ConnectionAttrsIn(c, masters[0]),
 		"kubeconfig": kube.AdminKubeconfigPath(c),
 	}
 	var deps []string

@@ -38,7 +38,7 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Node:      n.Name,
 			Source:    n.Source,
 			Range:     n.Ranges.Block,
-			Attrs:     hostAttrs(n, arch, files),
+			Attrs:     hostAttrs(n, arch, files, resources.ConnectionAttrsIn(c, n)),
 			DependsOn: hostDeps(n),
 		})
 	}
@@ -47,7 +47,7 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 
 // hostAttrs are the configured attributes of a node's host. Empty roles and
 // labels are [] and {}, never null, so "none" compares equal to "none".
-func hostAttrs(n resources.Node, arch string, files []any) resources.Attrs {
+func hostAttrs(n resources.Node, arch string, files []any, connection map[string]any) resources.Attrs {
 	roles := make([]any, len(n.Roles))
 	for i, r := range n.Roles {
 		roles[i] = r
@@ -62,7 +62,7 @@ func hostAttrs(n resources.Node, arch string, files []any) resources.Attrs {
 		hostArch:       arch,
 		hostRoles:      roles,
 		hostLabels:     labels,
-		hostConnection: resources.ConnectionAttrs(n),
+		hostConnection: connection,
 		hostFiles:      files,
 	}
 }

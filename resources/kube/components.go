@@ -61,6 +61,10 @@ func componentServices(c *resources.Cluster) ([]resources.Desired, error) {
 	return out, nil
 }
 
+// sharedKey names what kube's components build once per plan for every
+// node alike (resources.Shared).
+type sharedKey string
+
 // componentSpec is one component on one node before it becomes a Desired.
 type componentSpec struct {
 	service
@@ -74,7 +78,7 @@ type componentSpec struct {
 func (s componentSpec) desired(c *resources.Cluster, n resources.Node) resources.Desired {
 	attrs := s.attrs()
 	attrs[svcAddress] = n.Address
-	attrs[svcConnection] = resources.ConnectionAttrs(n)
+	attrs[svcConnection] = resources.ConnectionAttrsIn(c, n)
 	deps := append([]string{"host." + n.Name}, s.deps...)
 	sort.Strings(deps)
 	return resources.Desired{

@@ -113,7 +113,7 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		}
 		attrs := s.attrs()
 		attrs[svcAddress] = n.Address
-		attrs[svcConnection] = resources.ConnectionAttrs(n)
+		attrs[svcConnection] = resources.ConnectionAttrsIn(c, n)
 		attrs[etcdName] = n.Name
 		attrs[etcdPeerURL] = resources.EtcdPeerURL(n)
 		attrs[etcdClientURL] = resources.EtcdClientURL(n)

@@ -93,17 +93,12 @@ func flannelNetConf(cidr netip.Prefix) (string, error) {
 // Node's podCIDR (k8s_node) and for flannel's RBAC (addon.flannel) when eggo
 // manages them, i.e. when the cluster has masters.
 func flanneld(c *resources.Cluster, n resources.Node) (componentSpec, error) {
-	cidr, _, err := podSubnetShape(c)
-	if err != nil {
-		return componentSpec{}, err
-	}
-	netConf, err := flannelNetConf(cidr)
-	if err != nil {
-		return componentSpec{}, err
-	}
-	fam := familyOf(cidr)
 	dir := path.Join(c.ConfigDir, resources.CompFlannel)
 	f := func(name string) string { return path.Join(dir, name) }
+	shared := resources.Shared(c, sharedKey("flanneld"), func() flannelShared { return newFlannelShared(c, f) })
+	if shared.err != nil {
+		return componentSpec{}, shared.err
+	}
 	own := map[string]string{
 		"kube-subnet-mgr": "true",
 		"kubeconfig-file": f("kubeconfig"),
@@ -130,19 +125,45 @@ func flanneld(c *resources.Cluster, n resources.Node) (componentSpec, error) {
 					"Environment=NODE_NAME=" + unitArg(n.Name),
 					"ExecStartPre=/bin/sh " + unitArg(f("forwarding.sh")),
 				}}),
-			Files: []serviceFile{
-				kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), pki.FlannelUser, resources.CertFlannel, ""),
-				{Path: f("net-conf.json"), Mode: "0644", Content: netConf},
-				{Path: f("forwarding.sh"), Mode: "0644", Content: flannelForwarding(fam)},
-			},
-			Health:        flannelHealth(fam),
+			Files:         shared.files,
+			Health:        shared.health,
 			HealthTimeout: DefaultHealthTimeout,
-			Cleanup:       flannelCleanup(fam),
+			Cleanup:       shared.cleanup,
 		},
 		deps:    deps,
 		roll:    workerRoll(c, n),
 		program: flannelProgram,
 	}, nil
+}
+
+// flannelShared is what every worker's flanneld has alike, built once per
+// plan: its files (the same on every worker), health and cleanup.
+type flannelShared struct {
+	files   []serviceFile
+	health  string
+	cleanup string
+	err     error // pod_cidr gives no network
+}
+
+func newFlannelShared(c *resources.Cluster, f func(name string) string) flannelShared {
+	cidr, _, err := podSubnetShape(c)
+	if err != nil {
+		return flannelShared{err: err}
+	}
+	netConf, err := flannelNetConf(cidr)
+	if err != nil {
+		return flannelShared{err: err}
+	}
+	fam := familyOf(cidr)
+	return flannelShared{
+		files: []serviceFile{
+			kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), pki.FlannelUser, resources.CertFlannel, ""),
+			{Path: f("net-conf.json"), Mode: "0644", Content: netConf},
+			{Path: f("forwarding.sh"), Mode: "0644", Content: flannelForwarding(fam)},
+		},
+		health:  flannelHealth(fam),
+		cleanup: flannelCleanup(fam),
+	}
 }
 
 // flannelForwarding turns IP forwarding on, first keeping the value found

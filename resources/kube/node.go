@@ -53,7 +53,7 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	via := map[string]any{
 		"node":       masters[0].Name,
 		"address":    masters[0].Address,
-		"connection": resources.ConnectionAttrs(masters[0]),
+		"connection": resources.ConnectionAttrsIn(c, masters[0]),
 		"kubeconfig": AdminKubeconfigPath(c),
 	}
 	workers := c.NodesWithRole("worker")

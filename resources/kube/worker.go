@@ -41,8 +41,15 @@ func workerRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
 }
 
 // containerd runs the node's containers; their network is flannel's
-// (FlannelCNIConfigPath), the same configuration on every worker.
+// (FlannelCNIConfigPath), the same configuration on every worker: built
+// once per plan, only its rolling unit is the node's.
 func containerd(c *resources.Cluster, n resources.Node) componentSpec {
+	s := resources.Shared(c, sharedKey("containerd"), func() componentSpec { return containerdSpec(c) })
+	s.roll = workerRoll(c, n)
+	return s
+}
+
+func containerdSpec(c *resources.Cluster) componentSpec {
 	dir := path.Join(c.ConfigDir, resources.CompContainerd)
 	cfg := path.Join(dir, "config.toml")
 	config := fmt.Sprintf(`version = 2
@@ -98,16 +105,69 @@ rm -rf /run/containerd
 true`,
 			Version: c.KubernetesVersion,
 		},
-		roll:    workerRoll(c, n),
 		program: containerdProgram,
 	}
 }
 
+// kubeletShared is what every worker's kubelet has alike: built once per
+// plan.
+type kubeletShared struct {
+	dir, config, kubeconfig string // paths
+	configFile, caFile      serviceFile
+	kubectl                 string
+}
+
+func newKubeletShared(c *resources.Cluster) kubeletShared {
+	dir := path.Join(c.ConfigDir, resources.CompKubelet)
+	k := kubeletShared{dir: dir, config: path.Join(dir, "config.yaml"), kubeconfig: path.Join(dir, "kubeconfig")}
+	k.configFile = serviceFile{Path: k.config, Mode: "0644", Content: kubeletConfig(c)}
+	k.caFile = certFile(dir, "ca.crt", pkiRef(resources.PKIClusterCA, "cert"))
+	k.kubectl = kubectlWith(k.kubeconfig)
+	return k
+}
+
 func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
+	k := resources.Shared(c, sharedKey("kubelet"), func() kubeletShared { return newKubeletShared(c) })
+	own := map[string]string{
+		"config":            k.config,
+		"hostname-override": n.Name,
+		"kubeconfig":        k.kubeconfig,
+		"node-ip":           n.Address,
+	}
+	return componentSpec{
+		service: service{
+			Component: resources.CompKubelet,
+			UnitName:  resources.CompKubelet + ".service",
+			Unit: renderUnit(unitOptions{description: "Kubernetes node agent (eggo)", exec: "/usr/local/bin/kubelet",
+				args: flags(c, resources.CompKubelet, own), after: []string{resources.CompContainerd + ".service"}}),
+			Files: []serviceFile{
+				k.caFile,
+				certFile(k.dir, "kubelet.crt", certRef(resources.CertKubelet, n.Name, "cert")),
+				certFile(k.dir, "kubelet.key", certRef(resources.CertKubelet, n.Name, "key")),
+				kubeconfigFile(c, k.kubeconfig, c.APIServerURL(), "system:node:"+n.Name, resources.CertKubelet, n.Name),
+				k.configFile,
+			},
+			DataDirs: []string{"/var/lib/kubelet"},
+			// Serving, registered, Ready, and at the version installed.
+			Health: httpCheck(10248, "/healthz", "ok") + " && " +
+				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = %s ]`,
+					k.kubectl, shell.Quote(n.Name), shell.Quote("True "+gitVersion(c.KubernetesVersion))),
+			HealthTimeout: DefaultHealthTimeout,
+			Cleanup: `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
+true`,
+			Version: c.KubernetesVersion,
+		},
+		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiDeps(c)...),
+		roll: workerRoll(c, n),
+	}
+}
+
+// kubeletConfig is the same on every worker.
+func kubeletConfig(c *resources.Cluster) string {
 	dir := path.Join(c.ConfigDir, resources.CompKubelet)
 	f := func(name string) string { return path.Join(dir, name) }
 	dnsIP, _ := resources.ClusterDNSIP(c.Network.ServiceCIDR) // the language checked service_cidr
-	config := fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
+	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 authentication:
   anonymous:
@@ -129,44 +189,25 @@ healthzPort: 10248
 tlsCertFile: %s
 tlsPrivateKeyFile: %s
 `, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key"))
-	own := map[string]string{
-		"config":            f("config.yaml"),
-		"hostname-override": n.Name,
-		"kubeconfig":        f("kubeconfig"),
-		"node-ip":           n.Address,
-	}
-	kubectl := kubectlWith(f("kubeconfig"))
-	return componentSpec{
-		service: service{
-			Component: resources.CompKubelet,
-			UnitName:  resources.CompKubelet + ".service",
-			Unit: renderUnit(unitOptions{description: "Kubernetes node agent (eggo)", exec: "/usr/local/bin/kubelet",
-				args: flags(c, resources.CompKubelet, own), after: []string{resources.CompContainerd + ".service"}}),
-			Files: []serviceFile{
-				certFile(dir, "ca.crt", pkiRef(resources.PKIClusterCA, "cert")),
-				certFile(dir, "kubelet.crt", certRef(resources.CertKubelet, n.Name, "cert")),
-				certFile(dir, "kubelet.key", certRef(resources.CertKubelet, n.Name, "key")),
-				kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:node:"+n.Name, resources.CertKubelet, n.Name),
-				{Path: f("config.yaml"), Mode: "0644", Content: config},
-			},
-			DataDirs: []string{"/var/lib/kubelet"},
-			// Serving, registered, Ready, and at the version installed.
-			Health: httpCheck(10248, "/healthz", "ok") + " && " +
-				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = %s ]`,
-					kubectl, shell.Quote(n.Name), shell.Quote("True "+gitVersion(c.KubernetesVersion))),
-			HealthTimeout: DefaultHealthTimeout,
-			Cleanup: `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
-true`,
-			Version: c.KubernetesVersion,
-		},
-		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiDeps(c)...),
-		roll: workerRoll(c, n),
-	}
+}
+
+// kubeProxyShared is what every worker's kube-proxy has alike: built once
+// per plan.
+type kubeProxyShared struct {
+	unit       string
+	kubeconfig serviceFile
 }
 
 func kubeProxy(c *resources.Cluster, n resources.Node) componentSpec {
 	dir := path.Join(c.ConfigDir, resources.CompKubeProxy)
 	f := func(name string) string { return path.Join(dir, name) }
+	shared := resources.Shared(c, sharedKey("kube-proxy"), func() kubeProxyShared {
+		return kubeProxyShared{
+			unit: renderUnit(unitOptions{description: "Kubernetes service proxy (eggo)", exec: "/usr/local/bin/kube-proxy",
+				args: flags(c, resources.CompKubeProxy, map[string]string{"config": f("config.yaml")})}),
+			kubeconfig: kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:kube-proxy", resources.CertKubeProxy, ""),
+		}
+	})
 	config := fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection:
@@ -179,15 +220,13 @@ hostnameOverride: %s
 metricsBindAddress: 127.0.0.1:10249
 mode: iptables
 `, f("kubeconfig"), c.Network.PodCIDR, n.Name)
-	own := map[string]string{"config": f("config.yaml")}
 	return componentSpec{
 		service: service{
 			Component: resources.CompKubeProxy,
 			UnitName:  resources.CompKubeProxy + ".service",
-			Unit: renderUnit(unitOptions{description: "Kubernetes service proxy (eggo)", exec: "/usr/local/bin/kube-proxy",
-				args: flags(c, resources.CompKubeProxy, own)}),
+			Unit:      shared.unit,
 			Files: []serviceFile{
-				kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:kube-proxy", resources.CertKubeProxy, ""),
+				shared.kubeconfig,
 				{Path: f("config.yaml"), Mode: "0644", Content: config},
 			},
 			Health:        httpCheck(10256, "/healthz", "200 OK"),

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
+
+	"github.com/eggo-project/eggo/internal/recent"
 )
 
 // Kubeconfig returns a kubeconfig with one cluster, one user and one
@@ -12,8 +14,23 @@ import (
 // stands alone. The same inputs always give the same bytes, so eggo can
 // compare a host's file with the one it would write.
 //
-// The result contains clientKeyPEM: it is a secret.
+// The result contains clientKeyPEM: it is a secret. One rendered lately
+// is not rendered again (a plan renders each service's kubeconfigs twice,
+// and kube-proxy's and flanneld's are alike on every worker).
 func Kubeconfig(cluster, server, caPEM, user, clientCertPEM, clientKeyPEM string) string {
+	in := kubeconfigInputs{cluster, server, caPEM, user, clientCertPEM, clientKeyPEM}
+	return recentKubeconfigs.Get(in, func() string { return renderKubeconfig(in) })
+}
+
+// kubeconfigInputs are Kubeconfig's arguments, whose rendering
+// recentKubeconfigs remembers (at most 64: a few kilobytes each, with a
+// private key).
+type kubeconfigInputs struct{ cluster, server, caPEM, user, clientCertPEM, clientKeyPEM string }
+
+var recentKubeconfigs = recent.Memo[kubeconfigInputs, string]{Size: 64}
+
+func renderKubeconfig(in kubeconfigInputs) string {
+	cluster, server, caPEM, user, clientCertPEM, clientKeyPEM := in.cluster, in.server, in.caPEM, in.user, in.clientCertPEM, in.clientKeyPEM
 	context := user + "@" + cluster
 	// One buffer of the right size, the certificates encoded straight into
 	// it: a plan renders every node's kubeconfigs to compare them.
