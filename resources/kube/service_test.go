@@ -248,29 +248,3 @@ func TestComponentsPerRole(t *testing.T) {
 	}
 }
 
-// A service's plan renders each file once to hash it: the kubeconfigs of
-// a thousand workers, rendered twice (for the record and for the diff),
-// were a tenth of a no-op plan.
-func TestServicePlanRendersFilesOnce(t *testing.T) {
-	big := strings.Repeat("C", 256<<10)
-	s := service{Component: "demo", UnitName: "demo.service", Unit: "[Service]\nExecStart=/bin/demo\n", Version: "1",
-		Files: []serviceFile{{Path: "/etc/demo/kubeconfig", Mode: "0600", Kubeconfig: map[string]any{
-			"cluster": "c", "server": "https://10.0.0.1:6443", "ca": big, "user": "u", "cert": big, "key": big}}}}
-	a := s.attrs()
-	a[svcAddress], a[svcConnection] = "10.0.0.1", map[string]any{"type": "local"}
-	d := resources.Desired{Addr: resources.ServiceAddr("demo", "n0"), Kind: "service", Node: "n0", Attrs: a}
-	prior := recorded(d, healthyLive(d))
-	bytes := func(f func()) int64 {
-		return testing.Benchmark(func(b *testing.B) {
-			b.ReportAllocs()
-			for range b.N {
-				f()
-			}
-		}).AllocedBytesPerOp()
-	}
-	render := bytes(func() { s.digests() })
-	plan := bytes(func() { planOf(t, prior, d) })
-	if plan > render*3/2 {
-		t.Fatalf("a no-op plan allocates %d bytes, rendering the files once %d: the files are rendered more than once", plan, render)
-	}
-}
