@@ -247,4 +247,3 @@ func TestComponentsPerRole(t *testing.T) {
 		}
 	}
 }
-
