@@ -123,18 +123,11 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 	}
 	d := &differ{rc: rc, destroy: o.Destroy, kinds: kinds, schemas: newSchemas(kinds), want: want, have: have, drift: drift,
 		replace: replace, sealed: sealedAttrs(prior), g: g, scope: scope, steps: make(map[string]*Step, len(order))}
-	for _, addr := range order {
-		if scope != nil && !scope[addr] {
-			continue
-		}
-		st, uncompared, err := d.step(ctx, addr)
-		if err != nil {
-			return nil, err
-		}
-		if uncompared {
-			p.Uncompared = append(p.Uncompared, addr)
-		}
-		p.Steps = append(p.Steps, st)
+	if scope != nil {
+		order = filterIn(order, scope)
+	}
+	if p.Steps, p.Uncompared, err = d.planAll(ctx, order); err != nil {
+		return nil, err
 	}
 	if err := rollEdges(g, d.steps); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/eggo-project/eggo/graph"
 	"github.com/eggo-project/eggo/resources"
@@ -23,7 +24,16 @@ type differ struct {
 	sealed  map[string]map[string]bool // attributes no identity opened
 	g       *graph.Graph
 	scope   map[string]bool // -target (nil: everything)
-	steps   map[string]*Step
+
+	mu    sync.RWMutex // steps are decided on every core (planAll)
+	steps map[string]*Step
+}
+
+// stepOf is addr's step if it is decided (nil otherwise).
+func (d *differ) stepOf(addr string) *Step {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.steps[addr]
 }
 
 // step decides addr's step and records it. uncompared: its comparison
@@ -33,7 +43,7 @@ func (d *differ) step(ctx context.Context, addr string) (st *Step, uncompared bo
 	resolved := want
 	var carried []string
 	if want != nil {
-		r, secret := resolveForPlan(want, d.steps, d.have, d.schemas)
+		r, secret := resolveForPlan(want, d.stepOf, d.have, d.schemas)
 		resolved, carried = &r, secret
 	}
 	st, err = planOne(ctx, d.rc, d.kinds, resolved, d.have[addr], d.drift[addr], d.replace[addr], d.destroy)
@@ -62,7 +72,9 @@ func (d *differ) step(ctx context.Context, addr string) (st *Step, uncompared bo
 		sensitive = ks.sensitive
 	}
 	st.Sensitive = resources.SortedUnion(sensitive, carried)
+	d.mu.Lock()
 	d.steps[addr] = st
+	d.mu.Unlock()
 	return st, uncompared, nil
 }
 

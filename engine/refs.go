@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"sync"
 
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
@@ -30,7 +31,7 @@ func refEdges(d *resources.Desired) []string {
 // Unknown when it is being created or changed. It also returns the
 // top-level attributes of d that carry a secret through a Ref, which
 // become sensitive too.
-func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[string]*resources.Object, sch *schemas) (resources.Desired, []string) {
+func resolveForPlan(d *resources.Desired, steps func(addr string) *Step, have map[string]*resources.Object, sch *schemas) (resources.Desired, []string) {
 	out := *d
 	copied := false
 	var secret []string
@@ -48,7 +49,7 @@ func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[strin
 			if refSensitive(r, steps, have, sch) {
 				carries = true
 			}
-			if s := steps[r.Addr]; s != nil && s.Action != resources.NoOp {
+			if s := steps(r.Addr); s != nil && s.Action != resources.NoOp {
 				// A changing resource may still know the value it will
 				// have (a service's file digest that its change leaves
 				// alone); only what it cannot know is unknown.
@@ -70,9 +71,9 @@ func resolveForPlan(d *resources.Desired, steps map[string]*Step, have map[strin
 	return out, secret
 }
 
-func refSensitive(r resources.Ref, steps map[string]*Step, have map[string]*resources.Object, sch *schemas) bool {
+func refSensitive(r resources.Ref, steps func(addr string) *Step, have map[string]*resources.Object, sch *schemas) bool {
 	kind := ""
-	if s := steps[r.Addr]; s != nil {
+	if s := steps(r.Addr); s != nil {
 		kind = s.Kind
 	} else if h := have[r.Addr]; h != nil {
 		kind = h.Kind
@@ -86,6 +87,7 @@ func refSensitive(r resources.Ref, steps map[string]*Step, have map[string]*reso
 // call, and a plan asked it for every step and every reference.
 type schemas struct {
 	kinds map[string]resources.Kind
+	mu    sync.Mutex // steps are planned on every core
 	m     map[string]*kindSchema
 }
 
@@ -100,6 +102,8 @@ func newSchemas(kinds map[string]resources.Kind) *schemas {
 
 // of is kind's schema (nil for a kind not known).
 func (s *schemas) of(kind string) *kindSchema {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if ks, ok := s.m[kind]; ok {
 		return ks
 	}
