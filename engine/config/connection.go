@@ -196,15 +196,22 @@ func set[T any](dst *T, src *T) {
 	}
 }
 
-// nodeConnection merges the defaults, the top-level block and the node's
-// own block, then fills the bastion's unset fields from the connection: a
-// jump host usually takes the same user and key.
-func (l *loader) nodeConnection(dec *decoder, own *connOverride) resources.Connection {
+// nodeConnectionBase is the connection every node starts from, made on
+// first use: before a node block's instances are evaluated, which happens
+// on every core.
+func (l *loader) nodeConnectionBase() resources.Connection {
 	if l.baseConn == nil {
 		base := l.defaultConn.apply(defaultConnection())
 		l.baseConn = &base
 	}
-	c := *l.baseConn
+	return *l.baseConn
+}
+
+// nodeConnection merges the defaults, the top-level block and the node's
+// own block, then fills the bastion's unset fields from the connection: a
+// jump host usually takes the same user and key.
+func (l *loader) nodeConnection(dec *decoder, own *connOverride) resources.Connection {
+	c := l.nodeConnectionBase()
 	if c.Bastion != nil {
 		b := *c.Bastion // each node gets its own copy to fill in
 		c.Bastion = &b

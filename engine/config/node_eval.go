@@ -38,13 +38,16 @@ func (l *loader) evalNode(nb *nodeBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
 	}
 	dependsOn := l.nodeDependsOn(nb)
 	ranges := nodeRanges(nb)
-	nb.instances = make([]*nodeInstance, 0, len(repeats))
-	for _, r := range repeats {
-		in, d := l.evalInstance(nb, r, instanceScope(nb, r, ctx))
-		diags = append(diags, d...)
+	nb.instances = make([]*nodeInstance, len(repeats))
+	found := make([]hcl.Diagnostics, len(repeats))
+	l.nodeConnectionBase()
+	eachInParallel(len(repeats), func(i int) {
+		nb.instances[i], found[i] = l.evalInstance(nb, repeats[i], instanceScope(nb, repeats[i], ctx))
+	})
+	for i, in := range nb.instances {
+		diags = append(diags, found[i]...)
 		in.model.DependsOn = dependsOn
 		in.model.Ranges = ranges
-		nb.instances = append(nb.instances, in)
 	}
 	if !diags.HasErrors() {
 		nb.value = nb.buildValue()
