@@ -12,8 +12,9 @@ import (
 
 // planGraph builds the run's graph. Creates and updates wait for what they
 // depend on; deletes run in reverse: a resource that is going away waits for
-// the deletion of everything recorded as depending on it.
-func planGraph(want map[string]*resources.Desired, have map[string]*resources.Object) (*graph.Graph, error) {
+// the deletion of everything recorded as depending on it. refs are want's
+// references (refsByAddr).
+func planGraph(want map[string]*resources.Desired, have map[string]*resources.Object, refs map[string]desiredRefs) (*graph.Graph, error) {
 	g := graph.New()
 	for _, a := range slices.Sorted(maps.Keys(want)) {
 		g.Add(a)
@@ -22,7 +23,7 @@ func planGraph(want map[string]*resources.Desired, have map[string]*resources.Ob
 		g.Add(a)
 	}
 	for _, a := range slices.Sorted(maps.Keys(want)) {
-		for _, dep := range append(append([]string(nil), want[a].DependsOn...), refEdges(want[a])...) {
+		for _, dep := range append(append([]string(nil), want[a].DependsOn...), refs[a].addrs...) {
 			if want[dep] == nil {
 				// The kind that declared a (a node's depends_on, by then
 				// checked by the configuration, or a reference) is at fault.
