@@ -1,6 +1,7 @@
 package certs
 
 import (
+	"sort"
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
@@ -63,6 +64,36 @@ func (c *Cert) Schema() resources.Schema {
 		certNotAfter:    {Description: "when the certificate expires (RFC 3339, UTC)", Computed: true},
 		certSerial:      {Description: "serial number (hex)", Computed: true},
 	}}
+}
+
+// recordChanges is resources.ChangedAttrs(schema, prior,
+// certRecordable(desired)) without making the record: a plan of a
+// thousand certificates that keep theirs made one each to compare and
+// drop.
+func recordChanges(schema resources.Schema, prior, desired resources.Attrs) []string {
+	var changed []string
+	check := func(name string) {
+		if schema.Attributes[name].Computed {
+			return
+		}
+		after := desired[name]
+		if name == certCAKey {
+			after = nil // not in a record
+		}
+		if !resources.Equal(prior[name], after) {
+			changed = append(changed, name)
+		}
+	}
+	for name := range prior {
+		check(name)
+	}
+	for name := range desired {
+		if _, seen := prior[name]; !seen && name != certCAKey {
+			check(name)
+		}
+	}
+	sort.Strings(changed)
+	return changed
 }
 
 // recordable is desired without ca_key: what a record holds of the inputs.
