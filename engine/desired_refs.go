@@ -46,8 +46,10 @@ func refsOf(d *resources.Desired) desiredRefs {
 }
 
 // refsByAddr is refsOf of every desired resource that has references.
+// Sized for all: most have some (every service and certificate), and a
+// map growing by doubling to thousands is rebuilt over and over.
 func refsByAddr(want map[string]*resources.Desired) map[string]desiredRefs {
-	out := map[string]desiredRefs{}
+	out := make(map[string]desiredRefs, len(want))
 	for a, d := range want {
 		if r := refsOf(d); r.attrs != nil {
 			out[a] = r
