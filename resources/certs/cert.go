@@ -2,6 +2,7 @@ package certs
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
@@ -46,7 +47,14 @@ var certComputed = []string{certCert, certKey, certNotAfter, certSerial}
 // Schema describes the cert attributes. ca_key is an input only: it is
 // never recorded, so the CA's key lives in the CA's record alone rather
 // than in a copy per certificate.
-func (c *Cert) Schema() resources.Schema {
+func (c *Cert) Schema() resources.Schema { return certSchema() }
+
+// plannedCertSchema is certSchema made once, for Plan's reading only: a
+// plan asks it of every certificate, and made a map of every attribute's
+// schema for each.
+var plannedCertSchema = sync.OnceValue(certSchema)
+
+func certSchema() resources.Schema {
 	return resources.Schema{Attributes: map[string]resources.AttrSchema{
 		certIssuer:      {Description: "address of the CA that signs it, e.g. pki.cluster_ca"},
 		certCA:          {Description: "the signing CA's certificate (PEM); a new CA replaces the certificate"},

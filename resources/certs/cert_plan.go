@@ -19,7 +19,7 @@ import (
 // renewal. Reasons never quote key material: they are built from the
 // certificates, which are public.
 func (c *Cert) Plan(_ context.Context, _ *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
-	schema := c.Schema()
+	schema := plannedCertSchema()
 	ch := resources.Change{Addr: desired.Addr, Kind: c.Name(), Node: desired.Node}
 	if prior == nil || resources.AttrString(prior.Attrs[certCert]) == "" || resources.AttrString(prior.Attrs[certKey]) == "" {
 		want := certRecordable(desired.Attrs)
