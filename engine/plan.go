@@ -98,7 +98,8 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 	if err != nil {
 		return nil, err
 	}
-	g, err := planGraph(want, have)
+	refs := refsByAddr(want)
+	g, err := planGraph(want, have, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []re
 	if err != nil {
 		return nil, err
 	}
-	d := &differ{rc: rc, destroy: o.Destroy, kinds: kinds, schemas: newSchemas(kinds), want: want, have: have, drift: drift,
+	d := &differ{rc: rc, destroy: o.Destroy, kinds: kinds, schemas: newSchemas(kinds), want: want, refs: refs, have: have, drift: drift,
 		replace: replace, sealed: sealedAttrs(prior), g: g, scope: scope, steps: make(map[string]*Step, len(order))}
 	if scope != nil {
 		order = filterIn(order, scope)

@@ -12,28 +12,35 @@ import (
 
 // planGraph builds the run's graph. Creates and updates wait for what they
 // depend on; deletes run in reverse: a resource that is going away waits for
-// the deletion of everything recorded as depending on it.
-func planGraph(want map[string]*resources.Desired, have map[string]*resources.Object) (*graph.Graph, error) {
-	g := graph.New()
-	for _, a := range slices.Sorted(maps.Keys(want)) {
-		g.Add(a)
-	}
-	for _, a := range slices.Sorted(maps.Keys(have)) {
-		g.Add(a)
-	}
-	for _, a := range slices.Sorted(maps.Keys(want)) {
-		for _, dep := range append(append([]string(nil), want[a].DependsOn...), refEdges(want[a])...) {
-			if want[dep] == nil {
-				// The kind that declared a (a node's depends_on, by then
-				// checked by the configuration, or a reference) is at fault.
-				return nil, resources.Blame(want[a].Where(), "Undeclared dependency", "%s: depends on %s, which is not declared", a, dep)
-			}
-			if err := g.Connect(a, dep); err != nil {
-				return nil, err
-			}
+// the deletion of everything recorded as depending on it. refs are want's
+// references (refsByAddr).
+func planGraph(want map[string]*resources.Desired, have map[string]*resources.Object, refs map[string]desiredRefs) (*graph.Graph, error) {
+	wantAddrs, haveAddrs := slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(have))
+	vertices, edges := len(want), 0
+	for a := range have {
+		if want[a] == nil {
+			vertices++
 		}
 	}
-	for _, a := range slices.Sorted(maps.Keys(have)) {
+	for _, d := range want {
+		edges += len(d.DependsOn)
+	}
+	for _, r := range refs {
+		edges += len(r.addrs)
+	}
+	g := graph.NewSized(vertices, edges)
+	for _, a := range wantAddrs {
+		g.Add(a)
+	}
+	for _, a := range haveAddrs {
+		g.Add(a)
+	}
+	for _, a := range wantAddrs {
+		if err := connectWanted(g, want, a, refs[a].addrs); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range haveAddrs {
 		if want[a] != nil {
 			continue
 		}
@@ -49,6 +56,24 @@ func planGraph(want map[string]*resources.Desired, have map[string]*resources.Ob
 		return nil, err
 	}
 	return g, nil
+}
+
+// connectWanted makes the desired resource a wait for what it depends on
+// and then for what it refers to (refAddrs).
+func connectWanted(g *graph.Graph, want map[string]*resources.Desired, a string, refAddrs []string) error {
+	for _, deps := range [2][]string{want[a].DependsOn, refAddrs} {
+		for _, dep := range deps {
+			if want[dep] == nil {
+				// The kind that declared a (a node's depends_on, by then
+				// checked by the configuration, or a reference) is at fault.
+				return resources.Blame(want[a].Where(), "Undeclared dependency", "%s: depends on %s, which is not declared", a, dep)
+			}
+			if err := g.Connect(a, dep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // targetScope is the set of addresses -target selects (nil: everything).

@@ -18,6 +18,7 @@ type differ struct {
 	kinds   map[string]resources.Kind
 	schemas *schemas
 	want    map[string]*resources.Desired
+	refs    map[string]desiredRefs       // of want, walked once (refsByAddr)
 	have    map[string]*resources.Object // refreshed
 	drift   map[string][]resources.Reason
 	replace map[string]bool
@@ -43,7 +44,7 @@ func (d *differ) step(ctx context.Context, addr string) (st *Step, uncompared bo
 	resolved := want
 	var carried []string
 	if want != nil {
-		r, secret := resolveForPlan(want, d.stepOf, d.have, d.schemas)
+		r, secret := resolveForPlan(want, d.refs[addr].attrs, d.stepOf, d.have, d.schemas)
 		resolved, carried = &r, secret
 	}
 	st, err = planOne(ctx, d.rc, d.kinds, resolved, d.have[addr], d.drift[addr], d.replace[addr], d.destroy)

@@ -10,40 +10,22 @@ import (
 	"github.com/eggo-project/eggo/state"
 )
 
-// refEdges are the addresses a desired resource refers to through Refs.
-func refEdges(d *resources.Desired) []string {
-	if !resources.HasRefs(d.Attrs) {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range resources.Refs(d.Attrs) {
-		if !seen[r.Addr] {
-			seen[r.Addr] = true
-			out = append(out, r.Addr)
-		}
-	}
-	return out
-}
-
 // resolveForPlan substitutes each Ref in d with the referenced attribute's
 // value when that resource keeps its recorded value in this plan, and with
 // Unknown when it is being created or changed. It also returns the
 // top-level attributes of d that carry a secret through a Ref, which
-// become sensitive too.
-func resolveForPlan(d *resources.Desired, steps func(addr string) *Step, have map[string]*resources.Object, sch *schemas) (resources.Desired, []string) {
+// become sensitive too. refAttrs are d's attributes that hold a Ref
+// (desiredRefs.attrs); the others are shared, as a resource without
+// references is whole: a plan only reads what it resolves.
+func resolveForPlan(d *resources.Desired, refAttrs []string, steps func(addr string) *Step, have map[string]*resources.Object, sch *schemas) (resources.Desired, []string) {
 	out := *d
-	copied := false
+	if len(refAttrs) == 0 {
+		return out, nil
+	}
+	out.Attrs = maps.Clone(d.Attrs)
 	var secret []string
-	for name, v := range d.Attrs {
-		if !resources.HasRefs(v) {
-			// Shared, as a resource without references is whole: a
-			// plan only reads what it resolves.
-			continue
-		}
-		if !copied {
-			out.Attrs, copied = maps.Clone(d.Attrs), true // for the first attribute with a Ref
-		}
+	for _, name := range refAttrs {
+		v := d.Attrs[name]
 		carries := false
 		out.Attrs[name] = resources.Substitute(v, func(r resources.Ref) any {
 			if refSensitive(r, steps, have, sch) {

@@ -67,7 +67,7 @@ func TestDuplicateAddressBlamesTheSecondDeclaration(t *testing.T) {
 func TestUndeclaredDependencyBlamesTheDeclaration(t *testing.T) {
 	at := resources.SourceRange{Filename: "main.hcl", Start: resources.Pos{Line: 3, Column: 1}, End: resources.Pos{Line: 3, Column: 11}}
 	want := map[string]*resources.Desired{"host.a": {Addr: "host.a", Kind: "host", Source: "main.hcl:3", Range: at, DependsOn: []string{"host.b"}}}
-	_, err := planGraph(want, nil)
+	_, err := planGraph(want, nil, refsByAddr(want))
 	var se *resources.SourceError
 	if !errors.As(err, &se) || se.Range != at || err.Error() != "main.hcl:3: host.a: depends on host.b, which is not declared" {
 		t.Fatalf("error %v (%T), want host.a's block blamed", err, err)

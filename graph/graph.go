@@ -30,6 +30,16 @@ func New() *Graph {
 	return &Graph{ids: map[string]int64{}, edgeSet: map[idEdge]struct{}{}}
 }
 
+// NewSized returns an empty graph with room for about this many vertices
+// and edges: a plan knows them before it builds its graph, and maps that
+// grow by doubling to thousands of entries are rebuilt over and over.
+func NewSized(vertices, edges int) *Graph {
+	return &Graph{
+		names: make([]string, 0, vertices), ids: make(map[string]int64, vertices), deps: make([][]int32, 0, vertices),
+		edgeSet: make(map[idEdge]struct{}, edges), edgeList: make([]idEdge, 0, edges),
+	}
+}
+
 // Add adds a vertex. Adding a name that is already present does nothing, so
 // the vertex keeps its first insertion position.
 func (g *Graph) Add(name string) {

@@ -1,6 +1,8 @@
 package certs
 
 import (
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/eggo-project/eggo/resources"
@@ -45,7 +47,14 @@ var certComputed = []string{certCert, certKey, certNotAfter, certSerial}
 // Schema describes the cert attributes. ca_key is an input only: it is
 // never recorded, so the CA's key lives in the CA's record alone rather
 // than in a copy per certificate.
-func (c *Cert) Schema() resources.Schema {
+func (c *Cert) Schema() resources.Schema { return certSchema() }
+
+// plannedCertSchema is certSchema made once, for Plan's reading only: a
+// plan asks it of every certificate, and made a map of every attribute's
+// schema for each.
+var plannedCertSchema = sync.OnceValue(certSchema)
+
+func certSchema() resources.Schema {
 	return resources.Schema{Attributes: map[string]resources.AttrSchema{
 		certIssuer:      {Description: "address of the CA that signs it, e.g. pki.cluster_ca"},
 		certCA:          {Description: "the signing CA's certificate (PEM); a new CA replaces the certificate"},
@@ -63,6 +72,36 @@ func (c *Cert) Schema() resources.Schema {
 		certNotAfter:    {Description: "when the certificate expires (RFC 3339, UTC)", Computed: true},
 		certSerial:      {Description: "serial number (hex)", Computed: true},
 	}}
+}
+
+// recordChanges is resources.ChangedAttrs(schema, prior,
+// certRecordable(desired)) without making the record: a plan of a
+// thousand certificates that keep theirs made one each to compare and
+// drop.
+func recordChanges(schema resources.Schema, prior, desired resources.Attrs) []string {
+	var changed []string
+	check := func(name string) {
+		if schema.Attributes[name].Computed {
+			return
+		}
+		after := desired[name]
+		if name == certCAKey {
+			after = nil // not in a record
+		}
+		if !resources.Equal(prior[name], after) {
+			changed = append(changed, name)
+		}
+	}
+	for name := range prior {
+		check(name)
+	}
+	for name := range desired {
+		if _, seen := prior[name]; !seen && name != certCAKey {
+			check(name)
+		}
+	}
+	sort.Strings(changed)
+	return changed
 }
 
 // recordable is desired without ca_key: what a record holds of the inputs.

@@ -19,10 +19,10 @@ import (
 // renewal. Reasons never quote key material: they are built from the
 // certificates, which are public.
 func (c *Cert) Plan(_ context.Context, _ *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
-	schema := c.Schema()
-	want := certRecordable(desired.Attrs)
+	schema := plannedCertSchema()
 	ch := resources.Change{Addr: desired.Addr, Kind: c.Name(), Node: desired.Node}
 	if prior == nil || resources.AttrString(prior.Attrs[certCert]) == "" || resources.AttrString(prior.Attrs[certKey]) == "" {
+		want := certRecordable(desired.Attrs)
 		ch.Action = resources.Create
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonNew}}
 		if prior != nil {
@@ -33,7 +33,10 @@ func (c *Cert) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 		return ch, nil
 	}
 	ch.Before = prior.Attrs
-	ch.Changed = resources.ChangedAttrs(schema, prior.Attrs, want)
+	// The record to be (want) is made only for a change: most
+	// certificates of a plan keep theirs.
+	ch.Changed = recordChanges(schema, prior.Attrs, desired.Attrs)
+	want := func() resources.Attrs { return certRecordable(desired.Attrs) }
 
 	replace, err := c.replaceReasons(prior.Attrs, desired)
 	if err != nil {
@@ -43,16 +46,16 @@ func (c *Cert) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 	case len(replace) > 0:
 		ch.Action = resources.Replace
 		ch.Reasons = replace
-		ch.After = withComputed(want, nil, false, certComputed...)
+		ch.After = withComputed(want(), nil, false, certComputed...)
 	case len(ch.Changed) > 0:
 		ch.Action = resources.Update
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(ch.Changed, ", ") +
 			" (recorded; applies at the next renewal)"}}
-		ch.After = withComputed(want, prior.Attrs, true, certComputed...)
+		ch.After = withComputed(want(), prior.Attrs, true, certComputed...)
 	case prior.Pending:
 		ch.Action = resources.Update
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonPending, Detail: "a previous apply stopped while changing it; recording it again"}}
-		ch.After = withComputed(want, prior.Attrs, true, certComputed...)
+		ch.After = withComputed(want(), prior.Attrs, true, certComputed...)
 	default:
 		ch.Action = resources.NoOp
 		ch.After = prior.Attrs

@@ -112,6 +112,15 @@ type filesDiff struct {
 
 func diffFiles(prior, desired []bundleFile) filesDiff {
 	var d filesDiff
+	if sameSortedPaths(prior, desired) {
+		// The usual plan: the same files, both lists sorted by path (as
+		// filesAttr records them). Each desired file's recorded one is
+		// beside it, with no map to find it.
+		for i, f := range desired {
+			d.classify(prior[i], f)
+		}
+		return d
+	}
 	byPath := make(map[string]bundleFile, len(prior))
 	for _, f := range prior {
 		byPath[f.Path] = f
@@ -119,22 +128,43 @@ func diffFiles(prior, desired []bundleFile) filesDiff {
 	for _, f := range desired {
 		p, ok := byPath[f.Path]
 		delete(byPath, f.Path)
-		switch {
-		case !ok:
+		if !ok {
 			d.added = append(d.added, f.Path)
-		case p.Drift != "" && (p.SHA256 != f.SHA256 || p.Mode != f.Mode):
-			d.drifted = append(d.drifted, f.Path+" ("+p.Drift+")")
-		case p.SHA256 != f.SHA256:
-			d.changed = append(d.changed, f.Path)
-		case p.Mode != f.Mode:
-			d.modeChanged = append(d.modeChanged, f.Path)
+			continue
 		}
+		d.classify(p, f)
 	}
 	for p := range byPath {
 		d.removed = append(d.removed, p)
 	}
 	sort.Strings(d.removed)
 	return d
+}
+
+// classify records how desired file f differs from its recorded p.
+func (d *filesDiff) classify(p, f bundleFile) {
+	switch {
+	case p.Drift != "" && (p.SHA256 != f.SHA256 || p.Mode != f.Mode):
+		d.drifted = append(d.drifted, f.Path+" ("+p.Drift+")")
+	case p.SHA256 != f.SHA256:
+		d.changed = append(d.changed, f.Path)
+	case p.Mode != f.Mode:
+		d.modeChanged = append(d.modeChanged, f.Path)
+	}
+}
+
+// sameSortedPaths reports whether prior and desired name the same files
+// in the same order, strictly increasing (so no path is there twice).
+func sameSortedPaths(prior, desired []bundleFile) bool {
+	if len(prior) != len(desired) {
+		return false
+	}
+	for i := range prior {
+		if prior[i].Path != desired[i].Path || i > 0 && prior[i-1].Path >= prior[i].Path {
+			return false
+		}
+	}
+	return true
 }
 
 func (d filesDiff) touchesHost() bool {

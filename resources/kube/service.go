@@ -191,10 +191,13 @@ func (Service) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 func planService(schema resources.Schema, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
 	ch := resources.Change{Addr: desired.Addr, Kind: desired.Kind, Node: desired.Node}
 	want := parseService(desired.Attrs)
-	// After is what state will keep, so a plan shows (and the state
-	// records) digests, never the sources.
-	after := recordedFormOf(desired.Attrs, want)
+	// The digests decide the plan. After is what state will keep, so a
+	// plan shows (and the state records) digests, never the sources; it
+	// is built only for a change: a no-op keeps the prior record, and
+	// most services of a plan are no-ops.
+	digests, _ := want.digests()
 	if prior == nil || prior.Attrs == nil || prior.Pending && prior.Attrs[svcUnitName] == nil {
+		after := recordedFormDigests(desired.Attrs, want, digests)
 		ch.Action = resources.Create
 		ch.Reasons = []resources.Reason{{Code: resources.ReasonNew}}
 		if prior != nil && prior.Pending {
@@ -205,18 +208,21 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 		return ch, nil
 	}
 	ch.Before = prior.Attrs
-	for _, k := range []string{svcCreatedDirs, svcOwnedData} {
-		after[k] = prior.Attrs[k]
+	changedRecord := func() resources.Attrs {
+		after := recordedFormDigests(desired.Attrs, want, digests)
+		for _, k := range []string{svcCreatedDirs, svcOwnedData} {
+			after[k] = prior.Attrs[k]
+		}
+		return after
 	}
 	for _, name := range []string{svcAddress, svcUnitName} {
 		if b, a := resources.AttrString(prior.Attrs[name]), resources.AttrString(desired.Attrs[name]); b != a {
 			ch.Action = resources.Replace
 			ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: fmt.Sprintf("changed in config (forces replacement): %s %s → %s", name, b, a)}}
-			ch.After = after
+			ch.After = changedRecord()
 			return ch, nil
 		}
 	}
-	digests, _ := after[svcDigests].(map[string]any)
 	d := diffServiceDigests(prior.Attrs, want, digests)
 	if prior.Pending {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonPending, Detail: "a previous apply stopped while changing it; converging"})
@@ -244,8 +250,8 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 		return ch, nil
 	}
 	ch.Action = resources.Update
-	ch.After = after
-	ch.Changed = resources.ChangedAttrs(schema, prior.Attrs, after)
+	ch.After = changedRecord()
+	ch.Changed = resources.ChangedAttrs(schema, prior.Attrs, ch.After)
 	return ch, nil
 }
 

@@ -30,11 +30,18 @@ func recordedForm(desired resources.Attrs) resources.Attrs {
 
 // recordedFormOf is recordedForm of desired, parsed already as s.
 func recordedFormOf(desired resources.Attrs, s service) resources.Attrs {
+	digests, _ := s.digests()
+	return recordedFormDigests(desired, s, digests)
+}
+
+// recordedFormDigests is recordedFormOf with s's digests made already (a
+// plan needs them to compare before it knows whether a record is needed).
+func recordedFormDigests(desired resources.Attrs, s service, digests map[string]any) resources.Attrs {
 	rec := make(resources.Attrs, len(desired)+3)
 	for k, v := range desired {
 		rec[k] = v
 	}
-	rec[svcDigests], _ = s.digests()
+	rec[svcDigests] = digests
 	modes := make(map[string]any, len(s.Files))
 	for _, f := range s.Files {
 		modes[f.Path] = f.Mode

@@ -109,6 +109,9 @@ func parseService(a resources.Attrs) service {
 		s.HealthTimeout = 2 * time.Minute
 	}
 	if list, ok := a[svcFiles].([]any); ok {
+		if len(list) > 0 {
+			s.Files = make([]serviceFile, 0, len(list))
+		}
 		for _, e := range list {
 			m, _ := e.(map[string]any)
 			f := serviceFile{Path: resources.AttrString(m["path"]), Mode: resources.AttrOr(resources.AttrString(m["mode"]), "0644"), Content: m["content"]}
@@ -117,6 +120,9 @@ func parseService(a resources.Attrs) service {
 		}
 	} else if modes, ok := a[svcFileModes].(map[string]any); ok {
 		// A record: paths and modes, no sources.
+		if len(modes) > 0 {
+			s.Files = make([]serviceFile, 0, len(modes))
+		}
 		for _, p := range slices.Sorted(maps.Keys(modes)) {
 			s.Files = append(s.Files, serviceFile{Path: p, Mode: resources.AttrOr(resources.AttrString(modes[p]), "0644")})
 		}

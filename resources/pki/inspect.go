@@ -3,7 +3,6 @@ package pki
 import (
 	"crypto/sha256"
 	"crypto/x509"
-	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -88,11 +87,18 @@ func certIPs(cert *x509.Certificate) []string {
 	return out
 }
 
+// fingerprint is der's sha256 as openssl prints it ("AB:CD:…"), written
+// into one buffer: a plan inspects every recorded certificate, and a
+// formatted string per byte was most of what Inspect added to parsing.
 func fingerprint(der []byte) string {
+	const digits = "0123456789ABCDEF"
 	sum := sha256.Sum256(der)
-	parts := make([]string, len(sum))
+	out := make([]byte, 0, 3*len(sum)-1)
 	for i, b := range sum {
-		parts[i] = fmt.Sprintf("%02X", b)
+		if i > 0 {
+			out = append(out, ':')
+		}
+		out = append(out, digits[b>>4], digits[b&0xf])
 	}
-	return strings.Join(parts, ":")
+	return string(out)
 }
