@@ -134,8 +134,11 @@ func decodeCurrent(data []byte, name string) (*State, error) {
 		}
 		return nil, corruptAt(name, data, -1, err.Error(), err)
 	}
-	if err := resolveShared(s, s.Shared); err != nil {
-		return nil, corruptAt(name, data, -1, err.Error(), err)
+	if !p.resolvedAll {
+		// The table came after the resources (a file eggo did not write).
+		if err := resolveShared(s, s.Shared); err != nil {
+			return nil, corruptAt(name, data, -1, err.Error(), err)
+		}
 	}
 	s.Shared = nil
 	return s, nil

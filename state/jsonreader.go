@@ -35,6 +35,10 @@ type jsonReader struct {
 	// arrays being read, innermost last (see object).
 	kvs   []keyValue
 	items []any
+	// shared is the file's shared table once read; resources read after
+	// it are resolved as they are read (resolvedAll says all were).
+	shared      map[string]any
+	resolvedAll bool
 }
 
 // Strings of up to internMax bytes are interned, up to internCount of
@@ -237,6 +241,7 @@ func (p *jsonReader) state() (*State, error) {
 			s.HostKeys, err = p.stringMap(key)
 		case "shared":
 			s.Shared, err = p.object()
+			p.shared = s.Shared
 		case "sensitive_outputs":
 			s.SensitiveOutputs, err = p.stringList(key)
 		case "sealed_outputs":
@@ -246,6 +251,7 @@ func (p *jsonReader) state() (*State, error) {
 				return nil
 			}
 			s.Resources, err = p.resources()
+			p.resolvedAll = p.shared != nil
 		case "outputs":
 			s.Outputs, err = p.object()
 		case "deploy_pending":
@@ -307,6 +313,11 @@ func (p *jsonReader) resource() (Resource, error) {
 		}
 		return err
 	})
+	if err == nil && p.shared != nil {
+		if err := resolveRefs(r.Address, r.Attributes, p.shared); err != nil {
+			return r, p.fail("%s", err)
+		}
+	}
 	return r, err
 }
 

@@ -139,19 +139,28 @@ func assignIDs(seen map[string]*shareCandidate) map[string]any {
 // state works on State.Copy, which shares nothing.
 func resolveShared(s *State, table map[string]any) error {
 	for i := range s.Resources {
-		r := &s.Resources[i]
-		for name, v := range r.Attributes {
-			ref, ok := v.(string)
-			if !ok || !strings.HasPrefix(ref, sharedPrefix) {
-				continue
-			}
-			id := ref[len(sharedPrefix):]
-			shared, ok := table[id]
-			if !ok {
-				return fmt.Errorf("resource %s: attribute %q refers to shared value %q, which the file's \"shared\" table does not hold", r.Address, name, id)
-			}
-			r.Attributes[name] = shared
+		if err := resolveRefs(s.Resources[i].Address, s.Resources[i].Attributes, table); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// resolveRefs is resolveShared for one resource's attributes. The reader
+// calls it as it reads each resource when the table came first (eggo
+// writes it first), on the cores that read them.
+func resolveRefs(addr string, attrs map[string]any, table map[string]any) error {
+	for name, v := range attrs {
+		ref, ok := v.(string)
+		if !ok || !strings.HasPrefix(ref, sharedPrefix) {
+			continue
+		}
+		id := ref[len(sharedPrefix):]
+		shared, ok := table[id]
+		if !ok {
+			return fmt.Errorf("resource %s: attribute %q refers to shared value %q, which the file's \"shared\" table does not hold", addr, name, id)
+		}
+		attrs[name] = shared
 	}
 	return nil
 }

@@ -136,3 +136,31 @@ func TestSharedFileGrowsByTheUnsharedPartOnly(t *testing.T) {
 		t.Errorf("a worker adds %d bytes: its unit or connection is written again", a)
 	}
 }
+
+// eggo writes the table before the resources, and resolves each resource
+// as it is read; a file with the table last (edited by hand) reads the same.
+func TestSharedTableAfterTheResources(t *testing.T) {
+	data := `{"format_version": 3, "serial": 1, "lineage": "l", "eggo_version": "x",
+	  "resources": [{"address": "odd.one", "kind": "odd", "attributes": {"note": "@shared:abc", "n": 1}}],
+	  "shared": {"abc": {"k": "v"}}}`
+	s, err := Decode([]byte(data), "t.state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Resources[0].Attributes["note"]; !reflect.DeepEqual(got, map[string]any{"k": "v"}) {
+		t.Fatalf("note = %v", got)
+	}
+}
+
+// A file eggo wrote is resolved as it is read: no second pass over every
+// attribute of every resource.
+func TestSharedResolvedWhileReading(t *testing.T) {
+	p := jsonReader{data: Encode(workersState(3))}
+	s, err := p.state()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.resolvedAll || s.Resources[1].Attributes["unit"] != sharedUnit {
+		t.Fatalf("resolved while reading: %v, unit %v", p.resolvedAll, s.Resources[1].Attributes["unit"])
+	}
+}
