@@ -5,15 +5,19 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
-// Two environment variables, for whoever measures eggo (make bench-scale
+// Three environment variables, for whoever measures eggo (make bench-scale
 // and `go tool pprof`), not in the help: EGGO_CPUPROFILE=FILE writes a CPU
 // profile of the whole command, EGGO_MEMPROFILE=FILE a heap profile
-// (allocations since the start, and what is live) at its end.
+// (allocations since the start, and what is live) at its end, and
+// EGGO_TRACE=FILE an execution trace (`go tool trace`): where the wall time
+// goes, which a CPU profile of a command on two cores does not say.
 const (
 	cpuProfileEnv = "EGGO_CPUPROFILE"
 	memProfileEnv = "EGGO_MEMPROFILE"
+	traceEnv      = "EGGO_TRACE"
 )
 
 // profiled runs fn under the profiles s's environment asks for. A profile
@@ -29,6 +33,18 @@ func profiled(s Streams, fn func() int) int {
 		} else {
 			defer f.Close()
 			defer pprof.StopCPUProfile()
+		}
+	}
+	if path := s.getenv(traceEnv); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(s.Err, "Warning: %s: %v\n", traceEnv, err)
+		} else {
+			defer f.Close()
+			defer trace.Stop()
 		}
 	}
 	code := fn()

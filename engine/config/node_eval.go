@@ -41,7 +41,7 @@ func (l *loader) evalNode(nb *nodeBlock, ctx *hcl.EvalContext) hcl.Diagnostics {
 	nb.instances = make([]*nodeInstance, len(repeats))
 	found := make([]hcl.Diagnostics, len(repeats))
 	l.nodeConnectionBase()
-	eachInParallel(len(repeats), func(i int) {
+	resources.EachInParallel(len(repeats), func(i int) {
 		nb.instances[i], found[i] = l.evalInstance(nb, repeats[i], instanceScope(nb, repeats[i], ctx))
 	})
 	for i, in := range nb.instances {

@@ -23,40 +23,58 @@ const (
 // componentServices expands the service kind: every component on every
 // node that runs it.
 func componentServices(c *resources.Cluster) ([]resources.Desired, error) {
+	// Each node's services are made on their own (what nodes have alike
+	// comes from resources.Shared), on every core for a large cluster;
+	// the answer is in node order, errors included.
+	perNode := make([][]resources.Desired, len(c.Nodes))
+	errs := make([]error, len(c.Nodes))
+	resources.EachInParallel(len(c.Nodes), func(i int) {
+		perNode[i], errs[i] = nodeServices(c, c.Nodes[i])
+	})
 	var out []resources.Desired
-	for _, n := range c.Nodes {
-		var specs []componentSpec
-		if n.HasRole("master") {
-			specs = append(specs, apiServer(c, n), controllerManager(c, n), scheduler(c, n))
+	for i, ds := range perNode {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		if n.HasRole("loadbalance") {
-			specs = append(specs, loadBalancer(c, n))
+		out = append(out, ds...)
+	}
+	return out, nil
+}
+
+// nodeServices are the services of node n.
+func nodeServices(c *resources.Cluster, n resources.Node) ([]resources.Desired, error) {
+	var specs []componentSpec
+	if n.HasRole("master") {
+		specs = append(specs, apiServer(c, n), controllerManager(c, n), scheduler(c, n))
+	}
+	if n.HasRole("loadbalance") {
+		specs = append(specs, loadBalancer(c, n))
+	}
+	if n.HasRole("worker") {
+		flannel, err := flanneld(c, n)
+		if err != nil {
+			return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr",
+				"%s: %v", resources.ServiceAddr(resources.CompFlannel, n.Name), err)
 		}
-		if n.HasRole("worker") {
-			flannel, err := flanneld(c, n)
+		specs = append(specs, containerd(c, n), Kubelet(c, n))
+		if !c.Addons.SkipKubeProxy {
+			specs = append(specs, kubeProxy(c, n))
+		}
+		specs = append(specs, flannel)
+	}
+	out := make([]resources.Desired, 0, len(specs))
+	for _, s := range specs {
+		if err := resources.CheckBundleFiles(c, n, s.Component, resources.ServiceAddr(s.Component, n.Name)); err != nil {
+			return nil, err
+		}
+		if s.program != "" {
+			v, err := programVersion(c, n, s.program)
 			if err != nil {
-				return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr",
-					"%s: %v", resources.ServiceAddr(resources.CompFlannel, n.Name), err)
+				return nil, fmt.Errorf("%s (%s): %w", resources.ServiceAddr(s.Component, n.Name), n.Source, err)
 			}
-			specs = append(specs, containerd(c, n), Kubelet(c, n))
-			if !c.Addons.SkipKubeProxy {
-				specs = append(specs, kubeProxy(c, n))
-			}
-			specs = append(specs, flannel)
+			s.Version = v
 		}
-		for _, s := range specs {
-			if err := resources.CheckBundleFiles(c, n, s.Component, resources.ServiceAddr(s.Component, n.Name)); err != nil {
-				return nil, err
-			}
-			if s.program != "" {
-				v, err := programVersion(c, n, s.program)
-				if err != nil {
-					return nil, fmt.Errorf("%s (%s): %w", resources.ServiceAddr(s.Component, n.Name), n.Source, err)
-				}
-				s.Version = v
-			}
-			out = append(out, s.desired(c, n))
-		}
+		out = append(out, s.desired(c, n))
 	}
 	return out, nil
 }
