@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/eggo-project/eggo/resources"
 )
@@ -24,12 +23,7 @@ func (k meetingExpander) Expand(*resources.Cluster) ([]resources.Desired, error)
 	if k.err != nil {
 		return nil, k.err
 	}
-	k.met.Done()
-	met := make(chan struct{})
-	go func() { k.met.Wait(); close(met) }()
-	select {
-	case <-met:
-	case <-time.After(5 * time.Second):
+	if !meets(k.met) {
 		return nil, errors.New(k.name + " expanded alone: the kinds expand one at a time")
 	}
 	return []resources.Desired{{Addr: k.name + ".x", Kind: k.name}}, nil
