@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -23,30 +24,8 @@ const (
 // profiled runs fn under the profiles s's environment asks for. A profile
 // that cannot be written is reported and does not change the exit code.
 func profiled(s Streams, fn func() int) int {
-	if path := s.getenv(cpuProfileEnv); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintf(s.Err, "Warning: %s: %v\n", cpuProfileEnv, err)
-		} else {
-			defer f.Close()
-			defer pprof.StopCPUProfile()
-		}
-	}
-	if path := s.getenv(traceEnv); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(s.Err, "Warning: %s: %v\n", traceEnv, err)
-		} else {
-			defer f.Close()
-			defer trace.Stop()
-		}
-	}
+	defer recordTo(s, cpuProfileEnv, pprof.StartCPUProfile, pprof.StopCPUProfile)()
+	defer recordTo(s, traceEnv, trace.Start, trace.Stop)()
 	code := fn()
 	if path := s.getenv(memProfileEnv); path != "" {
 		runtime.GC() // the live heap as of the end
@@ -55,6 +34,29 @@ func profiled(s Streams, fn func() int) int {
 		}
 	}
 	return code
+}
+
+// recordTo starts a recording (a CPU profile, a trace) into the file env
+// names, if it names one, and returns what ends it.
+func recordTo(s Streams, env string, start func(io.Writer) error, stop func()) func() {
+	path := s.getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "Warning: %s: %v\n", env, err)
+		return func() {}
+	}
+	return func() {
+		stop()
+		f.Close()
+	}
 }
 
 func writeHeapProfile(path string) error {
