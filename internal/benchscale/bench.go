@@ -201,26 +201,22 @@ func bench(eggo, root string, sizes []int, runs int) error {
 // benchSealed times the no-op plan of n nodes whose state has its secrets
 // sealed (a secrets block): every key is opened to plan.
 func benchSealed(eggo, root string, n, runs int) (result, error) {
-	dir := filepath.Join(root, strconv.Itoa(n)+"-sealed")
-	count, err := generate(dir, n, 0, true)
-	if err != nil {
-		return result{}, err
-	}
-	m, err := timePlan(eggo, dir, "", runs)
-	if err != nil {
-		return result{}, err
-	}
-	if m.code != 0 {
-		return result{}, fmt.Errorf("%d nodes, sealed: eggo plan exited %d, want 0 (no changes)", n, m.code)
-	}
-	return result{nodes: n, name: "sealed", m: m, resources: count, stateB: fileSize(filepath.Join(dir, "eggo.state")), limits: targets[n]}, nil
+	return benchGenerated(eggo, filepath.Join(root, strconv.Itoa(n)+"-sealed"), "sealed", n, 0, true, runs, targets[n])
 }
 
 // benchJoin times the plan that joins one worker to a recorded cluster of
-// n nodes.
+// n nodes (no memory target of its own: the no-op's holds).
 func benchJoin(eggo, root string, n, runs int) (result, error) {
-	dir := filepath.Join(root, strconv.Itoa(n)+"+1")
-	count, err := generate(dir, n, 1, false)
+	lim := targets[n]
+	lim.rss = 0
+	return benchGenerated(eggo, filepath.Join(root, strconv.Itoa(n)+"+1"), "join", n, 1, false, runs, lim)
+}
+
+// benchGenerated generates a cluster of n nodes (join more in its HCL,
+// its secrets sealed or not) into dir and times its plan, which must
+// change something exactly when workers join.
+func benchGenerated(eggo, dir, name string, n, join int, sealed bool, runs int, lim limits) (result, error) {
+	count, err := generate(dir, n, join, sealed)
 	if err != nil {
 		return result{}, err
 	}
@@ -228,13 +224,14 @@ func benchJoin(eggo, root string, n, runs int) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	if m.code != 2 {
-		return result{}, fmt.Errorf("join: eggo plan exited %d, want 2 (changes)", m.code)
+	want := 0 // no changes
+	if join > 0 {
+		want = 2
 	}
-	lim := targets[n]
-	lim.rss = 0
-	r := result{nodes: n, name: "join", m: m, resources: count, stateB: fileSize(filepath.Join(dir, "eggo.state")), limits: lim}
-	return r, nil
+	if m.code != want {
+		return result{}, fmt.Errorf("%d nodes, %s: eggo plan exited %d, want %d", n, name, m.code, want)
+	}
+	return result{nodes: n, name: name, m: m, resources: count, stateB: fileSize(filepath.Join(dir, "eggo.state")), limits: lim}, nil
 }
 
 // printRatios prints each size's time and memory against the first
