@@ -20,7 +20,8 @@ import (
 // value again, so nothing but the file ever sees a reference.
 //
 // A string that itself begins with "@shared:" is always moved into the
-// table, so a reference in the file is never ambiguous.
+// table, so a reference in the file is never ambiguous. A sensitive value
+// is never shared.
 
 // sharedPrefix begins a reference to the shared table.
 const sharedPrefix = "@shared:"
@@ -51,7 +52,9 @@ func shareValues(c *State) map[string]any {
 	var places []place
 	for i := range c.Resources {
 		for name, v := range c.Resources[i].Attributes {
-			if !worthSharing(&scratch, v) {
+			// A secret stays in its resource, beside its mark (in a
+			// file without recipients it is plain, but never unmarked).
+			if slices.Contains(c.Resources[i].Sensitive, name) || !worthSharing(&scratch, v) {
 				continue
 			}
 			e := seen[string(scratch.buf)]

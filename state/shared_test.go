@@ -64,6 +64,20 @@ func TestSharedValuesAreWrittenOnce(t *testing.T) {
 	}
 }
 
+// Two resources holding the same secret in a file without recipients
+// keep it each in place, beside its sensitive mark.
+func TestSensitiveValuesAreNotShared(t *testing.T) {
+	key := "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n"
+	s := New()
+	for _, a := range []string{"cert.admin", "kubeconfig.admin"} {
+		s.Set(Resource{Address: a, Kind: "x", Attributes: map[string]any{"key": key}, Sensitive: []string{"key"}})
+	}
+	text := string(Encode(s))
+	if strings.Contains(text, `"shared"`) || strings.Count(text, "BEGIN PRIVATE KEY") != 2 {
+		t.Fatalf("a sensitive value was shared:\n%s", text)
+	}
+}
+
 // The ids come from the values: a resource added elsewhere moves no
 // reference, so the diff of a join is the join.
 func TestSharedIDsAreStable(t *testing.T) {
