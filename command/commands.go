@@ -19,6 +19,7 @@ const cliUnknownCommand = 127
 
 // Run runs eggo with args (without the program name) and returns the exit code.
 func Run(args []string, s Streams) int {
+	tuneGC(s)
 	return profiled(s, func() int { return guard(s, func() int { return run(args, s) }) })
 }
 

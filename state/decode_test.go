@@ -84,6 +84,24 @@ func TestUpgradeFromV1(t *testing.T) {
 	}
 }
 
+// A format-3 file (before the data key) reads as the same state: only its
+// number changes.
+func TestUpgradeFromV3(t *testing.T) {
+	s, err := Read(filepath.Join("testdata", "v3-cluster.state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join("testdata", "cluster.state"))
+	if got := Encode(s); string(got) != string(want) {
+		t.Errorf("v3-cluster.state upgraded:\n%s\nwant testdata/cluster.state", got)
+	}
+	for _, bad := range []string{`{"format_version": 35, "lineage": "l"}`, `{"lineage": "l"}`} {
+		if _, err := upgradeV3([]byte(bad)); err == nil {
+			t.Errorf("upgradeV3(%s): no error", bad)
+		}
+	}
+}
+
 func TestNewerFormatRefused(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "eggo.state", `{"format_version": 7, "lineage": "x", "resources": {"some": "new shape"}}`)
@@ -92,7 +110,7 @@ func TestNewerFormatRefused(t *testing.T) {
 	if !errors.As(err, &newer) || newer.Format != 7 {
 		t.Fatalf("got %v, want a NewerFormatError for format 7", err)
 	}
-	want := path + " was written by a newer eggo (format 7, this eggo reads up to 3): upgrade eggo"
+	want := path + " was written by a newer eggo (format 7, this eggo reads up to 4): upgrade eggo"
 	if err.Error() != want {
 		t.Errorf("message:\n got %s\nwant %s", err, want)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Marshal returns the canonical bytes of s: JSON with sorted map keys at
-// every level, two-space indent and a trailing newline, Resources sorted by
+// every level, a tab a level of indent and a trailing newline, Resources sorted by
 // Address, Sensitive and Dependencies sorted, a nil Attributes map written
 // as {} and nil or empty Sensitive, Dependencies and Outputs omitted. Equal
 // states encode to identical bytes, so git diffs show only real changes.

@@ -49,11 +49,11 @@ func TestSensitiveMarksOnlyHeldValues(t *testing.T) {
 func TestEncodeShape(t *testing.T) {
 	got := string(Encode(sampleState()))
 	for _, want := range []string{
-		fmt.Sprintf("{\n  \"format_version\": %d,\n", FormatVersion), // two-space indent, declared field order
+		fmt.Sprintf("{\n\t\"format_version\": %d,\n", FormatVersion), // a tab a level, declared field order
 		"<b>eggo & co</b>",   // no HTML escaping
 		"\"attributes\": {}", // nil attributes written as {}
-		"\"resources\": [\n    {\n      \"address\": \"cert.kubelet[\\\"w0\\\"]\"", // sorted by address
-		"\"dependencies\": [\n        \"host.w0\",\n        \"pki.cluster_ca\"\n      ]",
+		"\"resources\": [\n\t\t{\n\t\t\t\"address\": \"cert.kubelet[\\\"w0\\\"]\"", // sorted by address
+		"\"dependencies\": [\n\t\t\t\t\"host.w0\",\n\t\t\t\t\"pki.cluster_ca\"\n\t\t\t]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("encoding lacks %q:\n%s", want, got)

@@ -237,6 +237,8 @@ func (p *jsonReader) state() (*State, error) {
 			s.EggoVersion, err = p.stringField("eggo_version")
 		case "recipients":
 			s.Recipients, err = p.stringList(key)
+		case "data_key":
+			s.DataKey, err = p.stringField(key)
 		case "host_keys":
 			s.HostKeys, err = p.stringMap(key)
 		case "shared":

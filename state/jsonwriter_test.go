@@ -21,7 +21,7 @@ func referenceEncode(t testing.TB, s *State) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	enc.SetIndent("", indent)
 	if err := enc.Encode(c); err != nil {
 		t.Fatal(err)
 	}

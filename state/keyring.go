@@ -35,10 +35,18 @@ type Keyring struct {
 	cache *sealCache
 }
 
-// sealCache maps sealKey(...) to the base64 ciphertext made or read for it.
+// sealCache maps sealKey(...) to the base64 ciphertext made or read for
+// it, and holds the data keys this process opened or made (datakey.go).
+// A keyring made from another (writeKeyring) shares it.
 type sealCache struct {
-	mu sync.Mutex
-	m  map[[32]byte]string
+	mu      sync.Mutex
+	m       map[[32]byte]string
+	opened  map[string][]byte // a file's data_key envelope → the key
+	current *dataKey          // the data key made here, for its recipients
+}
+
+func newSealCache() *sealCache {
+	return &sealCache{m: map[[32]byte]string{}, opened: map[string][]byte{}}
 }
 
 func (c *sealCache) get(key [32]byte) (string, bool) {
@@ -58,7 +66,7 @@ func (c *sealCache) put(key [32]byte, v string) {
 // public keys; none means secrets are written as they are) and opening
 // with identities.
 func NewKeyring(recipients []string, identities []age.Identity) (*Keyring, error) {
-	k := &Keyring{identities: identities, cache: &sealCache{m: map[[32]byte]string{}}}
+	k := &Keyring{identities: identities, cache: newSealCache()}
 	seen := map[string]bool{}
 	for i, s := range recipients {
 		name := normalizeRecipient(s)
@@ -156,45 +164,39 @@ func (k *Keyring) CanOpen() bool { return k != nil && len(k.identities) > 0 }
 // seals reports whether secrets are encrypted on write.
 func (k *Keyring) seals() bool { return k != nil && len(k.recipients) > 0 }
 
-// sealKey identifies a value sealed for one place to one set of recipients.
-// It includes where the value lives, so two equal secrets in two places
-// get different ciphertexts and the file does not reveal that they match.
-func sealKey(place string, plaintext []byte, recipients []string) [32]byte {
+// sealKey identifies a value sealed for one place under one data key
+// (its envelope, which changes with the recipients). It includes where the
+// value lives, so two equal secrets in two places get different
+// ciphertexts and the file does not reveal that they match.
+func sealKey(place string, plaintext []byte, envelope string) [32]byte {
 	h := sha256.New()
 	io.WriteString(h, place)
 	h.Write([]byte{0})
 	h.Write(plaintext)
-	for _, r := range recipients {
-		h.Write([]byte{0})
-		io.WriteString(h, r)
-	}
+	h.Write([]byte{0})
+	io.WriteString(h, envelope)
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
 }
 
-// seal encrypts v (any JSON value) for place to the keyring's recipients.
-func (k *Keyring) seal(place string, v any) (string, error) {
+// seal encrypts v (any JSON value) for place under dk.
+func (k *Keyring) seal(dk *dataKey, place string, v any) (string, error) {
 	plaintext, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
-	key := sealKey(place, plaintext, k.names)
+	key := sealKey(place, plaintext, dk.envelope)
 	if cached, ok := k.cache.get(key); ok {
 		return cached, nil
 	}
-	var buf bytes.Buffer
-	w, err := age.Encrypt(&buf, k.recipients...)
+	if dk.key == nil {
+		return "", errDataKeyUnopened
+	}
+	out, err := sealUnder(dk.key, place, plaintext)
 	if err != nil {
 		return "", fmt.Errorf("encrypting: %w", err)
 	}
-	if _, err := w.Write(plaintext); err != nil {
-		return "", err
-	}
-	if err := w.Close(); err != nil {
-		return "", err
-	}
-	out := base64.StdEncoding.EncodeToString(buf.Bytes())
 	k.cache.put(key, out)
 	return out, nil
 }
@@ -202,10 +204,65 @@ func (k *Keyring) seal(place string, v any) (string, error) {
 // errNoIdentity: the keyring holds no identity to try.
 var errNoIdentity = errors.New("no identity given")
 
-// open decrypts a sealed value of place written for recipients (the
-// state's list), and remembers the ciphertext so an unchanged value is
-// written back as it was.
-func (k *Keyring) open(place, sealed string, recipients []string) (any, error) {
+// fileDataKey is the data key of a file's envelope (nil for none), opened
+// with k's identities if they can: once per process, however many times
+// the state is read. An envelope no identity opens comes back with its
+// key nil and the reason.
+func (k *Keyring) fileDataKey(envelope string) (*dataKey, error) {
+	if envelope == "" {
+		return nil, nil
+	}
+	dk := &dataKey{envelope: envelope}
+	if !k.CanOpen() {
+		return dk, errNoIdentity
+	}
+	k.cache.mu.Lock()
+	key, ok := k.cache.opened[envelope]
+	k.cache.mu.Unlock()
+	if !ok {
+		var err error
+		if key, err = openDataKey(envelope, k.identities); err != nil {
+			return dk, err
+		}
+		k.cache.mu.Lock()
+		k.cache.opened[envelope] = key
+		k.cache.mu.Unlock()
+	}
+	dk.key = key
+	return dk, nil
+}
+
+// writeDataKey is the data key a write seals under: the file's own
+// (envelope) while the recipients stay, so unchanged values keep their
+// ciphertext; otherwise one made for the keyring's recipients, once per
+// process. The file's key unopened comes back with its key nil: the
+// values it holds are written back as they are, and a new one cannot be
+// sealed.
+func (k *Keyring) writeDataKey(envelope string, recipientsChanged bool) (*dataKey, error) {
+	if !recipientsChanged && envelope != "" {
+		dk, _ := k.fileDataKey(envelope)
+		return dk, nil
+	}
+	k.cache.mu.Lock()
+	defer k.cache.mu.Unlock()
+	if cur := k.cache.current; cur != nil && slices.Equal(cur.names, k.names) {
+		return cur, nil
+	}
+	dk, err := newDataKey(k.recipients, k.names)
+	if err != nil {
+		return nil, err
+	}
+	k.cache.current = dk
+	k.cache.opened[dk.envelope] = dk.key
+	return dk, nil
+}
+
+// open decrypts a sealed value of place: under dk (the file's data key),
+// or, sealed before format 4, as an age file of its own. A value under
+// the data key is remembered, so an unchanged value is written back as it
+// was; one sealed the old way is not, so the next write seals it under the
+// data key.
+func (k *Keyring) open(place, sealed string, dk *dataKey) (any, error) {
 	if !k.CanOpen() {
 		return nil, errNoIdentity
 	}
@@ -213,18 +270,32 @@ func (k *Keyring) open(place, sealed string, recipients []string) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not base64: %v", err)
 	}
-	r, err := age.Decrypt(bytes.NewReader(raw), k.identities...)
-	if err != nil {
-		return nil, err
-	}
-	plaintext, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+	var plaintext []byte
+	legacy := isAgeFile(raw)
+	switch {
+	case legacy:
+		r, err := age.Decrypt(bytes.NewReader(raw), k.identities...)
+		if err != nil {
+			return nil, err
+		}
+		if plaintext, err = io.ReadAll(r); err != nil {
+			return nil, err
+		}
+	case dk == nil:
+		return nil, errors.New("not an age file, and the state has no data_key")
+	case dk.key == nil:
+		return nil, errDataKeyUnopened
+	default:
+		if plaintext, err = openUnder(dk.key, place, raw); err != nil {
+			return nil, err
+		}
 	}
 	var v any
 	if err := json.Unmarshal(plaintext, &v); err != nil {
 		return nil, fmt.Errorf("decrypted value is not JSON: %v", err)
 	}
-	k.cache.put(sealKey(place, plaintext, recipients), sealed)
+	if !legacy {
+		k.cache.put(sealKey(place, plaintext, dk.envelope), sealed)
+	}
 	return v, nil
 }

@@ -58,15 +58,16 @@ func sealState(c *State, k *Keyring, unreadable *[]string) error {
 		return nil
 	}
 	changed := !slices.Equal(c.Recipients, k.Recipients())
+	wk := &writeKey{k: k, envelope: c.DataKey, changed: changed}
 	for i := range c.Resources {
 		r := &c.Resources[i]
-		sealed, err := sealValues(k, "resource/"+r.Address+"/", r.Sensitive, r.Attributes, r.Sealed, changed, r.Address+".", unreadable)
+		sealed, err := sealValues(k, wk, "resource/"+r.Address+"/", r.Sensitive, r.Attributes, r.Sealed, r.Address+".", unreadable)
 		if err != nil {
 			return fmt.Errorf("resource %s: %w", r.Address, err)
 		}
 		r.Attributes, r.Sealed = sealed.plain, sealed.sealed
 	}
-	sealed, err := sealValues(k, "output/", c.SensitiveOutputs, c.Outputs, c.SealedOutputs, changed, "output.", unreadable)
+	sealed, err := sealValues(k, wk, "output/", c.SensitiveOutputs, c.Outputs, c.SealedOutputs, "output.", unreadable)
 	if err != nil {
 		return err
 	}
@@ -76,10 +77,33 @@ func sealState(c *State, k *Keyring, unreadable *[]string) error {
 	}
 	if k.seals() {
 		c.Recipients = k.Recipients()
+		if wk.dk != nil {
+			c.DataKey = wk.dk.envelope
+		}
 	} else if !hasSealed(c) {
-		c.Recipients = nil
+		c.Recipients, c.DataKey = nil, ""
 	}
 	return nil
+}
+
+// writeKey is the data key of one write, chosen when the first value is
+// sealed: a state with nothing to seal gets none.
+type writeKey struct {
+	k        *Keyring
+	envelope string // the file's data_key
+	changed  bool   // the recipients changed
+	dk       *dataKey
+}
+
+func (w *writeKey) get() (*dataKey, error) {
+	if w.dk == nil {
+		dk, err := w.k.writeDataKey(w.envelope, w.changed)
+		if err != nil {
+			return nil, err
+		}
+		w.dk = dk
+	}
+	return w.dk, nil
 }
 
 type sealedValues struct {
@@ -88,9 +112,10 @@ type sealedValues struct {
 }
 
 // sealValues moves the sensitive names of plain into sealed, encrypted
-// (copying the maps: they belong to the caller). Values already sealed
-// (unopened) stay as they are; they are listed in unreadable.
-func sealValues(k *Keyring, place string, sensitive []string, plain map[string]any, sealed map[string]string, recipientsChanged bool, label string, unreadable *[]string) (sealedValues, error) {
+// under wk's data key (copying the maps: they belong to the caller).
+// Values already sealed (unopened) stay as they are; they are listed in
+// unreadable.
+func sealValues(k *Keyring, wk *writeKey, place string, sensitive []string, plain map[string]any, sealed map[string]string, label string, unreadable *[]string) (sealedValues, error) {
 	out := sealedValues{plain: plain, sealed: sealed}
 	for _, name := range slices.Sorted(maps.Keys(sealed)) {
 		*unreadable = append(*unreadable, label+name)
@@ -112,7 +137,11 @@ func sealValues(k *Keyring, place string, sensitive []string, plain map[string]a
 			}
 			copied = true
 		}
-		ct, err := k.seal(place+name, v)
+		dk, err := wk.get()
+		if err != nil {
+			return out, fmt.Errorf("encrypting %s: %w", name, err)
+		}
+		ct, err := k.seal(dk, place+name, v)
 		if err != nil {
 			return out, fmt.Errorf("encrypting %s: %w", name, err)
 		}
@@ -134,8 +163,9 @@ func hasSealed(s *State) bool {
 	return false
 }
 
-// openState opens every sealed value of s it can, in place. Opening costs
-// a key agreement per value, so the values are opened on every core.
+// openState opens every sealed value of s it can, in place: under the
+// data key, opened once; a value sealed before format 4 costs a key
+// agreement of its own, so the values are opened on every core.
 func openState(s *State, k *Keyring) {
 	type job struct {
 		r     *Resource // nil for an output
@@ -157,6 +187,9 @@ func openState(s *State, k *Keyring) {
 	if len(jobs) == 0 || !k.CanOpen() {
 		return
 	}
+	// A data key no identity opens leaves its values sealed (Unreadable
+	// names them), as a value no identity opened always has.
+	dk, _ := k.fileDataKey(s.DataKey)
 	var wg sync.WaitGroup
 	next := make(chan *job)
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
@@ -168,7 +201,7 @@ func openState(s *State, k *Keyring) {
 				if j.r != nil {
 					sealed = j.r.Sealed[j.name]
 				}
-				v, err := k.open(j.place, sealed, s.Recipients)
+				v, err := k.open(j.place, sealed, dk)
 				j.value, j.ok = v, err == nil
 			}
 		}()

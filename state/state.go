@@ -5,9 +5,9 @@ package state
 
 // FormatVersion is the format this eggo writes.
 // Format 2 added recipients, host_keys, sealed values and
-// sensitive_outputs; format 3 the shared table (website/state.md has the
-// history).
-const FormatVersion = 3
+// sensitive_outputs; format 3 the shared table; format 4 the data key
+// (website/state.md has the history).
+const FormatVersion = 4
 
 // State is the content of eggo.state.
 type State struct {
@@ -18,6 +18,10 @@ type State struct {
 	// Recipients are the public keys (age1…, ssh-…) the sealed values are
 	// encrypted to, sorted. Empty when the state holds no sealed value.
 	Recipients []string `json:"recipients,omitempty"`
+	// DataKey is the key the sealed values are encrypted under, itself
+	// encrypted to the recipients (base64 of an age file; datakey.go).
+	// Empty when no value is sealed under one.
+	DataKey string `json:"data_key,omitempty"`
 	// HostKeys pins each node's SSH host key ("ssh-ed25519 AAAA…") as
 	// first seen; every later connection must present the same key.
 	HostKeys map[string]string `json:"host_keys,omitempty"`
@@ -59,8 +63,8 @@ type Resource struct {
 	Attributes map[string]any `json:"attributes"`
 	// Sensitive lists attribute names whose values are secret (sorted).
 	Sensitive []string `json:"sensitive,omitempty"`
-	// Sealed holds sensitive attributes encrypted to the state's
-	// recipients (base64 of an age file), by name. In the file every
+	// Sealed holds sensitive attributes encrypted under the state's data
+	// key (or, written before format 4, each an age file), by name. In the file every
 	// sensitive attribute is here and not in Attributes (when recipients
 	// are named); in memory only those no identity could open remain.
 	Sealed map[string]string `json:"sealed,omitempty"`

@@ -14,6 +14,42 @@ var upgrades = []func(data []byte) ([]byte, error){
 	0: upgradeV0,
 	1: upgradeV1,
 	2: upgradeV2,
+	3: upgradeV3,
+}
+
+// upgradeV3: format 4 added data_key (the key sealed values are encrypted
+// under). A format-3 file is a format-4 file with an older number: its
+// sealed values are each an age file, which format 4 still opens. Only
+// the number changes, in place, so a large file is not read twice.
+func upgradeV3(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		if tok != "format_version" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		i := int(dec.InputOffset())
+		for i < len(data) && (data[i] == ':' || data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+			i++
+		}
+		if i+1 >= len(data) || data[i] != '3' || (data[i+1] >= '0' && data[i+1] <= '9') {
+			return nil, errors.New("format_version is not 3")
+		}
+		out := slices.Clone(data)
+		out[i] = '4'
+		return out, nil
+	}
+	return nil, errors.New("format_version is missing")
 }
 
 // upgradeV2: format 3 added the shared table. A format-2 file has none, so

@@ -12,6 +12,9 @@ func validate(s *State) string {
 	if s.Lineage == "" {
 		return "lineage is missing"
 	}
+	if s.DataKey != "" && len(s.Recipients) == 0 {
+		return "data_key is set but recipients are not (the key is sealed to them)"
+	}
 	seen := make(map[string]struct{}, len(s.Resources))
 	for i, r := range s.Resources {
 		switch {
