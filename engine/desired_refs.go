@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"sync/atomic"
 
@@ -45,14 +46,18 @@ func refsOf(d *resources.Desired) desiredRefs {
 	return r
 }
 
-// refsByAddr is refsOf of every desired resource that has references.
-// Sized for all: most have some (every service and certificate), and a
-// map growing by doubling to thousands is rebuilt over and over.
+// refsByAddr is refsOf of every desired resource that has references,
+// walked on every core (a 10,000-node plan walks 70,000 resources). Sized
+// for all: most have some (every service and certificate), and a map
+// growing by doubling to thousands is rebuilt over and over.
 func refsByAddr(want map[string]*resources.Desired) map[string]desiredRefs {
+	ds := slices.Collect(maps.Values(want))
+	found := make([]desiredRefs, len(ds))
+	resources.EachInParallel(len(ds), func(i int) { found[i] = refsOf(ds[i]) })
 	out := make(map[string]desiredRefs, len(want))
-	for a, d := range want {
-		if r := refsOf(d); r.attrs != nil {
-			out[a] = r
+	for i, d := range ds {
+		if found[i].attrs != nil {
+			out[d.Addr] = found[i]
 		}
 	}
 	return out

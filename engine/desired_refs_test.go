@@ -25,7 +25,8 @@ func TestPlanWalksEachResourceForRefsOnce(t *testing.T) {
 
 // TestRefsByAddrCostPerResource: the map of a plan's references is made
 // at its size, not regrown by doubling as it fills (each growth copies
-// all before it): 379 bytes a resource at 1,000 grown, 227 sized.
+// all before it): 379 bytes a resource at 1,000 grown, 227 sized; 294
+// since the walk runs on every core (its results gather in a slice first).
 func TestRefsByAddrCostPerResource(t *testing.T) {
 	ds := refPlan(1000)
 	want := make(map[string]*resources.Desired, len(ds))
@@ -40,8 +41,8 @@ func TestRefsByAddrCostPerResource(t *testing.T) {
 	})
 	perResource := float64(res.AllocedBytesPerOp()) / float64(len(ds))
 	t.Logf("%.0f bytes per resource", perResource)
-	if perResource > 260 {
-		t.Errorf("%.0f bytes allocated per resource to find the references of 1,000: want at most 260", perResource)
+	if perResource > 320 {
+		t.Errorf("%.0f bytes allocated per resource to find the references of 1,000: want at most 320", perResource)
 	}
 }
 

@@ -35,8 +35,10 @@ func planGraph(want map[string]*resources.Desired, have map[string]*resources.Ob
 	for _, a := range haveAddrs {
 		g.Add(a)
 	}
-	for _, a := range wantAddrs {
-		if err := connectWanted(g, want, a, refs[a].addrs); err != nil {
+	// The wanted are the first vertices: an id below len(wantAddrs) is a
+	// wanted resource's, so an edge costs one lookup of its dependency.
+	for i, a := range wantAddrs {
+		if err := connectWanted(g, len(wantAddrs), want[a], i, refs[a].addrs); err != nil {
 			return nil, err
 		}
 	}
@@ -58,19 +60,22 @@ func planGraph(want map[string]*resources.Desired, have map[string]*resources.Ob
 	return g, nil
 }
 
-// connectWanted makes the desired resource a wait for what it depends on
-// and then for what it refers to (refAddrs).
-func connectWanted(g *graph.Graph, want map[string]*resources.Desired, a string, refAddrs []string) error {
-	for _, deps := range [2][]string{want[a].DependsOn, refAddrs} {
+// connectWanted makes the desired resource d (vertex id) a wait for what
+// it depends on and then for what it refers to (refAddrs). The first
+// wanted vertices of g are the wanted resources.
+func connectWanted(g *graph.Graph, wanted int, d *resources.Desired, id int, refAddrs []string) error {
+	for _, deps := range [2][]string{d.DependsOn, refAddrs} {
 		for _, dep := range deps {
-			if want[dep] == nil {
-				// The kind that declared a (a node's depends_on, by then
+			depID, ok := g.ID(dep)
+			if !ok || depID >= wanted {
+				// The kind that declared d (a node's depends_on, by then
 				// checked by the configuration, or a reference) is at fault.
-				return resources.Blame(want[a].Where(), "Undeclared dependency", "%s: depends on %s, which is not declared", a, dep)
+				return resources.Blame(d.Where(), "Undeclared dependency", "%s: depends on %s, which is not declared", d.Addr, dep)
 			}
-			if err := g.Connect(a, dep); err != nil {
-				return err
+			if depID == id {
+				return fmt.Errorf("%s depends on itself", d.Addr)
 			}
+			g.ConnectIDs(id, depID)
 		}
 	}
 	return nil

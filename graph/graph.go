@@ -14,8 +14,12 @@ type Graph struct {
 	names []string         // vertex id → name; the id is the insertion index
 	ids   map[string]int64 // name → vertex id
 
-	deps    [][]int32           // vertex id → the ids it depends on, in the order connected
-	edgeSet map[idEdge]struct{} // every edge, so connecting a pair twice adds nothing
+	deps [][]int32 // vertex id → the ids it depends on, in the order connected
+	// edgeSet holds the edges of the vertices with more than smallDegree
+	// dependencies, so connecting a pair twice adds nothing; a shorter
+	// list is searched instead. A set of every edge was a map of 400,000
+	// entries for 10,000 nodes, a cache miss per edge to build.
+	edgeSet map[idEdge]struct{}
 
 	// edgeList is every edge in the order it was added: the order and walk
 	// hot paths read it.
@@ -36,7 +40,7 @@ func New() *Graph {
 func NewSized(vertices, edges int) *Graph {
 	return &Graph{
 		names: make([]string, 0, vertices), ids: make(map[string]int64, vertices), deps: make([][]int32, 0, vertices),
-		edgeSet: make(map[idEdge]struct{}, edges), edgeList: make([]idEdge, 0, edges),
+		edgeSet: map[idEdge]struct{}{}, edgeList: make([]idEdge, 0, edges),
 	}
 }
 
@@ -67,18 +71,51 @@ func (g *Graph) Connect(from, to string) error {
 	if !ok {
 		return fmt.Errorf("cannot make %s depend on %s: unknown vertex %s", from, to, to)
 	}
-	if _, dup := g.edgeSet[idEdge{int32(toID), int32(fromID)}]; dup {
-		return nil
-	}
-	g.setEdge(toID, fromID)
+	g.ConnectIDs(int(fromID), int(toID))
 	return nil
+}
+
+// ID is name's vertex id: its insertion index (the first vertex added is
+// 0). A caller that connects many edges looks each name up once.
+func (g *Graph) ID(name string) (int, bool) {
+	id, ok := g.ids[name]
+	return int(id), ok
+}
+
+// ConnectIDs is Connect by vertex ids (from ID), which must exist and
+// differ.
+func (g *Graph) ConnectIDs(from, to int) {
+	if g.hasEdge(int32(to), int32(from)) {
+		return
+	}
+	g.setEdge(int64(to), int64(from))
+}
+
+// smallDegree is the most dependencies a vertex has before its edges go
+// into edgeSet: a search of that many ids beats a map.
+const smallDegree = 16
+
+func (g *Graph) hasEdge(dependency, dependent int32) bool {
+	if deps := g.deps[dependent]; len(deps) <= smallDegree {
+		return slices.Contains(deps, dependency)
+	}
+	_, ok := g.edgeSet[idEdge{dependency, dependent}]
+	return ok
 }
 
 // setEdge records that dependent depends on dependency, which must be new.
 func (g *Graph) setEdge(dependency, dependent int64) {
 	e := idEdge{int32(dependency), int32(dependent)}
-	g.edgeSet[e] = struct{}{}
-	g.deps[dependent] = append(g.deps[dependent], e.dependency)
+	deps := g.deps[dependent]
+	if len(deps) == smallDegree {
+		for _, d := range deps {
+			g.edgeSet[idEdge{d, e.dependent}] = struct{}{}
+		}
+	}
+	if len(deps) >= smallDegree {
+		g.edgeSet[e] = struct{}{}
+	}
+	g.deps[dependent] = append(deps, e.dependency)
 	g.edgeList = append(g.edgeList, e)
 }
 

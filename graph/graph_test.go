@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -87,5 +88,33 @@ func TestDirectNeighboursAreSortedAndDirectional(t *testing.T) {
 				t.Errorf("DependentsOf = %v, want %v", got, tt.dnts)
 			}
 		})
+	}
+}
+
+// Connecting a pair twice adds nothing, for a vertex of few dependencies
+// (searched in its list) and of many (kept in a set once past smallDegree).
+func TestConnectTwiceAddsNothing(t *testing.T) {
+	for _, deps := range []int{3, smallDegree, smallDegree + 1, 3 * smallDegree} {
+		g := New()
+		g.Add("top")
+		for i := range deps {
+			g.Add(fmt.Sprintf("d%02d", i))
+		}
+		for range 2 {
+			for i := range deps {
+				if err := g.Connect("top", fmt.Sprintf("d%02d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if got := len(g.DependenciesOf("top")); got != deps {
+			t.Errorf("%d dependencies connected twice: %d recorded", deps, got)
+		}
+		if len(g.edgeList) != deps {
+			t.Errorf("%d dependencies connected twice: %d edges", deps, len(g.edgeList))
+		}
+		if r := g.Reverse(); len(r.DependenciesOf("d00")) != 1 {
+			t.Errorf("reversed: d00 has %v", r.DependenciesOf("d00"))
+		}
 	}
 }
