@@ -48,6 +48,7 @@ func (c *PlanCommand) Run(args []string) int {
 			return 1
 		}
 	}
+	o.Prefetched = engine.PrefetchState(o)
 	loaded, diags, ok := c.prepare(&o, v)
 	if !ok {
 		return 1

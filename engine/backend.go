@@ -61,11 +61,13 @@ func openBackend(o *Options, cfg *config.Config) (state.Backend, error) {
 	}
 	switch {
 	case be == nil:
+		o.fileBackendPath = o.StatePath
 		return state.FileBackend(o.StatePath), nil
 	case be.Type == "file":
 		if be.Path != "" && !o.StatePathSet {
 			o.StatePath = be.Path
 		}
+		o.fileBackendPath = o.StatePath
 		return state.FileBackend(o.StatePath), nil
 	case be.Type == "etcd":
 		if openEtcd == nil {
@@ -88,6 +90,9 @@ func ReadStateOf(o Options) (*state.State, error) {
 
 // readState reads the state from o's backend; (nil, nil) when there is none.
 func (o Options) readState() (*state.State, error) {
+	if st, err, ok := o.Prefetched.take(o); ok {
+		return st, err
+	}
 	st, err := o.backend().Read()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

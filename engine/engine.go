@@ -40,6 +40,12 @@ type Options struct {
 	// Backend is nil the state file at StatePath is used with Keyring.
 	Keyring     *state.Keyring
 	Backend     state.Backend
+	// Prefetched is the state file read while the configuration loaded
+	// (PrefetchState), used if Backend is that file.
+	Prefetched *StatePrefetch
+	// fileBackendPath is the state file Backend is, if it is one
+	// (OpenBackend).
+	fileBackendPath string
 	Parallelism int      // default DefaultParallelism
 	Targets     []string // -target: only these and what they depend on
 	Replace     []string // -replace: force replacement
