@@ -38,14 +38,12 @@ type Options struct {
 	// Keyring seals and opens the state's secrets; Backend is where the
 	// state lives. OpenBackend sets both from the configuration; when
 	// Backend is nil the state file at StatePath is used with Keyring.
-	Keyring     *state.Keyring
-	Backend     state.Backend
+	Keyring *state.Keyring
+	Backend state.Backend
 	// Prefetched is the state file read while the configuration loaded
 	// (PrefetchState), used if Backend is that file.
 	Prefetched *StatePrefetch
-	// fileBackendPath is the state file Backend is, if it is one
-	// (OpenBackend).
-	fileBackendPath string
+
 	Parallelism int      // default DefaultParallelism
 	Targets     []string // -target: only these and what they depend on
 	Replace     []string // -replace: force replacement
@@ -67,6 +65,9 @@ type Options struct {
 	Session *Session
 	// hookRunner runs hook steps (nil: the real one); engine tests fake it.
 	hookRunner hookRunner
+	// fileBackendPath is the state file Backend is, if it is one
+	// (OpenBackend).
+	fileBackendPath string
 }
 
 // Observer receives a run's progress (it is not the user's hooks, which
