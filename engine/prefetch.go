@@ -20,7 +20,7 @@ type StatePrefetch struct {
 	path   string
 	done   chan struct{}
 	taken  atomic.Bool // handed over once: the state is the caller's to change
-	usable bool // the identities were read: the file was read as a plan reads it
+	usable bool        // the identities were read: the file was read as a plan reads it
 	st     *state.State
 	err    error
 }
