@@ -24,7 +24,8 @@ var (
 )
 
 // The commands scripts/conformance.sh builds: tools.go must name them, or go
-// mod tidy could drop what they need from go.mod and go.sum.
+// mod tidy could drop what they need from go.mod and go.sum, and the script
+// must still build them.
 var commands = []string{
 	"k8s.io/kubernetes/test/e2e",
 	"github.com/onsi/ginkgo/v2/ginkgo",
@@ -71,9 +72,13 @@ func checkModule(t *testing.T, dir string) {
 	}
 
 	imports := importLine.FindAllStringSubmatch(read(t, filepath.Join(dir, "tools.go")), -1)
+	script := read(t, filepath.Join("..", "scripts", "conformance.sh"))
 	for _, cmd := range commands {
 		if !slices.ContainsFunc(imports, func(m []string) bool { return m[1] == cmd }) {
 			t.Errorf("%s/tools.go does not import %s", dir, cmd)
+		}
+		if !strings.Contains(script, " "+cmd+")") {
+			t.Errorf("scripts/conformance.sh does not build %s", cmd)
 		}
 	}
 
