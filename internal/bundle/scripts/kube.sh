@@ -9,25 +9,15 @@ source "$(dirname "$0")/lib.sh"
 version=${1:?usage: kube.sh VERSION OUT}
 out=${2:?usage: kube.sh VERSION OUT}
 [[ $version =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "kube.sh: $version is not v1.Y.Z"
-minor=${BASH_REMATCH[1]}
 moddir="$BUNDLE_SRC/kube/$version"
 [[ -f $moddir/go.mod ]] || die "kube.sh: no module for $version at $moddir/go.mod (run kube/gen-gomod.sh $version)"
 
 # The inputs that decide the output: a change to any of them rebuilds.
-key="kube $version $(go env GOVERSION) $(cat "$moddir/go.mod" "$moddir/go.sum" "$0" | sha256sum | cut -c1-16)"
+key="kube $version $(go env GOVERSION) $(cat "$moddir/go.mod" "$moddir/go.sum" "$0" "$BUNDLE_SRC/scripts/lib.sh" | sha256sum | cut -c1-16)"
 fresh "$out" "$key" && { log "kube $version: cached at $out"; exit 0; }
 
 # The release tag's commit and time make the build reproducible and truthful.
-info=$(cd "$moddir" && go list -m -json "k8s.io/kubernetes@$version")
-commit=$(sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$info")
-date=$(sed -n '0,/^\s*"Time": "\(.*\)",\?$/s//\1/p' <<<"$info")
-[[ -n $date ]] || die "kube.sh: no release time for k8s.io/kubernetes@$version"
-ldflags="-s -w"
-for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
-  ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
-  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
-  [[ -n $commit ]] && ldflags+=" -X $pkg.gitCommit=$commit"
-done
+ldflags=$(kube_ldflags "$version" "$moddir")
 
 tmp=$(begin_part "$out")
 mkdir -p "$tmp/usr/local/bin"

@@ -33,5 +33,25 @@ end_part() {
   rm -rf "$2.old"
 }
 
+# kube_ldflags VERSION MODDIR: prints the -ldflags that stamp Kubernetes
+# VERSION into a binary as its own release build does (hack/lib/version.sh),
+# with the tag's commit and time from the module MODDIR requires: without
+# them a binary reports v0.0.0-master. Shared by kube.sh and conformance.sh.
+kube_ldflags() {
+  local version=$1 moddir=$2 minor info commit date flags="-s -w" pkg
+  [[ $version =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "$version is not v1.Y.Z"
+  minor=${BASH_REMATCH[1]}
+  info=$(cd "$moddir" && go list -m -json "k8s.io/kubernetes@$version")
+  commit=$(sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$info")
+  date=$(sed -n '0,/^\s*"Time": "\(.*\)",\?$/s//\1/p' <<<"$info")
+  [[ -n $date ]] || die "no release time for k8s.io/kubernetes@$version"
+  for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+    flags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+    flags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
+    [[ -n $commit ]] && flags+=" -X $pkg.gitCommit=$commit"
+  done
+  echo "$flags"
+}
+
 # Go is where the Makefile says it is, also when a script runs on its own.
 command -v go >/dev/null || PATH=/usr/local/go/bin:$PATH
