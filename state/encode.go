@@ -1,11 +1,13 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Marshal returns the canonical bytes of s: JSON with sorted map keys at
@@ -33,15 +35,66 @@ func MarshalWith(s *State, k *Keyring) ([]byte, error) {
 	if err := sealState(c, k, &unreadable); err != nil {
 		return nil, err
 	}
-	c.Shared = shareValues(c)
 	// <, > and & stay readable (no HTML escaping): the file is meant for
 	// people and git diffs.
-	w := jsonWriter{buf: make([]byte, 0, 512*len(c.Resources)+256)}
-	w.state(c)
-	if w.err != nil {
-		return nil, explainEncodeError(c, w.err)
+	share := newSharing(len(c.Resources))
+	res := jsonWriter{buf: make([]byte, 0, resourcesHint(len(c.Resources))), share: share}
+	res.resources(c.Resources)
+	if res.err != nil {
+		return nil, explainEncodeError(c, res.err)
 	}
+	resourceBytes.Store(int64(len(res.buf) / max(len(c.Resources), 1)))
+	table := share.assignIDs(res.buf)
+	var tail jsonWriter
+	tail.tail(c)
+	if tail.err != nil {
+		return nil, explainEncodeError(c, tail.err)
+	}
+	size := share.resourcesSize(res.buf)
+	w := jsonWriter{buf: make([]byte, 0, size+len(tail.buf)+tableSize(table)+headSize(c))}
+	w.head(c)
+	if len(table) > 0 {
+		share.table(&w, table)
+	}
+	w.key(false, 1, "resources")
+	w.buf = share.resources(w.buf, res.buf)
+	w.buf = append(w.buf, tail.buf...)
 	return w.buf, nil
+}
+
+// resourceBytes is the size of a resource in the last state written: the
+// next write (of the same state, a resource or so further on) sizes its
+// buffer from it instead of growing it several times over. 512 before the
+// first.
+var resourceBytes atomic.Int64
+
+func resourcesHint(n int) int {
+	per := resourceBytes.Load()
+	if per == 0 {
+		per = 512
+	}
+	return int(per+per/8)*n + 256
+}
+
+// headSize and tableSize are what the fields before "resources" take,
+// near enough that the output is allocated once.
+func headSize(c *State) int {
+	n := 256 + len(c.DataKey)
+	for _, r := range c.Recipients {
+		n += len(r) + 8
+	}
+	for k, v := range c.HostKeys {
+		n += len(k) + len(v) + 16
+	}
+	return n
+}
+
+func tableSize(table []shared) int {
+	n := 32
+	for _, v := range table {
+		n += len(v.flat) + 2*bytes.Count(v.flat, []byte{'\n'}) + 96
+	}
+	return n
 }
 
 // emptyAttributes stands in for a nil Attributes map so that nil and empty

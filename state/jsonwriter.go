@@ -17,8 +17,10 @@ import (
 // two to that) but took most of the encode time on reflection, map key
 // sorting through reflect, and a second pass to indent.
 type jsonWriter struct {
-	buf []byte
-	err error // the first value that could not be encoded
+	buf   []byte
+	err   error    // the first value that could not be encoded
+	share *sharing // when set, notes the attribute values it may share
+	keys  [][]string
 }
 
 // indent is one level of the file's indentation. A tab, not two spaces:
@@ -45,7 +47,22 @@ func (w *jsonWriter) key(first bool, depth int, name string) {
 	w.buf = append(w.buf, ':', ' ')
 }
 
+// state writes s whole, its Shared table as it is: an upgrade's write of
+// an older format, which has none. MarshalWith writes the parts itself,
+// building the table from the resources as it writes them (see sharing).
 func (w *jsonWriter) state(s *State) {
+	w.head(s)
+	if len(s.Shared) > 0 {
+		w.key(false, 1, "shared")
+		w.object(s.Shared, 1)
+	}
+	w.key(false, 1, "resources")
+	w.resources(s.Resources)
+	w.tail(s)
+}
+
+// head writes the fields before "shared", from the opening brace.
+func (w *jsonWriter) head(s *State) {
 	w.buf = append(w.buf, '{')
 	w.key(true, 1, "format_version")
 	w.buf = strconv.AppendInt(w.buf, int64(s.FormatVersion), 10)
@@ -67,25 +84,29 @@ func (w *jsonWriter) state(s *State) {
 		w.key(false, 1, "host_keys")
 		w.stringMap(s.HostKeys, 1)
 	}
-	if len(s.Shared) > 0 {
-		w.key(false, 1, "shared")
-		w.object(s.Shared, 1)
-	}
-	w.key(false, 1, "resources")
-	if len(s.Resources) == 0 {
+}
+
+// resources writes the value of "resources" at depth 1.
+func (w *jsonWriter) resources(rs []Resource) {
+	if len(rs) == 0 {
 		w.buf = append(w.buf, "[]"...)
-	} else {
-		w.buf = append(w.buf, '[')
-		for i := range s.Resources {
-			if i > 0 {
-				w.buf = append(w.buf, ',')
-			}
-			w.newline(2)
-			w.resource(&s.Resources[i])
-		}
-		w.newline(1)
-		w.buf = append(w.buf, ']')
+		return
 	}
+	w.buf = append(w.buf, '[')
+	for i := range rs {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.newline(2)
+		w.resource(&rs[i])
+	}
+	w.newline(1)
+	w.buf = append(w.buf, ']')
+}
+
+// tail writes the fields after "resources", to the closing brace and the
+// file's last newline.
+func (w *jsonWriter) tail(s *State) {
 	if len(s.Outputs) > 0 {
 		w.key(false, 1, "outputs")
 		w.object(s.Outputs, 1)
@@ -127,7 +148,11 @@ func (w *jsonWriter) resource(r *Resource) {
 		w.buf = appendString(w.buf, r.Status)
 	}
 	w.key(false, depth, "attributes")
-	w.object(r.Attributes, depth)
+	if w.share != nil {
+		w.attributes(r)
+	} else {
+		w.object(r.Attributes, depth)
+	}
 	if len(r.Sealed) > 0 {
 		w.key(false, depth, "sealed")
 		w.stringMap(r.Sealed, depth)
@@ -180,7 +205,7 @@ func (w *jsonWriter) object(m map[string]any, depth int) {
 		return
 	}
 	w.buf = append(w.buf, '{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range w.sortedKeys(m, depth) {
 		w.key(i == 0, depth+1, k)
 		w.value(m[k], depth+1)
 	}
@@ -188,16 +213,21 @@ func (w *jsonWriter) object(m map[string]any, depth int) {
 	w.buf = append(w.buf, '}')
 }
 
-// sortedKeys is slices.Sorted(maps.Keys(m)) with the slice sized up front:
-// every attribute map of every resource goes through here, and growing the
-// slice instead costs 6.5 times the allocations (BenchmarkEncode30k: 390k
-// against 60k) and 10-30% of the encoding time.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys is slices.Sorted(maps.Keys(m)) in a slice the writer keeps
+// for each depth: a map's keys are done with before the next map at its
+// depth is written. Every attribute map of every resource goes through
+// here; a new slice each was most of the encoding's allocations (two a
+// resource), and growing it instead of sizing it 6.5 times that.
+func (w *jsonWriter) sortedKeys(m map[string]any, depth int) []string {
+	for len(w.keys) <= depth {
+		w.keys = append(w.keys, nil)
+	}
+	keys := w.keys[depth][:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	w.keys[depth] = keys
 	return keys
 }
 
