@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -38,7 +39,8 @@ func MarshalWith(s *State, k *Keyring) ([]byte, error) {
 	// <, > and & stay readable (no HTML escaping): the file is meant for
 	// people and git diffs.
 	share := newSharing(len(c.Resources))
-	res := jsonWriter{buf: make([]byte, 0, resourcesHint(len(c.Resources))), share: share}
+	res := jsonWriter{buf: resourcesBuffer(len(c.Resources)), share: share}
+	defer func() { resourcesBuffers.Put(&res.buf) }()
 	res.resources(c.Resources)
 	if res.err != nil {
 		return nil, explainEncodeError(c, res.err)
@@ -68,12 +70,24 @@ func MarshalWith(s *State, k *Keyring) ([]byte, error) {
 // first.
 var resourceBytes atomic.Int64
 
-func resourcesHint(n int) int {
+// resourcesBuffers keeps the resources buffer of a write for the next
+// one: apply writes the state after every resource that finishes, and a
+// new buffer each time (10 MB for 1,000 nodes, zeroed) was a tenth of the
+// encoding's time and most of its garbage. The buffer never leaves
+// MarshalWith (the file is a copy); the pool lets it go when writes stop.
+var resourcesBuffers sync.Pool
+
+// resourcesBuffer is an empty buffer for n resources.
+func resourcesBuffer(n int) []byte {
 	per := resourceBytes.Load()
 	if per == 0 {
 		per = 512
 	}
-	return int(per+per/8)*n + 256
+	size := int(per+per/8)*n + 256
+	if b, ok := resourcesBuffers.Get().(*[]byte); ok && cap(*b) >= size {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, size)
 }
 
 // headSize and tableSize are what the fields before "resources" take,
@@ -117,8 +131,11 @@ func canonical(s *State) (*State, error) {
 	}
 	c.SensitiveOutputs = sortedCopy(s.SensitiveOutputs)
 	// Stable, so that even a state with duplicate addresses (which Write
-	// refuses) encodes the same way every time.
-	slices.SortStableFunc(c.Resources, compareAddress)
+	// refuses) encodes the same way every time. A state's resources are
+	// kept in order (Set, SetMany): sorting them anyway was 5% of a write.
+	if !slices.IsSortedFunc(c.Resources, compareAddress) {
+		slices.SortStableFunc(c.Resources, compareAddress)
+	}
 	return &c, nil
 }
 
