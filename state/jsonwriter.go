@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // jsonWriter writes the state file's JSON directly, indented as it goes.
@@ -17,8 +16,10 @@ import (
 // two to that) but took most of the encode time on reflection, map key
 // sorting through reflect, and a second pass to indent.
 type jsonWriter struct {
-	buf []byte
-	err error // the first value that could not be encoded
+	buf   []byte
+	err   error    // the first value that could not be encoded
+	share *sharing // when set, notes the attribute values it may share
+	keys  [][]string
 }
 
 // indent is one level of the file's indentation. A tab, not two spaces:
@@ -45,7 +46,22 @@ func (w *jsonWriter) key(first bool, depth int, name string) {
 	w.buf = append(w.buf, ':', ' ')
 }
 
+// state writes s whole, its Shared table as it is: an upgrade's write of
+// an older format, which has none. MarshalWith writes the parts itself,
+// building the table from the resources as it writes them (see sharing).
 func (w *jsonWriter) state(s *State) {
+	w.head(s)
+	if len(s.Shared) > 0 {
+		w.key(false, 1, "shared")
+		w.object(s.Shared, 1)
+	}
+	w.key(false, 1, "resources")
+	w.resources(s.Resources)
+	w.tail(s)
+}
+
+// head writes the fields before "shared", from the opening brace.
+func (w *jsonWriter) head(s *State) {
 	w.buf = append(w.buf, '{')
 	w.key(true, 1, "format_version")
 	w.buf = strconv.AppendInt(w.buf, int64(s.FormatVersion), 10)
@@ -67,25 +83,29 @@ func (w *jsonWriter) state(s *State) {
 		w.key(false, 1, "host_keys")
 		w.stringMap(s.HostKeys, 1)
 	}
-	if len(s.Shared) > 0 {
-		w.key(false, 1, "shared")
-		w.object(s.Shared, 1)
-	}
-	w.key(false, 1, "resources")
-	if len(s.Resources) == 0 {
+}
+
+// resources writes the value of "resources" at depth 1.
+func (w *jsonWriter) resources(rs []Resource) {
+	if len(rs) == 0 {
 		w.buf = append(w.buf, "[]"...)
-	} else {
-		w.buf = append(w.buf, '[')
-		for i := range s.Resources {
-			if i > 0 {
-				w.buf = append(w.buf, ',')
-			}
-			w.newline(2)
-			w.resource(&s.Resources[i])
-		}
-		w.newline(1)
-		w.buf = append(w.buf, ']')
+		return
 	}
+	w.buf = append(w.buf, '[')
+	for i := range rs {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.newline(2)
+		w.resource(&rs[i])
+	}
+	w.newline(1)
+	w.buf = append(w.buf, ']')
+}
+
+// tail writes the fields after "resources", to the closing brace and the
+// file's last newline.
+func (w *jsonWriter) tail(s *State) {
 	if len(s.Outputs) > 0 {
 		w.key(false, 1, "outputs")
 		w.object(s.Outputs, 1)
@@ -127,7 +147,11 @@ func (w *jsonWriter) resource(r *Resource) {
 		w.buf = appendString(w.buf, r.Status)
 	}
 	w.key(false, depth, "attributes")
-	w.object(r.Attributes, depth)
+	if w.share != nil {
+		w.attributes(r)
+	} else {
+		w.object(r.Attributes, depth)
+	}
 	if len(r.Sealed) > 0 {
 		w.key(false, depth, "sealed")
 		w.stringMap(r.Sealed, depth)
@@ -180,7 +204,7 @@ func (w *jsonWriter) object(m map[string]any, depth int) {
 		return
 	}
 	w.buf = append(w.buf, '{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range w.sortedKeys(m, depth) {
 		w.key(i == 0, depth+1, k)
 		w.value(m[k], depth+1)
 	}
@@ -188,16 +212,21 @@ func (w *jsonWriter) object(m map[string]any, depth int) {
 	w.buf = append(w.buf, '}')
 }
 
-// sortedKeys is slices.Sorted(maps.Keys(m)) with the slice sized up front:
-// every attribute map of every resource goes through here, and growing the
-// slice instead costs 6.5 times the allocations (BenchmarkEncode30k: 390k
-// against 60k) and 10-30% of the encoding time.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys is slices.Sorted(maps.Keys(m)) in a slice the writer keeps
+// for each depth: a map's keys are done with before the next map at its
+// depth is written. Every attribute map of every resource goes through
+// here; a new slice each was most of the encoding's allocations (two a
+// resource), and growing it instead of sizing it 6.5 times that.
+func (w *jsonWriter) sortedKeys(m map[string]any, depth int) []string {
+	for len(w.keys) <= depth {
+		w.keys = append(w.keys, nil)
+	}
+	keys := w.keys[depth][:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	w.keys[depth] = keys
 	return keys
 }
 
@@ -264,78 +293,4 @@ func (w *jsonWriter) fail(err error) {
 	if w.err == nil {
 		w.err = err
 	}
-}
-
-// appendFloat formats f exactly as encoding/json does, so that files
-// written before and after this writer existed agree.
-func appendFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// 1e-07 → 1e-7, as encoding/json writes it.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString quotes s exactly as encoding/json does with HTML escaping
-// off: control characters, quote and backslash escaped, invalid UTF-8
-// replaced by U+FFFD, U+2028 and U+2029 escaped (JavaScript line breaks).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
