@@ -7,7 +7,7 @@ CACHE     ?= /var/cache/eggo
 DEMO_ID   := demo
 DEMO_DIR  := examples/demo
 
-.PHONY: help build check test test-unit test-e2e bench bench-scale fuzz deps demo demo-down testbed-down clean
+.PHONY: help build check test test-unit test-e2e bench bench-scale fuzz deps demo demo-down testbed-down clean conformance
 
 include bundle.mk
 
@@ -78,3 +78,13 @@ BENCH_SIZES ?= 1000,5000,10000
 bench-scale: build ## Time bin/eggo plan -refresh=false on generated 1k/5k/10k-node clusters (empty, no-op, no-op with sealed secrets, a join)
 	@command -v /usr/bin/time >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
 	go run ./internal/benchscale -eggo $(BIN) -sizes $(BENCH_SIZES)
+
+# The Kubernetes conformance suite against a cluster eggo deploys on the
+# testbed (a load balancer, three masters, two workers): hours on 2 cores.
+# CONFORMANCE_FOCUS=REGEX runs fewer (the parallel phase only).
+IMPLEMENTATION    ?= binary
+CONFORMANCE_FOCUS ?=
+RESULTS           ?= conformance-results
+conformance: deps build bundle conformance-tools ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS))
+	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -results $(RESULTS) \
+	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)

@@ -13,6 +13,11 @@ import (
 // exampleVars are values for the variables an example requires (those
 // without a default), as -var options.
 var exampleVars = map[string][]string{
+	"conformance": {
+		`nodes={ lb0 = "192.0.2.10", m0 = "192.0.2.11", m1 = "192.0.2.12", m2 = "192.0.2.13", w0 = "192.0.2.21", w1 = "192.0.2.22" }`,
+		"ssh_private_key_file=/nonexistent/id_ed25519",
+		"ssh_known_hosts_file=/nonexistent/known_hosts",
+	},
 	"demo": {
 		`nodes={ node-a = "192.0.2.1", node-b = "192.0.2.2", node-c = "192.0.2.3" }`,
 		"ssh_private_key_file=/nonexistent/id_ed25519",

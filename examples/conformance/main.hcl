@@ -1,0 +1,84 @@
+# A conformance-shaped cluster (make conformance): a load balancer, three
+# masters running etcd and two or more workers, on testbed hosts. The roles
+# come from the names the testbed gives: lb* balances, m* are masters, w*
+# workers. The package bundle is `make bundle`'s with the conformance test
+# images added (containerd imports every archive under
+# /var/lib/eggo/images), so the tests never pull.
+
+variable "nodes" {
+  type        = map(string)
+  description = "node name => address: lb0, m0..m2, w0, w1, …"
+}
+variable "testbed_id" {
+  type    = string
+  default = ""
+}
+variable "ssh_user" {
+  type    = string
+  default = "root"
+}
+variable "ssh_port" {
+  type    = number
+  default = 22
+}
+variable "ssh_private_key_file" { type = string }
+variable "ssh_known_hosts_file" { type = string }
+variable "packages" {
+  type        = string
+  default     = "/var/cache/eggo/conformance/v1.31.4/bundle"
+  description = "the bundle with the conformance images (make conformance builds it)"
+}
+
+locals {
+  lbs     = { for name, addr in var.nodes : name => addr if substr(name, 0, 2) == "lb" }
+  masters = { for name, addr in var.nodes : name => addr if substr(name, 0, 1) == "m" }
+  workers = { for name, addr in var.nodes : name => addr if substr(name, 0, 1) == "w" }
+}
+
+cluster "conformance" {
+  kubernetes_version = "1.31.4"
+  packages           = var.packages
+  labels             = { purpose = "conformance" }
+  network {
+    service_cidr = "10.32.0.0/16"
+    pod_cidr     = "10.244.0.0/16"
+  }
+  # The testbed's hosts lack CAP_SYS_RESOURCE; real machines do not need this.
+  runtime { restrict_oom_score_adj = true }
+  # The testbed's hosts have no resolver: CoreDNS answers the cluster's
+  # names only.
+  addons {
+    coredns          = true
+    coredns_upstream = []
+  }
+}
+
+connection {
+  user             = var.ssh_user
+  port             = var.ssh_port
+  private_key_file = var.ssh_private_key_file
+  known_hosts_file = var.ssh_known_hosts_file
+}
+
+node "lb" {
+  for_each = local.lbs
+  address  = each.value
+  roles    = ["loadbalance"]
+}
+
+node "master" {
+  for_each = local.masters
+  address  = each.value
+  roles    = ["master", "etcd"]
+}
+
+node "worker" {
+  for_each   = local.workers
+  address    = each.value
+  roles      = ["worker"]
+  depends_on = [node.master]
+}
+
+output "kubeconfig" {
+  value = "conformance.kubeconfig"
+}

@@ -1,0 +1,81 @@
+package conformance
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// A report as e2e.test writes it (ginkgo v2, the failure message attribute
+// omitted): a pass, a failure, a skip with a reason, a spec the focus left
+// out, and a spec not in the conformance list.
+const parallelReport = `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="5" disabled="0" errors="0" failures="1" time="12.5">
+  <testsuite name="Kubernetes e2e suite" package="/" tests="5" disabled="0" skipped="2" errors="0" failures="1" time="12.5">
+    <testcase name="[It] [sig-network] DNS should provide DNS for the cluster [Conformance]" classname="Kubernetes e2e suite" status="passed" time="5.1"></testcase>
+    <testcase name="[It] [sig-node] Pods should be updated [NodeConformance] [Conformance]" classname="Kubernetes e2e suite" status="failed" time="3">
+      <failure message="" type="failed">[FAILED] timed out waiting for the condition
+In [It] at: pods.go:123</failure>
+    </testcase>
+    <testcase name="[It] [sig-apps] Daemon set [Serial] should rollback without unnecessary restarts [Conformance]" classname="Kubernetes e2e suite" status="skipped" time="0">
+      <skipped message="skipped"></skipped>
+    </testcase>
+    <testcase name="[It] [sig-storage] Projected should be consumable [Conformance]" classname="Kubernetes e2e suite" status="skipped" time="0">
+      <skipped message="skipped - Only supported for providers [gce] (not skeleton)"></skipped>
+    </testcase>
+    <testcase name="[It] [sig-cli] Kubectl client not conformance" classname="Kubernetes e2e suite" status="passed" time="1"></testcase>
+  </testsuite>
+</testsuites>`
+
+const serialReport = `<testsuites><testsuite name="Kubernetes e2e suite">
+    <testcase name="[It] [sig-apps] Daemon set [Serial] should rollback without unnecessary restarts [Conformance]" status="passed"></testcase>
+    <testcase name="[It] [sig-network] DNS should provide DNS for the cluster [Conformance]" status="skipped"><skipped message="skipped"></skipped></testcase>
+</testsuite></testsuites>`
+
+func TestSummarizeAcrossPhases(t *testing.T) {
+	list := []string{
+		"[sig-network] DNS should provide DNS for the cluster [Conformance]",
+		"[sig-node] Pods should be updated [NodeConformance] [Conformance]",
+		"[sig-apps] Daemon set [Serial] should rollback without unnecessary restarts [Conformance]",
+		"[sig-storage] Projected should be consumable [Conformance]",
+		"[sig-auth] ServiceAccounts should mount a token [Conformance]",
+	}
+	var reports [][]Result
+	for _, r := range []string{parallelReport, serialReport} {
+		rs, err := ReadJUnit(strings.NewReader(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, rs)
+	}
+	s := Summarize(list, reports)
+	want := []Outcome{Passed, Failed, Passed, Skipped, NotRun}
+	for i, r := range s.Results {
+		if r.Outcome != want[i] {
+			t.Errorf("%s: %s (%q), want %s", r.Name, r.Outcome, r.Reason, want[i])
+		}
+	}
+	if r := s.Results[1]; r.Reason != "[FAILED] timed out waiting for the condition" {
+		t.Errorf("failure reason %q: want the first line of the failure", r.Reason)
+	}
+	if r := s.Results[3]; !strings.Contains(r.Reason, "Only supported for providers") {
+		t.Errorf("skip reason %q", r.Reason)
+	}
+	var out bytes.Buffer
+	s.Print(&out)
+	first := strings.SplitN(out.String(), "\n", 2)[0]
+	if first != "2 passed, 1 failed, 1 skipped of 5 (1 not run)" {
+		t.Errorf("summary line %q", first)
+	}
+	for _, w := range []string{"FAILED: [sig-node] Pods should be updated", "SKIPPED: [sig-storage] Projected"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("the summary lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+func TestReadJUnitRefusesGarbage(t *testing.T) {
+	if _, err := ReadJUnit(strings.NewReader("<testsuites><testsuite>")); err == nil {
+		t.Error("a truncated report read without error")
+	}
+}

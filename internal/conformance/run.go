@@ -1,0 +1,161 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+)
+
+// Options of a run of `make conformance`.
+type Options struct {
+	Eggo           string // bin/eggo
+	Example        string // examples/conformance: the cluster's HCL
+	Bundle         string // make bundle's, for the cluster's version
+	Tools          string // make conformance-tools': e2e.test, ginkgo, agnhost
+	Images         string // image archives added to the bundle ("" or missing: none)
+	List           string // conformance-tests.txt: the tests counted
+	Results        string // where the state, kubeconfig, logs and reports go
+	Workers        int    // at least 2
+	Procs          int    // ginkgo's parallel processes for the parallel phase
+	Focus          string // the parallel phase's focus (default [Conformance])
+	Serial         bool   // run the [Serial] [Conformance] phase after it
+	Keep           bool   // leave the cluster up
+	Implementation string // "binary" (the pod implementation is issue 16's)
+	Log            io.Writer
+}
+
+// Run deploys the cluster, runs the phases and prints the summary. The
+// error is what stopped the run, not a failed test.
+func Run(ctx context.Context, o Options) (Summary, error) {
+	if o.Implementation != "" && o.Implementation != "binary" {
+		return Summary{}, fmt.Errorf("implementation %q: only \"binary\" is built (the pod implementation is not)", o.Implementation)
+	}
+	if err := os.MkdirAll(o.Results, 0o755); err != nil {
+		return Summary{}, err
+	}
+	list, err := ReadList(o.List)
+	if err != nil {
+		return Summary{}, err
+	}
+	bundle, err := withImages(o)
+	if err != nil {
+		return Summary{}, err
+	}
+	names := []string{"lb0", "m0", "m1", "m2"}
+	for i := range max(o.Workers, 2) {
+		names = append(names, "w"+strconv.Itoa(i))
+	}
+	tb, err := testbed.Up(ctx, testbed.Options{Names: names, ID: "conform", Containers: true,
+		Log: func(f string, a ...any) { fmt.Fprintf(o.Log, "testbed: "+f+"\n", a...) }})
+	if err != nil {
+		return Summary{}, err
+	}
+	if !o.Keep {
+		defer tb.Down()
+	}
+	vars, err := tb.WriteInventory(filepath.Join(o.Results, "testbed.json"))
+	if err != nil {
+		return Summary{}, err
+	}
+	state := filepath.Join(o.Results, "eggo.state")
+	started := time.Now()
+	if err := o.run(ctx, "apply.log", o.Eggo, "-chdir="+o.Example, "apply", "-auto-approve", "-state="+state,
+		"-var-file="+vars, "-var", "packages="+bundle); err != nil {
+		return Summary{}, fmt.Errorf("deploying the cluster (%s): %w", filepath.Join(o.Results, "apply.log"), err)
+	}
+	fmt.Fprintf(o.Log, "cluster deployed in %s\n", time.Since(started).Round(time.Second))
+	kubeconfig := filepath.Join(o.Results, "conformance.kubeconfig")
+	for _, p := range o.phases() {
+		if err := o.ginkgo(ctx, p, kubeconfig); err != nil {
+			// A failed test makes ginkgo exit non-zero: the reports say
+			// which; only a phase with no report stops the run.
+			fmt.Fprintf(o.Log, "phase %s: %v\n", p.name, err)
+		}
+	}
+	reports, err := ReadReports(filepath.Join(o.Results, "reports"))
+	if err != nil {
+		return Summary{}, err
+	}
+	if len(reports) == 0 {
+		return Summary{}, fmt.Errorf("no JUnit report under %s (see %s/*.log)", filepath.Join(o.Results, "reports"), o.Results)
+	}
+	return Summarize(list, reports), nil
+}
+
+// phase is one ginkgo run: k0s's two, the parallel tests then the serial.
+type phase struct {
+	name, focus, skip string
+	procs             int
+}
+
+func (o Options) phases() []phase {
+	focus := o.Focus
+	if focus == "" {
+		focus = `\[Conformance\]`
+	}
+	out := []phase{{name: "parallel", focus: focus, skip: `\[Serial\]`, procs: max(o.Procs, 1)}}
+	if o.Serial {
+		out = append(out, phase{name: "serial", focus: `\[Serial\].*\[Conformance\]`, procs: 1})
+	}
+	return out
+}
+
+func (o Options) ginkgo(ctx context.Context, p phase, kubeconfig string) error {
+	reports := filepath.Join(o.Results, "reports", p.name)
+	if err := os.MkdirAll(reports, 0o755); err != nil {
+		return err
+	}
+	args := []string{"--procs=" + strconv.Itoa(p.procs), "--focus=" + p.focus, "--timeout=24h", "--no-color", "--output-interceptor-mode=none"}
+	if p.skip != "" {
+		args = append(args, "--skip="+p.skip)
+	}
+	args = append(args, filepath.Join(o.Tools, "e2e.test"), "--",
+		"--kubeconfig="+kubeconfig, "--provider=skeleton", "--report-dir="+reports, "--disable-log-dump")
+	return o.run(ctx, "e2e-"+p.name+".log", filepath.Join(o.Tools, "ginkgo"), args...)
+}
+
+// run runs a program with its output in the results directory's log (and
+// on o.Log).
+func (o Options) run(ctx context.Context, log, prog string, args ...string) error {
+	f, err := os.Create(filepath.Join(o.Results, log))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Stdout = io.MultiWriter(f, o.Log)
+	cmd.Stderr = cmd.Stdout
+	return cmd.Run()
+}
+
+// withImages is the bundle with the image archives added under
+// var/lib/eggo/images (containerd imports each one at start): a copy of
+// hard links beside the images, made anew each run.
+func withImages(o Options) (string, error) {
+	archives, _ := filepath.Glob(filepath.Join(o.Images, "*.tar"))
+	if len(archives) == 0 {
+		fmt.Fprintf(o.Log, "no test images in %q: the tests that need one will fail (make conformance-images)\n", o.Images)
+		return o.Bundle, nil
+	}
+	dir := filepath.Join(o.Results, "bundle")
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if out, err := exec.Command("cp", "-al", o.Bundle, dir).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("copying the bundle: %v: %s", err, out)
+	}
+	images := filepath.Join(dir, "amd64", "var", "lib", "eggo", "images")
+	for _, a := range archives {
+		if err := os.Link(a, filepath.Join(images, filepath.Base(a))); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
