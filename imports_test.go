@@ -48,9 +48,12 @@ var importRules = map[string][]string{
 	"internal/benchscale": {"engine", "=resources", "resources/kinds", "state"}, // make bench-scale: builds its clusters' state through eggo's own code
 	"internal/etcdtest":   {},
 	"internal/testbed":    {"internal/testbed"},
-	"internal/text":       {}, // wording helpers (Plural) any package may import
-	"internal/atomicfile": {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
-	"internal/recent":     {}, // a bounded memo of a pure function's recent answers (digests, kubeconfigs)
+	// make conformance: runs bin/eggo and the suite as programs; it only
+	// brings the testbed up.
+	"internal/conformance": {"internal/conformance", "internal/testbed"},
+	"internal/text":        {}, // wording helpers (Plural) any package may import
+	"internal/atomicfile":  {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
+	"internal/recent":      {}, // a bounded memo of a pure function's recent answers (digests, kubeconfigs)
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`
