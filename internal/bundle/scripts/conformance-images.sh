@@ -117,8 +117,7 @@ unpack() {
 
 # base ROOT: busybox's applets as an Alpine base has them (a link per applet
 # at the path busybox names, unless a Debian package put a program of that
-# name on PATH), a sticky /tmp, and the users and groups upstream's images
-# know.
+# name on PATH), and etc.
 base() {
   local root=$1 a d found
   # The links Debian's maintainer scripts would make (update-alternatives).
@@ -133,6 +132,13 @@ base() {
     mkdir -p "$root/$(dirname "$a")"
     ln -s /bin/busybox "$root/$a"
   done
+  etc "$root"
+}
+
+# etc ROOT: what every image has besides its programs: a sticky /tmp, the
+# users and groups upstream's images know, and name lookups as Debian's.
+etc() {
+  local root=$1
   mkdir -p "$root/tmp" "$root/etc" "$root/root" "$root/run" "$root/var/run"
   chmod 1777 "$root/tmp"
   cat >"$root/etc/passwd" <<'EOF'
@@ -324,7 +330,7 @@ build_one() {
     verify=(--once 'DiG 9.' -- sh -c 'dig -v 2>&1; nslookup -version 2>&1; host -V 2>&1; getent hosts localhost')
     ;;
   sample-apiserver)
-    mkdir -p "$root/tmp" && chmod 1777 "$root/tmp"
+    etc "$root"
     gobuild "$moddir" "$root/sample-apiserver" k8s.io/sample-apiserver "$(kube_ldflags "$version" "$moddir")"
     args=(-entrypoint /sample-apiserver)
     verify=(--once 'Launch a wardle API server' -- /sample-apiserver --help)
@@ -332,13 +338,16 @@ build_one() {
   etcd)
     # The aggregator test runs /usr/local/bin/etcd; upstream's image also has
     # etcdctl, etcdutl and its migration scripts, which no test calls.
-    mkdir -p "$root/tmp" "$root/var/lib/etcd" "$root/usr/local/bin" && chmod 1777 "$root/tmp"
+    etc "$root"
+    mkdir -p "$root/var/lib/etcd" "$root/usr/local/bin"
     local pinned
     pinned=$(cd "$moddir/etcd" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
     [[ v$tag == "$pinned"-0 ]] || die "conformance-images: etcd/go.mod pins $pinned, the image is $ref"
     gobuild "$moddir/etcd" "$root/usr/local/bin/etcd" .
     args=(-entrypoint /usr/local/bin/etcd)
-    verify=(--once "etcd Version: ${tag%-*}" -- /usr/local/bin/etcd --version)
+    # Run as the aggregator test runs it; it must serve until SIGTERM. As
+    # PID 1 etcd stops, re-raises the signal, which the kernel ignores, and exits 2.
+    verify=(--status 2 -- /usr/local/bin/etcd --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379)
     ;;
   *) die "conformance-images: no recipe for $ref" ;;
   esac
