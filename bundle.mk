@@ -4,6 +4,7 @@
 #   make bundle                     build or reuse every version; prints the bundle directory last
 #   make bundle BUNDLE_VERSIONS=v1.31.4 CACHE=/tmp/c
 #   make conformance-tools          build or reuse e2e.test, ginkgo and agnhost; prints their directory last
+#   make conformance-images         build or reuse the conformance tests' image archives; prints their directory last
 #   make bundle-test                the bundle tools' own tests
 #   make bundle-gomod V=v1.31.5     write the test-only module for another Kubernetes version
 #   make bundle-clean               forget the built bundles (the Go caches stay)
@@ -13,7 +14,7 @@ BUNDLE_VERSIONS ?= v1.31.3 v1.31.4
 BUNDLE_SRC      := internal/bundle
 CONFORMANCE_VERSION ?= v1.31.4
 
-.PHONY: bundle conformance-tools bundle-test bundle-gomod bundle-clean
+.PHONY: bundle conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
 
 bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prints $(CACHE)/bundle last
 	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(BUNDLE_VERSIONS)
@@ -21,6 +22,10 @@ bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prin
 # Heavy (e2e.test is a long compile): neither make test nor .ci/run builds it.
 conformance-tools: ## Build (or reuse) e2e.test, ginkgo and agnhost in $(CACHE)/conformance/$(CONFORMANCE_VERSION); prints it last
 	@$(BUNDLE_SRC)/scripts/conformance.sh $(CONFORMANCE_VERSION) $(CACHE)/conformance/$(CONFORMANCE_VERSION)
+
+# The images' agnhost is conformance-tools' own. Not in make test or .ci/run either.
+conformance-images: conformance-tools ## Build (or reuse) the images the [Conformance] tests run, as OCI archives in $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images; prints it last
+	@$(BUNDLE_SRC)/scripts/conformance-images.sh $(CONFORMANCE_VERSION) $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images $(CACHE)/conformance/$(CONFORMANCE_VERSION)
 
 bundle-test: ## Test the bundle tools (pause program, OCI image archive writer)
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...

@@ -17,16 +17,34 @@ type Image struct {
 	OS         string // linux when empty
 	Arch       string // amd64 when empty
 	Entrypoint []string
-	User       string // numeric uid:gid, e.g. 65535:65535; empty for root
-	Files      []File // the layer's content
+	Cmd        []string // the default arguments (or command, with no Entrypoint)
+	Env        []string // KEY=VALUE; containerd and the CRI set no PATH when the image names one
+	WorkingDir string   // the process's directory; / when empty
+	User       string   // numeric uid:gid, e.g. 65535:65535; empty for root
+	Files      []File   // the layer's content
 }
 
-// File is one regular file of the image's single layer.
+// File is one entry of the image's single layer, owned by root.
 type File struct {
 	Path    string // absolute path in the image, e.g. /pause
-	Mode    int64  // permission bits, e.g. 0o755
-	Content []byte
+	Mode    int64  // permission bits, e.g. 0o755; setuid, setgid and sticky bits are kept
+	Content []byte // a regular file's content
+	// Type is the entry's kind: a regular file when empty.
+	Type FileType
+	// Link is a symlink's target, as the link holds it (relative or absolute).
+	Link string
 }
+
+// FileType says what a File is. Directories are implied by the paths below
+// them (mode 0755); a Dir entry gives one its own mode (a sticky /tmp) or
+// makes an empty one.
+type FileType int
+
+const (
+	Regular FileType = iota
+	Dir
+	Symlink
+)
 
 // Media types and annotation keys of the OCI image spec and containerd.
 const (

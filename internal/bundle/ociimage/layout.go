@@ -38,7 +38,10 @@ type imageConfig struct {
 
 type runtimeConfig struct {
 	User       string   `json:"User,omitempty"`
+	Env        []string `json:"Env,omitempty"`
 	Entrypoint []string `json:"Entrypoint,omitempty"`
+	Cmd        []string `json:"Cmd,omitempty"`
+	WorkingDir string   `json:"WorkingDir,omitempty"`
 }
 
 type rootFS struct {

@@ -41,8 +41,9 @@ func Write(w io.Writer, img Image) error {
 	config, err := json.Marshal(imageConfig{
 		Architecture: arch,
 		OS:           osName,
-		Config:       runtimeConfig{User: img.User, Entrypoint: img.Entrypoint},
-		RootFS:       rootFS{Type: "layers", DiffIDs: []string{layerDesc.Digest}},
+		Config: runtimeConfig{User: img.User, Env: img.Env, Entrypoint: img.Entrypoint,
+			Cmd: img.Cmd, WorkingDir: img.WorkingDir},
+		RootFS: rootFS{Type: "layers", DiffIDs: []string{layerDesc.Digest}},
 	})
 	if err != nil {
 		return err
@@ -94,12 +95,15 @@ func Write(w io.Writer, img Image) error {
 }
 
 // layerTar is the image's one layer: the files and the directories above them.
+// Sorting by path puts a directory before everything below it, so a Dir entry
+// is written before its contents and never twice.
 func layerTar(files []File) ([]byte, error) {
 	sorted := slices.Clone(files)
 	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
+	links := map[string]bool{}
 	for i, f := range sorted {
 		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "/" {
 			return nil, fmt.Errorf("file path %q must be absolute and clean", f.Path)
@@ -109,6 +113,10 @@ func layerTar(files []File) ([]byte, error) {
 		}
 		name := strings.TrimPrefix(f.Path, "/")
 		for _, dir := range parents(name) {
+			if links[dir] {
+				// A runtime would unpack it through the link, outside the tree meant.
+				return nil, fmt.Errorf("file %s is below the symlink /%s", f.Path, dir)
+			}
 			if !dirs[dir] {
 				dirs[dir] = true
 				if err := tw.WriteHeader(dirHeader(dir + "/")); err != nil {
@@ -116,7 +124,25 @@ func layerTar(files []File) ([]byte, error) {
 				}
 			}
 		}
-		if err := writeFile(tw, name, f.Mode, f.Content); err != nil {
+		var err error
+		switch f.Type {
+		case Regular:
+			err = writeFile(tw, name, f.Mode, f.Content)
+		case Dir:
+			dirs[name] = true
+			hdr := dirHeader(name + "/")
+			hdr.Mode = f.Mode
+			err = tw.WriteHeader(hdr)
+		case Symlink:
+			if f.Link == "" {
+				return nil, fmt.Errorf("symlink %s has no target", f.Path)
+			}
+			links[name] = true
+			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: name, Linkname: f.Link, Mode: 0o777, ModTime: epoch})
+		default:
+			return nil, fmt.Errorf("file %s: unknown type %d", f.Path, f.Type)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -183,3 +183,91 @@ func TestWriteRejectsBadImages(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigCarriesCmdEnvAndWorkingDir(t *testing.T) {
+	img := pauseImage()
+	img.Cmd = []string{"nginx", "-g", "daemon off;"}
+	img.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	img.WorkingDir = "/usr/local/apache2"
+	var buf bytes.Buffer
+	if err := Write(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	files, _, _ := readTar(t, buf.Bytes())
+	var idx index
+	var man manifest
+	var cfg imageConfig
+	if err := json.Unmarshal(files["index.json"], &idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(blob(t, files, idx.Manifests[0]), &man); err != nil {
+		t.Fatal(err)
+	}
+	raw := blob(t, files, man.Config)
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Config
+	if strings.Join(c.Cmd, "|") != "nginx|-g|daemon off;" || len(c.Env) != 1 || c.Env[0] != img.Env[0] ||
+		c.WorkingDir != "/usr/local/apache2" || strings.Join(c.Entrypoint, " ") != "/pause" {
+		t.Errorf("config = %s", raw)
+	}
+	// Unset fields stay out, so the pause and CoreDNS archives keep their bytes.
+	var plain bytes.Buffer
+	if err := Write(&plain, pauseImage()); err != nil {
+		t.Fatal(err)
+	}
+	files, _, _ = readTar(t, plain.Bytes())
+	if err := json.Unmarshal(files["index.json"], &idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(blob(t, files, idx.Manifests[0]), &man); err != nil {
+		t.Fatal(err)
+	}
+	if s := string(blob(t, files, man.Config)); strings.Contains(s, "Cmd") || strings.Contains(s, "Env") || strings.Contains(s, "WorkingDir") {
+		t.Errorf("pause config names unset fields: %s", s)
+	}
+}
+
+func TestLayerHasDirsSymlinksAndModes(t *testing.T) {
+	layer, err := layerTar([]File{
+		{Path: "/bin/sh", Type: Symlink, Link: "busybox"},
+		{Path: "/bin/busybox", Mode: 0o755, Content: []byte("bb")},
+		{Path: "/tmp", Type: Dir, Mode: 0o1777},
+		{Path: "/usr/local/bin/nnp", Mode: 0o4755, Content: []byte("nnp")},
+		{Path: "/var/empty", Type: Dir, Mode: 0o700},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, headers, order := readTar(t, layer)
+	want := "bin/ bin/busybox bin/sh tmp/ usr/ usr/local/ usr/local/bin/ usr/local/bin/nnp var/ var/empty/"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("layer entries = %s, want %s", got, want)
+	}
+	if h := headers["bin/sh"]; h.Typeflag != tar.TypeSymlink || h.Linkname != "busybox" {
+		t.Errorf("bin/sh = %+v, want a symlink to busybox", h)
+	}
+	if h := headers["tmp/"]; h.Typeflag != tar.TypeDir || h.Mode != 0o1777 {
+		t.Errorf("tmp/ mode %o, want a sticky 1777 directory", h.Mode)
+	}
+	if h := headers["usr/local/bin/nnp"]; h.Mode != 0o4755 || h.Uid != 0 || h.Gid != 0 {
+		t.Errorf("nnp mode %o owner %d:%d, want setuid 4755 owned by root", h.Mode, h.Uid, h.Gid)
+	}
+	if h := headers["var/empty/"]; h.Typeflag != tar.TypeDir || h.Mode != 0o700 {
+		t.Errorf("var/empty/ = %+v", h)
+	}
+}
+
+func TestLayerRejectsBadEntries(t *testing.T) {
+	cases := map[string][]File{
+		"symlink without target": {{Path: "/bin/sh", Type: Symlink}},
+		"file below a symlink":   {{Path: "/lib64", Type: Symlink, Link: "lib"}, {Path: "/lib64/ld.so", Mode: 0o755}},
+		"unknown type":           {{Path: "/x", Type: FileType(9)}},
+	}
+	for name, files := range cases {
+		if _, err := layerTar(files); err == nil {
+			t.Errorf("%s: layerTar accepted it", name)
+		}
+	}
+}

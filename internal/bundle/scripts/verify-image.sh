@@ -7,6 +7,14 @@
 # :53 in the container's own network namespace, which needs root) and stops it
 # with SIGTERM: it must have stayed up and exit 0.
 #
+# Options after BIN_DIR, for images whose program is no such service (the
+# conformance test images, conformance-images.sh):
+#   -- CMD...     run CMD instead of the image's entrypoint and command
+#   --once WANT   the program must finish by itself, exit 0 and print WANT
+#   --probe SH    while it runs, `sh -c SH` run in the container (ctr task
+#                 exec) must succeed within 20 s, e.g. fetch the page it serves
+#   --status N    the exit status SIGTERM must give (agnhost pause exits 2)
+#
 # A failed import or run fails the build. A containerd that cannot start here
 # (not root, no overlayfs) is reported and the check skipped: the archive
 # itself was still written and tested by ociimage's tests.
@@ -15,6 +23,17 @@ source "$(dirname "$0")/lib.sh"
 archive=${1:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
 name=${2:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
 bindir=${3:?usage: verify-image.sh ARCHIVE NAME BIN_DIR}
+shift 3
+once= probe= want_status=0 cmd=()
+while (($# > 0)); do
+  case $1 in
+  --once) once=${2:?--once WANT}; shift 2 ;;
+  --probe) probe=${2:?--probe SH}; shift 2 ;;
+  --status) want_status=${2:?--status N}; shift 2 ;;
+  --) shift; cmd=("$@"); break ;;
+  *) die "verify-image: unknown option $1" ;;
+  esac
+done
 id=eggo-verify-$(basename "$archive" .tar)
 
 if [[ $(id -u) != 0 ]]; then
@@ -61,8 +80,17 @@ grep -qx "$name" <<<"$images" ||
   die "verify-image: $archive imported, but no image named $name (ctr images ls: ${images//$'\n'/ })"
 log "verify-image: ctr -n k8s.io images import: $name ok"
 
+if [[ -n $once ]]; then
+  status=0
+  timeout 120 "${ctr[@]}" run --rm "$name" "$id" "${cmd[@]}" >"$dir/run.log" 2>&1 || status=$?
+  [[ $status == 0 ]] || { cat "$dir/run.log" >&2; die "verify-image: $name ${cmd[*]} exited $status, want 0"; }
+  grep -qF -- "$once" "$dir/run.log" || { cat "$dir/run.log" >&2; die "verify-image: $name ${cmd[*]} did not print '$once'"; }
+  log "verify-image: ctr run $name ${cmd[*]}: exit 0, printed '$once'"
+  exit 0
+fi
+
 # Run it: the program must stay up, then exit 0 on SIGTERM.
-"${ctr[@]}" run --rm "$name" "$id" >"$dir/run.log" 2>&1 &
+"${ctr[@]}" run --rm "$name" "$id" "${cmd[@]}" >"$dir/run.log" 2>&1 &
 run=$!
 running=
 for _ in $(seq 50); do
@@ -76,8 +104,17 @@ if [[ -z $running ]]; then
   cat "$dir/run.log" >&2
   die "verify-image: $name did not start under containerd and runc"
 fi
+if [[ -n $probe ]]; then
+  ok=
+  for _ in $(seq 40); do
+    if "${ctr[@]}" task exec --exec-id probe "$id" sh -c "$probe" >"$dir/probe.log" 2>&1; then ok=1; break; fi
+    sleep 0.5
+  done
+  [[ -n $ok ]] || { cat "$dir/run.log" "$dir/probe.log" >&2; die "verify-image: $name: probe '$probe' failed"; }
+  log "verify-image: $name: probe '$probe' ok: $(head -c 200 "$dir/probe.log" | tr '\n' ' ')"
+fi
 "${ctr[@]}" task kill -s SIGTERM "$id"
 status=0
 wait "$run" || status=$?
-[[ $status == 0 ]] || { cat "$dir/run.log" >&2; die "verify-image: $name exited $status on SIGTERM, want 0"; }
-log "verify-image: ctr run $name: running, exited 0 on SIGTERM"
+[[ $status == "$want_status" ]] || { cat "$dir/run.log" >&2; die "verify-image: $name exited $status on SIGTERM, want $want_status"; }
+log "verify-image: ctr run $name${cmd[*]:+ ${cmd[*]}}: running, exited $status on SIGTERM"

@@ -1,0 +1,117 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The IMAGES=( … ) array of scripts/conformance-images.sh, one reference a line.
+var scriptImages = regexp.MustCompile(`(?ms)^IMAGES=\(\n(.*?)^\)`)
+
+// TestConformanceImages checks conformance-images.txt against images.txt (every
+// image e2e.test knows is there once, with a use, a status and a reason), the
+// script (what it builds is exactly what the list marks built), the etcd
+// module (it pins the release the etcd image's tag names) and the bundle (the
+// pause image the list leaves to it is the one image.sh writes). Nothing is
+// built.
+func TestConformanceImages(t *testing.T) {
+	script, err := os.ReadFile("../scripts/conformance-images.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := scriptImages.FindSubmatch(script)
+	if m == nil {
+		t.Fatal("scripts/conformance-images.sh has no IMAGES=( … ) array")
+	}
+	built := strings.Fields(string(m[1]))
+	image, err := os.ReadFile("../scripts/image.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dirs, _ := filepath.Glob("v1.*")
+	for _, dir := range dirs {
+		list, err := os.ReadFile(filepath.Join(dir, "conformance-images.txt"))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		known, err := os.ReadFile(filepath.Join(dir, "images.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(dir, func(t *testing.T) {
+			seen := map[string]bool{}
+			var listed []string
+			conformance := 0
+			for i, line := range strings.Split(string(list), "\n") {
+				if line == "" || strings.HasPrefix(line, "#") {
+					continue
+				}
+				f := strings.Fields(line)
+				if len(f) < 4 || !imageRef.MatchString(f[0]) ||
+					!slices.Contains([]string{"conformance", "other"}, f[1]) ||
+					!slices.Contains([]string{"built", "bundle", "no"}, f[2]) {
+					t.Errorf("conformance-images.txt:%d: want IMAGE conformance|other built|bundle|no WHY, got %q", i+1, line)
+					continue
+				}
+				if seen[f[0]] {
+					t.Errorf("conformance-images.txt:%d: %s listed twice", i+1, f[0])
+				}
+				seen[f[0]] = true
+				switch f[2] {
+				case "built":
+					listed = append(listed, f[0])
+				case "bundle":
+					if !strings.Contains(string(image), "name="+f[0]+"\n") {
+						t.Errorf("%s: marked bundle, but scripts/image.sh does not write it", f[0])
+					}
+				}
+				if f[1] == "conformance" {
+					conformance++
+					if f[2] == "no" && !strings.Contains(line, "costs") {
+						t.Errorf("%s: a conformance image not made must say which specs it costs ('costs …'): %q", f[0], line)
+					}
+				}
+			}
+			for _, ref := range strings.Fields(string(known)) {
+				if !seen[ref] {
+					t.Errorf("%s (images.txt) is not in conformance-images.txt", ref)
+				}
+				delete(seen, ref)
+			}
+			for ref := range seen {
+				t.Errorf("%s is in conformance-images.txt but not in images.txt (e2e.test --list-images)", ref)
+			}
+			if conformance == 0 {
+				t.Error("conformance-images.txt marks no image as used by the conformance specs")
+			}
+			slices.Sort(listed)
+			want := slices.Clone(built)
+			slices.Sort(want)
+			if !slices.Equal(listed, want) {
+				t.Errorf("images marked built in conformance-images.txt:\n  %v\nscripts/conformance-images.sh IMAGES:\n  %v", listed, want)
+			}
+
+			// The etcd image's tag is the release its module pins, plus upstream's -0.
+			gomod, err := os.ReadFile(filepath.Join(dir, "etcd", "go.mod"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ref := range built {
+				if tag, ok := strings.CutPrefix(ref, "registry.k8s.io/etcd:"); ok {
+					release := "v" + strings.TrimSuffix(tag, "-0")
+					if !strings.Contains(string(gomod), "go.etcd.io/etcd/server/v3 "+release+"\n") {
+						t.Errorf("%s: etcd/go.mod does not require go.etcd.io/etcd/server/v3 %s", ref, release)
+					}
+				}
+			}
+		})
+	}
+}
