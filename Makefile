@@ -85,6 +85,6 @@ bench-scale: build ## Time bin/eggo plan -refresh=false on generated 1k/5k/10k-n
 IMPLEMENTATION    ?= binary
 CONFORMANCE_FOCUS ?=
 RESULTS           ?= conformance-results
-conformance: deps build bundle conformance-tools ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS))
+conformance: deps build bundle conformance-images ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS))
 	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -results $(RESULTS) \
 	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)
