@@ -68,17 +68,25 @@ func TestUpgradeChainCoversEveryOlderFormat(t *testing.T) {
 	}
 }
 
-// A format-1 file (before encryption and pinned host keys) reads as the
-// same state: the golden v1 file upgrades to exactly the current golden.
-func TestUpgradeFromV1(t *testing.T) {
-	s, err := Read(filepath.Join("testdata", "v1-cluster.state"))
+// upgradesToGolden reads an older format's golden file and checks that it
+// encodes as exactly the current golden cluster.state.
+func upgradesToGolden(t *testing.T, name string) *State {
+	t.Helper()
+	s, err := Read(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(filepath.Join("testdata", "cluster.state"))
 	if got := Encode(s); string(got) != string(want) {
-		t.Errorf("v1-cluster.state upgraded:\n%s\nwant testdata/cluster.state", got)
+		t.Errorf("%s upgraded:\n%s\nwant testdata/cluster.state", name, got)
 	}
+	return s
+}
+
+// A format-1 file (before encryption and pinned host keys) reads as the
+// same state: the golden v1 file upgrades to exactly the current golden.
+func TestUpgradeFromV1(t *testing.T) {
+	s := upgradesToGolden(t, "v1-cluster.state")
 	if n := s.PlainSecrets(); n != 1 {
 		t.Errorf("PlainSecrets = %d, want the 1 plain key the v1 file holds (to be sealed on the next write)", n)
 	}
@@ -87,14 +95,7 @@ func TestUpgradeFromV1(t *testing.T) {
 // A format-3 file (before the data key) reads as the same state: only its
 // number changes.
 func TestUpgradeFromV3(t *testing.T) {
-	s, err := Read(filepath.Join("testdata", "v3-cluster.state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := os.ReadFile(filepath.Join("testdata", "cluster.state"))
-	if got := Encode(s); string(got) != string(want) {
-		t.Errorf("v3-cluster.state upgraded:\n%s\nwant testdata/cluster.state", got)
-	}
+	upgradesToGolden(t, "v3-cluster.state")
 	for _, bad := range []string{`{"format_version": 35, "lineage": "l"}`, `{"lineage": "l"}`} {
 		if _, err := upgradeV3([]byte(bad)); err == nil {
 			t.Errorf("upgradeV3(%s): no error", bad)

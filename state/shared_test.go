@@ -115,14 +115,7 @@ func TestDanglingSharedReferenceIsCorrupt(t *testing.T) {
 // A format-2 file has no table: a string in it that looks like a
 // reference is literal, and stays so through the upgrade and a write.
 func TestUpgradeFromV2(t *testing.T) {
-	s, err := Read(filepath.Join("testdata", "v2-cluster.state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := os.ReadFile(filepath.Join("testdata", "cluster.state"))
-	if got := Encode(s); string(got) != string(want) {
-		t.Errorf("v2-cluster.state upgraded:\n%s\nwant testdata/cluster.state", got)
-	}
+	upgradesToGolden(t, "v2-cluster.state")
 	v2 := `{"format_version": 2, "serial": 1, "lineage": "l", "eggo_version": "x", "resources": [
 	  {"address": "odd.one", "kind": "odd", "attributes": {"note": "@shared:abc"}}]}`
 	got, err := Decode([]byte(v2), "v2.state")
