@@ -79,3 +79,20 @@ func TestReadJUnitRefusesGarbage(t *testing.T) {
 		t.Error("a truncated report read without error")
 	}
 }
+
+// Every phase runs conformance tests only: a focus narrows them.
+func TestPhasesRunConformanceTestsOnly(t *testing.T) {
+	ps := Options{Focus: `\[sig-network\] DNS`, Serial: true, Procs: 4}.phases()
+	if len(ps) != 2 || ps[0].procs != 4 || ps[1].procs != 1 {
+		t.Fatalf("phases %+v: want a parallel one on 4 processes, then a serial one", ps)
+	}
+	for _, p := range ps {
+		args := strings.Join(p.args(), " ")
+		if !strings.Contains(args, "--label-filter=Conformance") {
+			t.Errorf("phase %s runs beyond the conformance tests: %s", p.name, args)
+		}
+	}
+	if a := strings.Join(ps[0].args(), " "); !strings.Contains(a, `--focus=\[sig-network\] DNS`) || !strings.Contains(a, `--skip=\[Serial\]`) {
+		t.Errorf("parallel phase: %s", a)
+	}
+}
