@@ -88,37 +88,79 @@ func DecodeWith(data []byte, name string, k *Keyring) (*State, error) {
 }
 
 // peekVersion reads only the format version, so that a newer file is
-// refused before its unknown shape produces a confusing error. Files of
-// format 0 said "version" where later ones say "format_version". It reads
+// refused before its unknown shape produces a confusing error. It reads
 // tokens only up to that key, which eggo writes first, so it costs nothing
 // next to the full decode.
 func peekVersion(data []byte, name string) (int, error) {
+	v, err := findVersion(data)
+	var inKey *versionKeyError
+	switch {
+	case err == nil:
+		return v.version, nil
+	case errors.Is(err, errNotObject):
+		return 0, corruptAt(name, data, 0, "the file is not a JSON object", nil)
+	case errors.Is(err, errNoVersion):
+		return 0, corruptAt(name, data, -1, "format_version is missing", nil)
+	case errors.As(err, &inKey):
+		return 0, jsonProblem(name, data, inKey.key, inKey.err)
+	}
+	return 0, jsonProblem(name, data, "", err)
+}
+
+// versionField is the top-level version of a file and where its value's
+// bytes are (data[start:end]). Files of format 0 said "version" where
+// later ones say "format_version".
+type versionField struct {
+	version    int
+	start, end int
+}
+
+var (
+	errNotObject = errors.New("not a JSON object")
+	errNoVersion = errors.New("format_version is missing")
+)
+
+// versionKeyError is a version whose value is not a number.
+type versionKeyError struct {
+	key string
+	err error
+}
+
+func (e *versionKeyError) Error() string { return e.key + ": " + e.err.Error() }
+
+// findVersion finds the version field among data's top-level members.
+func findVersion(data []byte) (versionField, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		if err == nil {
-			return 0, corruptAt(name, data, 0, "the file is not a JSON object", nil)
+			err = errNotObject
 		}
-		return 0, jsonProblem(name, data, "", err)
+		return versionField{}, err
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return 0, jsonProblem(name, data, "", err)
+			return versionField{}, err
 		}
 		key, _ := tok.(string)
 		if key == "format_version" || key == "version" {
-			var version int
-			if err := dec.Decode(&version); err != nil {
-				return 0, jsonProblem(name, data, key, err)
+			start := int(dec.InputOffset())
+			var v versionField
+			if err := dec.Decode(&v.version); err != nil {
+				return versionField{}, &versionKeyError{key, err}
 			}
-			return version, nil
+			if start = skipBlanks(data, start); start < len(data) && data[start] == ':' {
+				start = skipBlanks(data, start+1)
+			}
+			v.start, v.end = start, int(dec.InputOffset())
+			return v, nil
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return 0, jsonProblem(name, data, "", err)
+			return versionField{}, err
 		}
 	}
-	return 0, corruptAt(name, data, -1, "format_version is missing", nil)
+	return versionField{}, errNoVersion
 }
 
 // decodeCurrent decodes a file of the current format. Unknown fields are

@@ -111,8 +111,10 @@ func arraySpans(d []byte, i int) (spans []span, end int, ok bool) {
 	}
 }
 
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 func skipBlanks(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
+	for i < len(d) && isSpace(d[i]) {
 		i++
 	}
 	return i

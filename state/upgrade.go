@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 )
 
@@ -22,34 +23,14 @@ var upgrades = []func(data []byte) ([]byte, error){
 // sealed values are each an age file, which format 4 still opens. Only
 // the number changes, in place, so a large file is not read twice.
 func upgradeV3(data []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil {
+	v, err := findVersion(data)
+	if err != nil {
 		return nil, err
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		if tok != "format_version" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		i := int(dec.InputOffset())
-		for i < len(data) && (data[i] == ':' || data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-			i++
-		}
-		if i+1 >= len(data) || data[i] != '3' || (data[i+1] >= '0' && data[i+1] <= '9') {
-			return nil, errors.New("format_version is not 3")
-		}
-		out := slices.Clone(data)
-		out[i] = '4'
-		return out, nil
+	if v.version != 3 {
+		return nil, fmt.Errorf("format_version is %d, not 3", v.version)
 	}
-	return nil, errors.New("format_version is missing")
+	return slices.Concat(data[:v.start], []byte("4"), data[v.end:]), nil
 }
 
 // upgradeV2: format 3 added the shared table. A format-2 file has none, so
