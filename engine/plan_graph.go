@@ -72,10 +72,9 @@ func connectWanted(g *graph.Graph, wanted int, d *resources.Desired, id int, ref
 				// checked by the configuration, or a reference) is at fault.
 				return resources.Blame(d.Where(), "Undeclared dependency", "%s: depends on %s, which is not declared", d.Addr, dep)
 			}
-			if depID == id {
-				return fmt.Errorf("%s depends on itself", d.Addr)
+			if err := g.ConnectIDs(id, depID); err != nil {
+				return err
 			}
-			g.ConnectIDs(id, depID)
 		}
 	}
 	return nil

@@ -59,10 +59,6 @@ func (g *Graph) Add(name string) {
 // Connect records that from depends on to: to runs before from. Connecting
 // the same pair twice is harmless. Both vertices must already exist.
 func (g *Graph) Connect(from, to string) error {
-	if from == to {
-		// A self dependency is a user error.
-		return fmt.Errorf("%s depends on itself", from)
-	}
 	fromID, ok := g.ids[from]
 	if !ok {
 		return fmt.Errorf("cannot make %s depend on %s: unknown vertex %s", from, to, from)
@@ -71,8 +67,7 @@ func (g *Graph) Connect(from, to string) error {
 	if !ok {
 		return fmt.Errorf("cannot make %s depend on %s: unknown vertex %s", from, to, to)
 	}
-	g.ConnectIDs(int(fromID), int(toID))
-	return nil
+	return g.ConnectIDs(int(fromID), int(toID))
 }
 
 // ID is name's vertex id: its insertion index (the first vertex added is
@@ -82,13 +77,16 @@ func (g *Graph) ID(name string) (int, bool) {
 	return int(id), ok
 }
 
-// ConnectIDs is Connect by vertex ids (from ID), which must exist and
-// differ.
-func (g *Graph) ConnectIDs(from, to int) {
-	if g.hasEdge(int32(to), int32(from)) {
-		return
+// ConnectIDs is Connect by vertex ids (from ID), which must exist.
+func (g *Graph) ConnectIDs(from, to int) error {
+	if from == to {
+		// A self dependency is a user error.
+		return fmt.Errorf("%s depends on itself", g.names[from])
 	}
-	g.setEdge(int64(to), int64(from))
+	if !g.hasEdge(int32(to), int32(from)) {
+		g.setEdge(int64(to), int64(from))
+	}
+	return nil
 }
 
 // smallDegree is the most dependencies a vertex has before its edges go
