@@ -25,8 +25,8 @@ variable "ssh_private_key_file" { type = string }
 variable "ssh_known_hosts_file" { type = string }
 variable "packages" {
   type        = string
-  default     = "/var/cache/eggo/conformance/v1.31.4/bundle"
-  description = "the bundle with the conformance images (make conformance builds it)"
+  default     = "/var/cache/eggo/bundle/v1.31.4"
+  description = "the offline bundle; make conformance passes its copy with the test images added"
 }
 
 locals {
