@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -34,10 +35,25 @@ func runPod(t *testing.T, tb *testbed.Testbed, name, node, image string) string 
 // whose address is ip.
 func inPod(t *testing.T, tb *testbed.Testbed, host, ip, cmd string) string {
 	t.Helper()
-	return mustExec(t, tb, host, fmt.Sprintf(`for ns in $(ip netns list | awk '/^cni-/{print $1}'); do
-  if ip -n "$ns" -o addr show | grep -q " %s/"; then ip netns exec "$ns" sh -c %s; exit; fi
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The namespace is looked for a few times: a sandbox the API already
+	// reported may still be settling (once in CI it was not found).
+	out, err := tb.Exec(ctx, host, fmt.Sprintf(`for try in 1 2 3 4 5 6 7 8 9 10; do
+  for ns in $(ip netns list | awk '/^cni-/{print $1}'); do
+    if ip -n "$ns" -o addr show | grep -q " %s/"; then ip netns exec "$ns" sh -c %s; exit; fi
+  done
+  sleep 2
 done
 echo "no pod netns has %s" >&2; exit 1`, ip, shell.Quote(cmd), ip))
+	if err != nil {
+		// Why the pod is not where the API said: its events, the
+		// sandboxes the node has, and what kubelet said of them.
+		diag, _ := tb.Exec(ctx, "m0", adminKubectl+"get pods -o wide; "+adminKubectl+"get events --sort-by=.lastTimestamp")
+		node, _ := tb.Exec(ctx, host, "crictl pods; ip -o addr show | grep -v ' lo '; journalctl -u kubelet -u containerd --no-pager -n 80")
+		t.Fatalf("%s: in the pod with %s: %v\n%s\nm0:\n%s\n%s:\n%s", host, ip, err, out, diag, host, node)
+	}
+	return strings.TrimSpace(out)
 }
 
 // checkServicesAcrossSubnets: a pod on each side reaches a Service whose

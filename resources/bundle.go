@@ -13,25 +13,25 @@ import (
 // bundle are answered from it: which files a node receives (RoleClaims) and
 // which files a complete bundle must hold (RequiredBundleFiles).
 var bundleLayout = []bundleComponent{
-	{CompEtcd, "etcd", []string{"usr/local/bin/etcd", "usr/local/bin/etcdctl"}, nil},
-	{CompAPIServer, "master", []string{"usr/local/bin/kube-apiserver", "usr/local/bin/kubectl"}, nil},
-	{CompControllerManager, "master", []string{"usr/local/bin/kube-controller-manager"}, nil},
-	{CompScheduler, "master", []string{"usr/local/bin/kube-scheduler"}, nil},
-	{CompContainerd, "worker", []string{
+	{CompEtcd, []string{"etcd"}, []string{"usr/local/bin/etcd", "usr/local/bin/etcdctl"}, nil},
+	{CompAPIServer, []string{"master"}, []string{"usr/local/bin/kube-apiserver", "usr/local/bin/kubectl"}, nil},
+	{CompControllerManager, []string{"master"}, []string{"usr/local/bin/kube-controller-manager"}, nil},
+	{CompScheduler, []string{"master"}, []string{"usr/local/bin/kube-scheduler"}, nil},
+	{CompContainerd, NodeRoles, []string{
 		"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/runc",
 		"opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
 		"var/lib/eggo/images/pause.tar",
 	}, []string{"opt/cni/bin/", "var/lib/eggo/images/"}},
-	{CompKubelet, "worker", []string{"usr/local/bin/kubelet", "usr/local/bin/kubectl"}, nil},
-	{CompKubeProxy, "worker", []string{"usr/local/bin/kube-proxy"}, nil},
-	{CompFlannel, "worker", []string{"usr/local/bin/flanneld", "opt/cni/bin/flannel"}, nil},
+	{CompKubelet, NodeRoles, []string{"usr/local/bin/kubelet", "usr/local/bin/kubectl"}, nil},
+	{CompKubeProxy, NodeRoles, []string{"usr/local/bin/kube-proxy"}, nil},
+	{CompFlannel, NodeRoles, []string{"usr/local/bin/flanneld", "opt/cni/bin/flannel"}, nil},
 	// The load balancer runs the distribution's haproxy: nothing from the bundle.
 }
 
 // bundleComponent is one component's part of the bundle.
 type bundleComponent struct {
 	Component string
-	Role      string
+	Roles     []string // the roles whose nodes run it
 	// Files are the bundle files (paths under packages/<arch>) the component
 	// cannot run without. A bundle that lacks one is refused when the plan
 	// is made: installing the rest would leave a node that cannot start, and
@@ -39,7 +39,7 @@ type bundleComponent struct {
 	// bundle".
 	Files []string
 	// Dirs are directories ("…/") whose whole content goes only to nodes of
-	// Role: CNI plugins and container images beyond the required ones.
+	// Roles: CNI plugins and container images beyond the required ones.
 	Dirs []string
 }
 
@@ -54,7 +54,7 @@ const CoreDNSArchive = "var/lib/eggo/images/coredns.tar"
 func RoleClaims(role string) []string {
 	var out []string
 	for _, c := range bundleLayout {
-		if c.Role == role {
+		if slices.Contains(c.Roles, role) {
 			out = append(out, c.Files...)
 			out = append(out, c.Dirs...)
 		}

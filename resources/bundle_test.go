@@ -7,8 +7,10 @@ import (
 
 func TestRoleTableCoversEveryRole(t *testing.T) {
 	for _, c := range bundleLayout {
-		if !slices.Contains(Roles, c.Role) {
-			t.Errorf("the bundle layout runs %s on %s, which is not a role", c.Component, c.Role)
+		for _, r := range c.Roles {
+			if !slices.Contains(Roles, r) {
+				t.Errorf("the bundle layout runs %s on %s, which is not a role", c.Component, r)
+			}
 		}
 	}
 	if len(Roles) > 32 {
@@ -16,8 +18,11 @@ func TestRoleTableCoversEveryRole(t *testing.T) {
 	}
 	// What each role's nodes receive, as the bundle layout says it.
 	want := map[string][]string{
-		"etcd":   {"usr/local/bin/etcd", "usr/local/bin/etcdctl"},
-		"master": {"usr/local/bin/kube-apiserver", "usr/local/bin/kube-controller-manager", "usr/local/bin/kube-scheduler", "usr/local/bin/kubectl"},
+		"etcd": {"usr/local/bin/etcd", "usr/local/bin/etcdctl"},
+		"master": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/flannel", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
+			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/flanneld",
+			"usr/local/bin/kube-apiserver", "usr/local/bin/kube-controller-manager", "usr/local/bin/kube-proxy", "usr/local/bin/kube-scheduler",
+			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar"},
 		"worker": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/flannel", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
 			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/flanneld", "usr/local/bin/kube-proxy",
 			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar"},

@@ -25,6 +25,9 @@ type Cluster struct {
 	// MaxUnavailable is how many workers a rolling upgrade takes down at a
 	// time (default 1).
 	MaxUnavailable int
+	// ScheduleOnMasters registers the masters without the control-plane
+	// taint, so ordinary workloads run on them too (small clusters).
+	ScheduleOnMasters bool
 	// ExtraArgs are per-component command-line flags ("kube-apiserver" →
 	// "v" → "2"); they override eggo's own flags of the same name.
 	ExtraArgs map[string]map[string]string

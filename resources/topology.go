@@ -91,8 +91,9 @@ func (c *Cluster) endpoint() string {
 // nodes cost N² (each worker's kubeconfig names the endpoint, each
 // worker's services wait for the masters).
 type topology struct {
-	byRole   map[string][]Node
-	endpoint string
+	byRole    map[string][]Node
+	kubeNodes []Node
+	endpoint  string
 
 	mu      sync.Mutex
 	bundled map[string]string // bundle file → BundleLacks's why
@@ -135,6 +136,7 @@ func (c *Cluster) Index() (done func()) {
 	for r, l := range t.byRole {
 		t.byRole[r] = slices.Clip(l) // an append by a caller copies
 	}
+	t.kubeNodes = slices.Clip(c.kubeNodes())
 	t.endpoint = c.endpoint()
 	c.topo = t
 	return func() { c.topo = nil }

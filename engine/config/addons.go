@@ -118,9 +118,11 @@ func validUpstream(s string) bool {
 	return err == nil && n > 0 && n < 65536
 }
 
-// checkAddonWorkers: CoreDNS's pods need a worker to run on.
-func checkAddonWorkers(cb *clusterBlock, workers []placedNode) hcl.Diagnostics {
-	if !cb.model.Addons.CoreDNS || len(workers) > 0 || cb.addons == nil {
+// checkAddonNodes: CoreDNS's pods need a Node to run on: a worker, or a
+// master when schedule_on_masters lets them.
+func checkAddonNodes(cb *clusterBlock, byRole map[string][]placedNode) hcl.Diagnostics {
+	if !cb.model.Addons.CoreDNS || len(byRole["worker"]) > 0 || cb.addons == nil ||
+		cb.model.ScheduleOnMasters && len(byRole["master"]) > 0 {
 		return nil
 	}
 	rng := cb.addons.DefRange
@@ -130,5 +132,5 @@ func checkAddonWorkers(cb *clusterBlock, workers []placedNode) hcl.Diagnostics {
 		}
 	}
 	return hcl.Diagnostics{diagf(rng, "CoreDNS without workers",
-		"The coredns add-on runs as pods, and no node has the worker role. Add a worker, or set coredns = false.")}
+		"The coredns add-on runs as pods, and no node has the worker role (and the masters are tainted). Add a worker, set schedule_on_masters = true in the cluster block, or set coredns = false.")}
 }

@@ -106,6 +106,9 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 	c.Network = l.decodeNetwork(dec, cb)
 	c.Certificates = decodeCertificates(dec, cb.certificates)
 	c.MaxUnavailable = decodeMaxUnavailable(dec, attrs)
+	if p := dec.boolPtr(attrs, "schedule_on_masters"); p != nil {
+		c.ScheduleOnMasters = *p
+	}
 	c.ExtraArgs = decodeExtraArgs(dec, attrs)
 	c.Runtime = decodeRuntime(dec, cb.runtime)
 	c.Addons = l.decodeAddons(dec, cb.addons)
@@ -144,8 +147,9 @@ func clusterValue(c *resources.Cluster) cty.Value {
 			"pod_cidr":     cty.StringVal(c.Network.PodCIDR),
 			"dns_domain":   cty.StringVal(c.Network.DNSDomain),
 		}),
-		"max_unavailable": cty.NumberIntVal(int64(c.MaxUnavailable)),
-		"extra_args":      extraArgsValue(c.ExtraArgs),
+		"max_unavailable":     cty.NumberIntVal(int64(c.MaxUnavailable)),
+		"schedule_on_masters": cty.BoolVal(c.ScheduleOnMasters),
+		"extra_args":          extraArgsValue(c.ExtraArgs),
 		"runtime": cty.ObjectVal(map[string]cty.Value{
 			"restrict_oom_score_adj": cty.BoolVal(c.Runtime.RestrictOOMScoreAdj),
 		}),

@@ -52,6 +52,7 @@ var clusterSchema = &hcl.BodySchema{
 		{Name: "labels"},
 		{Name: "annotations"},
 		{Name: "max_unavailable"},
+		{Name: "schedule_on_masters"},
 		{Name: "extra_args"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{

@@ -62,7 +62,7 @@ func (l *loader) checkTopology(c *resources.Cluster) hcl.Diagnostics {
 	}
 	if !partial {
 		diags = append(diags, checkEtcdCount(byRole["etcd"])...)
-		diags = append(diags, checkAddonWorkers(l.clusters[0], byRole["worker"])...)
+		diags = append(diags, checkAddonNodes(l.clusters[0], byRole)...)
 	}
 	return append(diags, l.checkServiceFamily(c, byRole)...)
 }

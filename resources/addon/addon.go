@@ -53,16 +53,25 @@ func (Addon) Schema() resources.Schema {
 }
 
 // Expand returns the built-in flannel add-on (its RBAC) when the cluster
-// has workers, the built-in CoreDNS add-on when enabled and one add-on per
+// has Nodes, the built-in CoreDNS add-on when enabled and one add-on per
 // user manifest. flannel's waits for the apiservers only; the others for
-// every apiserver and for one worker's kubelet, flanneld and kube-proxy:
-// pods need a node to run on, and waiting for every worker would let one broken worker
-// hold back the cluster's DNS.
+// every apiserver and for the kubelet, flanneld and kube-proxy of one
+// Node their pods can run on (a worker, or a master when they may be
+// scheduled there): waiting for every Node would let one broken Node hold
+// back the cluster's DNS.
 func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	masters := c.NodesWithRole("master")
-	workers := c.NodesWithRole("worker")
-	if len(masters) == 0 || (len(workers) == 0 && !c.Addons.CoreDNS && len(c.Addons.Manifests) == 0) {
+	if len(masters) == 0 {
 		return nil, nil
+	}
+	schedulable := c.SchedulableNodes()
+	// The Node add-ons wait for: the first a pod without tolerations can
+	// use, else the first master (a manifest's pods may tolerate it).
+	var first []resources.Node
+	if len(schedulable) > 0 {
+		first = schedulable[:1]
+	} else if nodes := c.KubeNodes(); len(nodes) > 0 {
+		first = nodes[:1]
 	}
 	via := map[string]any{
 		"node":       masters[0].Name,
@@ -76,22 +85,22 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	}
 	var out []resources.Desired
 	apiservers := slices.Clone(deps)
-	if len(workers) > 0 {
-		deps = append(deps, resources.ServiceAddr(resources.CompKubelet, workers[0].Name),
-			resources.ServiceAddr(resources.CompFlannel, workers[0].Name)) // its pods need the pod network
+	for _, n := range first {
+		deps = append(deps, resources.ServiceAddr(resources.CompKubelet, n.Name),
+			resources.ServiceAddr(resources.CompFlannel, n.Name)) // its pods need the pod network
 		if !c.Addons.SkipKubeProxy {
-			deps = append(deps, resources.ServiceAddr(resources.CompKubeProxy, workers[0].Name))
+			deps = append(deps, resources.ServiceAddr(resources.CompKubeProxy, n.Name))
 		}
 	}
 	if c.Addons.CoreDNS {
-		d, err := coreDNSDesired(c, workers)
+		d, err := coreDNSDesired(c, schedulable)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, d)
 	}
 	seen := map[string]string{}
-	if len(workers) > 0 {
+	if len(first) > 0 {
 		seen[kube.FlannelAddon] = c.Ranges.Block.String() + " (the pod network's RBAC)"
 	}
 	if c.Addons.CoreDNS {
@@ -115,7 +124,7 @@ func (Addon) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Attrs:  resources.Attrs{addonSHA256: resources.SHA256Hex(string(content)), addonFile: m.Path},
 		})
 	}
-	if len(workers) > 0 {
+	if len(first) > 0 {
 		out = append(out, flannelDesired(c, apiservers))
 	}
 	for i := range out {

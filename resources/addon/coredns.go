@@ -38,18 +38,19 @@ func coreDNSSettingsFromAttrs(m map[string]any) coreDNSSettings {
 }
 
 // coreDNSDesired is addon.coredns. The bundle, when the cluster names one,
-// must carry the image for every worker's arch: without it the pods could
-// never start (no registry is reachable).
-func coreDNSDesired(c *resources.Cluster, workers []resources.Node) (resources.Desired, error) {
-	if len(workers) == 0 {
+// must carry the image for the arch of every Node its pods may run on
+// (nodes): without it the pods could never start (no registry is
+// reachable).
+func coreDNSDesired(c *resources.Cluster, nodes []resources.Node) (resources.Desired, error) {
+	if len(nodes) == 0 {
 		return resources.Desired{}, resources.Blame(c.At("addons.coredns"), "CoreDNS without a worker",
-			"the coredns add-on needs a worker node to run on, and cluster %q has none", c.Name)
+			"the coredns add-on needs a worker node to run on (or schedule_on_masters = true), and cluster %q has none", c.Name)
 	}
 	if c.Packages != "" {
-		for _, w := range workers {
+		for _, w := range nodes {
 			if p, why := resources.BundleLacks(c, w, resources.CoreDNSArchive); why != "" {
 				return resources.Desired{}, resources.Blame(c.At("addons.coredns"), "Missing file in the package bundle",
-					"the coredns add-on needs the image %s from the package bundle for worker %q, but %s (%s; build it with make bundle, or set addons { coredns = false })",
+					"the coredns add-on needs the image %s from the package bundle for node %q, but %s (%s; build it with make bundle, or set addons { coredns = false })",
 					CoreDNSImage, w.Name, why, p)
 			}
 		}

@@ -9,14 +9,15 @@ import (
 
 // Expand declares the cluster's leaf certificates. The control plane's
 // (apiserver per master, its clients, admin, controller-manager,
-// scheduler) and the workers' (kubelet per worker, kube-proxy, flanneld) need a
+// scheduler) and the Nodes' (kubelet per master and worker, kube-proxy,
+// flanneld) need a
 // master, as the cluster CA exists only then; etcd's need etcd nodes.
 func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 	s := certSettingsOf(cl)
 	masters := cl.NodesWithRole("master")
-	workers := cl.NodesWithRole("worker")
+	nodes := cl.KubeNodes()
 	etcds := cl.NodesWithRole("etcd")
-	out := make([]resources.Desired, 0, len(masters)+2*len(etcds)+len(workers)+8)
+	out := make([]resources.Desired, 0, len(masters)+2*len(etcds)+len(nodes)+8)
 	add := func(name string, n *resources.Node, issuer string, spec pki.CertSpec, err error) error {
 		d := resources.Desired{Addr: resources.CertAddr(name, ""), Kind: c.Name(), Source: cl.Source, Range: cl.Ranges.Block}
 		if n != nil {
@@ -56,7 +57,7 @@ func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 			{resources.CertControllerManager, cluster, pki.ControllerManagerSpec},
 			{resources.CertScheduler, cluster, pki.SchedulerSpec},
 		}
-		if len(workers) > 0 {
+		if len(nodes) > 0 {
 			clients = append(clients, struct {
 				name, issuer string
 				spec         func(time.Duration) pki.CertSpec
@@ -70,9 +71,9 @@ func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 				return nil, err
 			}
 		}
-		for i, w := range workers {
-			spec, err := pki.KubeletSpec(pki.Host{Name: w.Name, Address: w.Address}, s.validity)
-			if err := add(resources.CertKubelet, &workers[i], cluster, spec, err); err != nil {
+		for i, n := range nodes {
+			spec, err := pki.KubeletSpec(pki.Host{Name: n.Name, Address: n.Address}, s.validity)
+			if err := add(resources.CertKubelet, &nodes[i], cluster, spec, err); err != nil {
 				return nil, err
 			}
 		}

@@ -36,7 +36,7 @@ func TestCertExpandAddresses(t *testing.T) {
 	want := []string{
 		`cert.admin`, `cert.apiserver["m0"]`, `cert.apiserver["m1"]`, `cert.apiserver_etcd_client`,
 		`cert.apiserver_kubelet_client`, `cert.controller_manager`, `cert.etcd_peer["e0"]`, `cert.etcd_server["e0"]`,
-		`cert.flannel`, `cert.front_proxy_client`, `cert.kube_proxy`, `cert.kubelet["w0"]`, `cert.scheduler`,
+		`cert.flannel`, `cert.front_proxy_client`, `cert.kube_proxy`, `cert.kubelet["m0"]`, `cert.kubelet["m1"]`, `cert.kubelet["w0"]`, `cert.scheduler`,
 		`kubeconfig.admin`,
 		`pki.cluster_ca`, `pki.etcd_ca`, `pki.front_proxy_ca`, `pki.service_account`,
 	}
@@ -85,11 +85,17 @@ func TestCertExpandAddresses(t *testing.T) {
 			t.Errorf("workers-only cluster: %s expands to %d resources, want none (no CA to sign with)", k.Name(), len(ds))
 		}
 	}
+	// Without workers the masters are still Nodes: kube-proxy's
+	// certificate and a kubelet's for each master.
 	noWorker := pkiCluster()
 	noWorker.Nodes = noWorker.Nodes[:3]
+	nodeCerts := map[string]bool{}
 	for _, d := range w.expand(noWorker) {
-		if d.Addr == "cert.kube_proxy" {
-			t.Error("cert.kube_proxy without a worker")
+		nodeCerts[d.Addr] = true
+	}
+	for _, addr := range []string{"cert.kube_proxy", `cert.kubelet["m0"]`, `cert.kubelet["m1"]`} {
+		if !nodeCerts[addr] {
+			t.Errorf("masters without workers: no %s", addr)
 		}
 	}
 	bad := pkiCluster()
@@ -194,7 +200,7 @@ func TestCertAddedMasterChangesSANs(t *testing.T) {
 	w.apply(c)
 	c.Nodes = append(c.Nodes, resources.Node{Name: "m2", Source: "main.hcl:14", Address: "10.77.0.14", Roles: []string{"master"}})
 	changes, _ := w.plan(c)
-	want := []string{`cert.apiserver["m0"]`, `cert.apiserver["m1"]`, `cert.apiserver["m2"]`}
+	want := []string{`cert.apiserver["m0"]`, `cert.apiserver["m1"]`, `cert.apiserver["m2"]`, `cert.kubelet["m2"]`} // m2 is a Node too
 	if got := notNoOp(changes); !reflect.DeepEqual(got, want) {
 		t.Fatalf("adding a master changes %v, want %v", got, want)
 	}

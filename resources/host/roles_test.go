@@ -40,7 +40,7 @@ func TestHostFilesFollowRoles(t *testing.T) {
 	f := newHostFixture(t)
 	kubeBundle(f)
 	unclaimed := []string{"opt/cni/binaries/readme", "usr/local/bin/site-tool"}
-	workerOnly := []string{
+	node := []string{ // a Node's: masters' and workers'
 		"opt/cni/bin/bridge", "opt/cni/bin/host-local",
 		"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr",
 		"usr/local/bin/kube-proxy", "usr/local/bin/kubelet", "usr/local/bin/runc",
@@ -65,12 +65,12 @@ func TestHostFilesFollowRoles(t *testing.T) {
 		roles []string
 		want  []string
 	}{
-		{[]string{"worker"}, union(unclaimed, workerOnly, []string{"usr/local/bin/kubectl"})},
-		{[]string{"master"}, union(unclaimed, master)},
+		{[]string{"worker"}, union(unclaimed, node, []string{"usr/local/bin/kubectl"})},
+		{[]string{"master"}, union(unclaimed, master, node)},
 		{[]string{"etcd"}, union(unclaimed, etcd)},
 		{[]string{"loadbalance"}, union(unclaimed)},
-		{[]string{"master", "etcd"}, union(unclaimed, master, etcd)},
-		{[]string{"master", "worker", "etcd"}, union(unclaimed, master, etcd, workerOnly)},
+		{[]string{"master", "etcd"}, union(unclaimed, master, etcd, node)},
+		{[]string{"master", "worker", "etcd"}, union(unclaimed, master, etcd, node)},
 		{nil, union(unclaimed)},
 	}
 	c := f.cluster("ssh")

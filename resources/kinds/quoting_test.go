@@ -175,7 +175,7 @@ var offShell = map[string]bool{
 	"add-on manifest object name": true, "add-on manifest object namespace": true, // the manifest travels base64
 	"cluster name": true, "cluster label key": true, "cluster label value": true, // hooks only
 	"annotation key": true, "annotation value": true, // hooks only
-	"dns_domain":            true,                                                                                    // kubelet's and CoreDNS's files
-	"extra_args value":      true,                                                                                    // unit files
-	"master+etcd label key": true, "master+etcd label value": true, "etcd label key": true, "etcd label value": true, // Node labels are set on workers only
+	"dns_domain":       true,                           // kubelet's and CoreDNS's files
+	"extra_args value": true,                           // unit files
+	"etcd label key":   true, "etcd label value": true, // Node labels are set on masters and workers only
 }

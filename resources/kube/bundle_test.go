@@ -44,7 +44,7 @@ func TestBundleMissingComponentFile(t *testing.T) {
 	if err == nil {
 		t.Fatal("a bundle without kubelet was accepted")
 	}
-	for _, want := range []string{"main.hcl:14", `"w0"`, "/usr/local/bin/kubelet", `service.kubelet["w0"]`, "missing"} {
+	for _, want := range []string{"main.hcl:10", `"m0"`, "/usr/local/bin/kubelet", `service.kubelet["m0"]`, "missing"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}

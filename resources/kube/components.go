@@ -12,12 +12,12 @@ import (
 )
 
 // Rolling stages of an upgrade: etcd, then the control plane, then the load
-// balancers, then the workers.
+// balancers, then the Nodes' components (masters' and workers').
 const (
 	stageEtcd = iota
 	stageControlPlane
 	stageLoadBalancers
-	stageWorkers
+	stageNodes
 )
 
 // componentServices expands the service kind: every component on every
@@ -50,7 +50,7 @@ func nodeServices(c *resources.Cluster, n resources.Node) ([]resources.Desired, 
 	if n.HasRole("loadbalance") {
 		specs = append(specs, loadBalancer(c, n))
 	}
-	if n.HasRole("worker") {
+	if n.IsKubeNode() {
 		flannel, err := flanneld(c, n)
 		if err != nil {
 			return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr",

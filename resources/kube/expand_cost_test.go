@@ -35,7 +35,7 @@ func TestWorkerServicesCostIsFlat(t *testing.T) {
 		c := scaleCluster(t, packages, workers)
 		return testing.AllocsPerRun(3, func() {
 			defer c.Index()()
-			if ds, err := componentServices(c); err != nil || len(ds) != 9+4*workers {
+			if ds, err := componentServices(c); err != nil || len(ds) != 9+4*(workers+3) { // each master a Node too
 				t.Fatalf("%d services, %v", len(ds), err)
 			}
 		}) / float64(workers)

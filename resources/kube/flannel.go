@@ -12,11 +12,11 @@ import (
 )
 
 // The pod network is flannel (VXLAN backend, Kubernetes subnet manager):
-// flanneld on every worker reads its own Node's spec.podCIDR, which eggo
+// flanneld on every Node reads its own Node's spec.podCIDR, which eggo
 // sets from the state (k8s_node's pod_subnet), publishes its VXLAN
 // endpoint as annotations on that Node, and learns every other node's
-// subnet and endpoint by watching Nodes. A worker's configuration names
-// only the worker itself: a join or a removal changes no other worker.
+// subnet and endpoint by watching Nodes. A Node's configuration names
+// only the Node itself: a join or a removal changes no other Node.
 //
 // Why flannel and not kube-router (which also enforces NetworkPolicy):
 // kube-router's module cannot be fetched from the module proxy the bundle
@@ -58,12 +58,12 @@ func familyOf(cidr netip.Prefix) podFamily {
 	return podFamily{iptables: "ip6tables", forward: "/proc/sys/net/ipv6/conf/all/forwarding"}
 }
 
-// FlannelCNIConfigPath is the CNI network on workers: the flannel plugin
+// FlannelCNIConfigPath is the CNI network on every Node: the flannel plugin
 // reads the node's subnet and MTU from FlannelSubnetFile and delegates to
 // the bridge plugin (cni0) with host-local addresses.
 const FlannelCNIConfigPath = "/etc/cni/net.d/10-flannel.conflist"
 
-// flannelCNIConfig is the same on every worker. cniVersion 0.3.1: the
+// flannelCNIConfig is the same on every Node. cniVersion 0.3.1: the
 // flannel plugin (containernetworking/plugins v0.9.1) speaks up to 0.4.0.
 const flannelCNIConfig = `{
   "cniVersion": "0.3.1",
@@ -89,7 +89,7 @@ func flannelNetConf(cidr netip.Prefix) (string, error) {
 	return string(b) + "\n", err
 }
 
-// flanneld is the pod network's service on worker n. It waits for the
+// flanneld is the pod network's service on Node n. It waits for the
 // Node's podCIDR (k8s_node) and for flannel's RBAC (addon.flannel) when eggo
 // manages them, i.e. when the cluster has masters.
 func flanneld(c *resources.Cluster, n resources.Node) (componentSpec, error) {
@@ -131,13 +131,13 @@ func flanneld(c *resources.Cluster, n resources.Node) (componentSpec, error) {
 			Cleanup:       shared.cleanup,
 		},
 		deps:    deps,
-		roll:    workerRoll(c, n),
+		roll:    nodeRoll(c, n),
 		program: flannelProgram,
 	}, nil
 }
 
-// flannelShared is what every worker's flanneld has alike, built once per
-// plan: its files (the same on every worker), health and cleanup.
+// flannelShared is what every Node's flanneld has alike, built once per
+// plan: its files (the same on every Node), health and cleanup.
 type flannelShared struct {
 	files   []serviceFile
 	health  string
@@ -210,5 +210,5 @@ func (Service) ExplainDelete(prior resources.Object) []resources.Reason {
 	if resources.AttrString(prior.Attrs[svcComponent]) != resources.CompPodRoutes {
 		return nil
 	}
-	return []resources.Reason{{Code: resources.ReasonInterrupts, Detail: "pods on other workers cannot reach this worker's pods from when its routes go until flanneld runs on both ends (seconds); pods keep their addresses"}}
+	return []resources.Reason{{Code: resources.ReasonInterrupts, Detail: "pods on other Nodes cannot reach this Node's pods from when its routes go until flanneld runs on both ends (seconds); pods keep their addresses"}}
 }

@@ -23,8 +23,8 @@ func componentChecks(rc *resources.RunContext, prior resources.Object, s service
 	return nil
 }
 
-// podRoutes is what every worker's routes through flannel.1 should add
-// up to: the pod subnets of the workers whose flanneld is recorded.
+// podRoutes is what every Node's routes through flannel.1 should add
+// up to: the pod subnets of the Nodes whose flanneld is recorded.
 type podRoutes struct {
 	subnet map[string]string // node → its pod subnet
 	count  int
@@ -32,16 +32,16 @@ type podRoutes struct {
 }
 
 // podRoutesCheck compares the routes through flannel.1 on node with the
-// pod subnets of the other workers running flanneld, as recorded. flannel
+// pod subnets of the other Nodes running flanneld, as recorded. flannel
 // programs a route when a Node's lease appears and re-programs them all
 // when it starts, but a route deleted by hand stays deleted until then:
 // the plan shows it as drift of flanneld, and the apply restarts it.
 //
 // The node prints the number and the sha256 of its routes' subnets, its
-// own subnet added (so that every worker's expected answer is the same
+// own subnet added (so that every Node's expected answer is the same
 // one, made once per run): a node's refresh costs the same however many
-// workers there are. A node whose answer differs looks again for up to 5
-// s, as flannel adds the route of a worker that just joined within a
+// Nodes there are. A node whose answer differs looks again for up to 5
+// s, as flannel adds the route of a Node that just joined within a
 // moment of its lease: a plan right after a join is not drift.
 func podRoutesCheck(rc *resources.RunContext, node string) (liveCheck, bool) {
 	v, _ := rc.Memo("service/flanneld pod routes", func() (any, error) { return recordedPodRoutes(rc), nil })
@@ -63,7 +63,7 @@ func podRoutesCheck(rc *resources.RunContext, node string) (liveCheck, bool) {
 			n, _ := strconv.Atoi(f[0])
 			have = fmt.Sprintf("%d", max(n-1, 0))
 		}
-		return []string{fmt.Sprintf("the routes through %s (%s) are not the pod subnets of the %d other workers running flanneld (a route deleted or added by hand)",
+		return []string{fmt.Sprintf("the routes through %s (%s) are not the pod subnets of the %d other Nodes running flanneld (a route deleted or added by hand)",
 			FlannelLink, have, want.count-1)}
 	}
 	return liveCheck{name: "pod_routes", script: script, verdict: verdict}, true

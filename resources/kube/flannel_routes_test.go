@@ -67,7 +67,7 @@ func TestPodRoutesCheck(t *testing.T) {
 		"a route replaced": {"10.244.8.0/24"},
 	} {
 		got := c.verdict(runRoutesScript(t, c, routes...))
-		if len(got) != 1 || !strings.Contains(got[0], "the pod subnets of the 1 other workers running flanneld") {
+		if len(got) != 1 || !strings.Contains(got[0], "the pod subnets of the 1 other Nodes running flanneld") {
 			t.Errorf("%s: %v", name, got)
 		}
 	}

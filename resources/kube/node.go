@@ -13,22 +13,24 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-// K8sNode is the k8s_node kind: a worker's Node object in the cluster
-// (k8s_node.w0). Create labels it once its kubelet registered and sets its
-// spec.podCIDR to the worker's pod subnet (which the state keeps, see
-// PodSubnets), which flannel reads; Delete
+// K8sNode is the k8s_node kind: a master's or worker's Node object in the
+// cluster (k8s_node.w0). Create labels it once its kubelet registered
+// (node-role.kubernetes.io/control-plane or /worker), keeps a master's
+// control-plane taint, and sets its spec.podCIDR to the Node's pod subnet
+// (which the state keeps, see PodSubnets), which flannel reads; Delete
 // cordons and drains it and deletes the object before its services stop.
 // It works through a master's admin kubeconfig, over that master's SSH
 // connection, so the operator's machine never needs to reach the API.
 type K8sNode struct{}
 
-// K8sNodeAddr is a worker's Node object address.
+// K8sNodeAddr is a Node object's address.
 func K8sNodeAddr(node string) string { return "k8s_node." + node }
 
 const (
 	k8sNodeName   = "node_name"
 	k8sNodeLabels = "labels"
-	k8sNodeVia    = "via" // {node, address, connection, kubeconfig}: the master eggo talks to the API through
+	k8sNodeTaints = "taints" // ["key:Effect"]: the taints eggo keeps; absent when none
+	k8sNodeVia    = "via"    // {node, address, connection, kubeconfig}: the master eggo talks to the API through
 )
 
 // Name is "k8s_node".
@@ -38,13 +40,14 @@ func (K8sNode) Name() string { return "k8s_node" }
 func (K8sNode) Schema() resources.Schema {
 	return resources.Schema{Attributes: map[string]resources.AttrSchema{
 		k8sNodeName:   {Description: "the Node's name", ForceNew: true},
-		k8sNodeLabels: {Description: "labels eggo sets on the Node (node labels plus node-role.kubernetes.io/worker)"},
+		k8sNodeLabels: {Description: "labels eggo sets on the Node (node labels plus node-role.kubernetes.io/control-plane or /worker)"},
+		k8sNodeTaints: {Description: "taints eggo keeps on the Node (a master's node-role.kubernetes.io/control-plane:NoSchedule unless schedule_on_masters)"},
 		k8sNodeVia:    {Description: "the master whose admin kubeconfig eggo uses"},
-		AttrPodSubnet: {Description: "the Node's spec.podCIDR: the worker's slice of pod_cidr, kept while the node is in the state"},
+		AttrPodSubnet: {Description: "the Node's spec.podCIDR: the node's slice of pod_cidr, kept while the node is in the state"},
 	}}
 }
 
-// Expand returns one Node object per worker.
+// Expand returns one Node object per master and worker.
 func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	masters := c.NodesWithRole("master")
 	if len(masters) == 0 {
@@ -56,16 +59,16 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		"connection": resources.ConnectionAttrsIn(c, masters[0]),
 		"kubeconfig": AdminKubeconfigPath(c),
 	}
-	workers := c.NodesWithRole("worker")
-	subnets, err := PodSubnets(c, workers)
+	nodes := c.KubeNodes()
+	subnets, err := PodSubnets(c, nodes)
 	if err != nil {
 		return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr", "%v", err)
 	}
-	out := make([]resources.Desired, 0, len(workers))
-	for _, n := range workers {
-		labels := map[string]any{"node-role.kubernetes.io/worker": ""}
-		for k, v := range n.Labels {
-			labels[k] = v
+	out := make([]resources.Desired, 0, len(nodes))
+	for _, n := range nodes {
+		attrs := resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: nodeLabels(n), k8sNodeVia: via, AttrPodSubnet: subnets[n.Name]}
+		if c.Tainted(n) {
+			attrs[k8sNodeTaints] = []any{resources.ControlPlaneTaint + ":NoSchedule"}
 		}
 		out = append(out, resources.Desired{
 			Addr:      K8sNodeAddr(n.Name),
@@ -73,11 +76,27 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Node:      n.Name,
 			Source:    n.Source,
 			Range:     n.Ranges.Block,
-			Attrs:     resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: labels, k8sNodeVia: via, AttrPodSubnet: subnets[n.Name]},
+			Attrs:     attrs,
 			DependsOn: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
 		})
 	}
 	return out, nil
+}
+
+// nodeLabels are the labels eggo sets on n's Node: its role labels, then
+// the node's own labels (which may override them).
+func nodeLabels(n resources.Node) map[string]any {
+	labels := map[string]any{}
+	if n.HasRole("master") {
+		labels[resources.ControlPlaneLabel] = ""
+	}
+	if n.HasRole("worker") {
+		labels[resources.WorkerLabel] = ""
+	}
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	return labels
 }
 
 // KubectlVia runs kubectl on a master; it tries the recorded master first,
@@ -124,7 +143,9 @@ func KubectlVia(ctx context.Context, rc *resources.RunContext, addr string, via 
 	return "", fmt.Errorf("%s: no master reachable to talk to the API: %s", addr, strings.Join(errs, "; "))
 }
 
-// Read checks the Node object still exists and still has its podCIDR. Every k8s_node of a run asks
+// Read checks the Node object still exists and still has its podCIDR and
+// the taints eggo keeps (a taint removed by hand is drift the plan
+// repairs). Every k8s_node of a run asks
 // the same API the same question, so one listing of the cluster's Nodes
 // serves them all (a per-run memo): one kubectl call per refresh, not one
 // per worker.
@@ -134,51 +155,73 @@ func (K8sNode) Read(ctx context.Context, rc *resources.RunContext, prior resourc
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", prior.Addr, err)
 	}
-	podCIDR, ok := nodes[resources.AttrString(prior.Attrs[k8sNodeName])]
+	live, ok := nodes[resources.AttrString(prior.Attrs[k8sNodeName])]
 	if !ok {
 		return nil, nil, nil // deleted outside eggo: the plan re-creates (re-labels) it
 	}
 	out := maps.Clone(prior.Attrs)
 	if _, recorded := prior.Attrs[AttrPodSubnet]; recorded {
-		out[AttrPodSubnet] = podCIDR // "" when unset: the plan sets it again
+		out[AttrPodSubnet] = live.podCIDR // "" when unset: the plan sets it again
+	}
+	if kept, recorded := prior.Attrs[k8sNodeTaints].([]any); recorded {
+		present := []any{}
+		for _, t := range kept {
+			if key, _, _ := strings.Cut(resources.AttrString(t), ":"); slices.Contains(live.taintKeys, key) {
+				present = append(present, t)
+			}
+		}
+		out[k8sNodeTaints] = present
 	}
 	return out, nil, nil
 }
 
-// clusterNodes is the Nodes the API holds (name → spec.podCIDR, "" when
-// unset), listed once per run through the master via. Two columns only: a
-// thousand Nodes' full JSON would be megabytes.
-func clusterNodes(ctx context.Context, rc *resources.RunContext, via map[string]any) (map[string]string, error) {
+// liveNode is what a refresh reads of one Node.
+type liveNode struct {
+	podCIDR   string   // "" when unset
+	taintKeys []string // the keys of its taints
+}
+
+// clusterNodes is the Nodes the API holds, listed once per run through the
+// master via. Three columns only: a thousand Nodes' full JSON would be
+// megabytes.
+func clusterNodes(ctx context.Context, rc *resources.RunContext, via map[string]any) (map[string]liveNode, error) {
 	key := fmt.Sprintf("k8s_node/nodes via %s %s %s", resources.AttrString(via["node"]), resources.AttrString(via["address"]), resources.AttrString(via["kubeconfig"]))
 	v, err := rc.Memo(key, func() (any, error) {
 		out, err := KubectlVia(ctx, rc, "listing the cluster's Nodes", via, false, func(k string) string {
-			return k + " get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR\n"
+			return k + " get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR,TAINTS:.spec.taints[*].key\n"
 		})
 		if err != nil {
 			return nil, err
 		}
-		return parseNodeCIDRs(out), nil
+		return parseNodes(out), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v.(map[string]string), nil
+	return v.(map[string]liveNode), nil
 }
 
-// parseNodeCIDRs reads the two columns of clusterNodes: "w0 10.244.0.0/24",
-// or "w0 <none>" for a Node without a podCIDR.
-func parseNodeCIDRs(out string) map[string]string {
-	nodes := map[string]string{}
+// parseNodes reads the columns of clusterNodes: "w0 10.244.0.0/24 <none>",
+// "m0 10.244.1.0/24 node-role.kubernetes.io/control-plane,other", or
+// "<none>" for a Node without a podCIDR.
+func parseNodes(out string) map[string]liveNode {
+	column := func(f []string, i int) string {
+		if len(f) > i && f[i] != "<none>" {
+			return f[i]
+		}
+		return ""
+	}
+	nodes := map[string]liveNode{}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
-		cidr := ""
-		if len(f) > 1 && f[1] != "<none>" {
-			cidr = f[1]
+		n := liveNode{podCIDR: column(f, 1)}
+		if keys := column(f, 2); keys != "" {
+			n.taintKeys = strings.Split(keys, ",")
 		}
-		nodes[f[0]] = cidr
+		nodes[f[0]] = n
 	}
 	return nodes
 }
@@ -209,7 +252,7 @@ func (K8sNode) Create(ctx context.Context, rc *resources.RunContext, desired res
 	return labelNode(ctx, rc, desired, nil)
 }
 
-// Update sets changed labels and removes those no longer wanted.
+// Update sets changed labels and taints and removes those no longer wanted.
 func (K8sNode) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
 	return labelNode(ctx, rc, desired, prior.Attrs)
 }
@@ -231,7 +274,10 @@ func labelNode(ctx context.Context, rc *resources.RunContext, desired resources.
 	via, _ := desired.Attrs[k8sNodeVia].(map[string]any)
 	rc.Progress(desired.Addr, "labelling node "+name)
 	_, err := KubectlVia(ctx, rc, desired.Addr, via, true, func(k string) string {
+		wantTaints, _ := desired.Attrs[k8sNodeTaints].([]any)
+		hadTaints, _ := prior[k8sNodeTaints].([]any)
 		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " ")) +
+			setTaints(k, name, wantTaints, hadTaints) +
 			setPodCIDR(k, name, resources.AttrString(desired.Attrs[AttrPodSubnet]))
 	})
 	if err != nil {

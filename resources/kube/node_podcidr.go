@@ -20,7 +20,7 @@ func setPodCIDR(kubectl, node, subnet string) string {
 if [ -z "$cur" ]; then
   %[1]s patch node %[2]s --type merge -p %[3]s >/dev/null
 elif [ "$cur" != %[4]s ]; then
-  echo "node "%[2]s" has podCIDR $cur, the state says "%[4]s": a Node's podCIDR cannot change; remove the worker from the configuration, apply, and add it back" >&2
+  echo "node "%[2]s" has podCIDR $cur, the state says "%[4]s": a Node's podCIDR cannot change; remove the node from the configuration, apply, and add it back" >&2
   exit 1
 fi
 `, kubectl, shell.Quote(node), shell.Quote(patch), shell.Quote(subnet))
@@ -36,5 +36,5 @@ func podSubnetMoves(addr string, prior, desired resources.Attrs) error {
 	if had == "" || had == want {
 		return nil
 	}
-	return fmt.Errorf("%s: its pod subnet would move from %s to %s, and a Node's podCIDR cannot change: keep a pod_cidr that contains %s, or remove the worker, apply, and add it back", addr, had, want, had)
+	return fmt.Errorf("%s: its pod subnet would move from %s to %s, and a Node's podCIDR cannot change: keep a pod_cidr that contains %s, or remove the node, apply, and add it back", addr, had, want, had)
 }

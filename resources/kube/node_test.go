@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,12 +34,12 @@ func fakeKubectl(t *testing.T, nodes ...string) (calls string) {
 func fakeKubectlNodes(t *testing.T, calls string, nodes ...string) {
 	t.Helper()
 	var out strings.Builder
-	for _, n := range nodes { // "w0" (no podCIDR) or "w0=10.244.0.0/24"
-		name, cidr, ok := strings.Cut(n, "=")
-		if !ok {
-			cidr = "<none>"
+	for _, n := range nodes { // "w0" (no podCIDR), "w0=10.244.0.0/24" or "m0=10.244.0.0/24=key1,key2" (taints)
+		f := strings.Split(n, "=")
+		for len(f) < 3 {
+			f = append(f, "<none>")
 		}
-		out.WriteString(name + "   " + cidr + "\n")
+		out.WriteString(strings.Join(f, "   ") + "\n")
 	}
 	script := "#!/bin/sh\necho \"$*\" >> " + shell.Quote(calls) + "\ncase \"$*\" in *'get nodes --no-headers'*) printf '%s' " +
 		shell.Quote(out.String()) + " ;; *) echo \"unexpected kubectl $*\" >&2; exit 3 ;; esac\n"
@@ -86,7 +87,7 @@ func TestK8sNodeReadListsNodesOncePerRun(t *testing.T) {
 	defer rc.Close()
 	live := readAll(rc)
 	got := resourcestest.KubectlCalls(t, calls)
-	if len(got) != 1 || got[0] != "--kubeconfig /etc/kubernetes/admin.conf get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR" {
+	if len(got) != 1 || got[0] != "--kubeconfig /etc/kubernetes/admin.conf get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR,TAINTS:.spec.taints[*].key" {
 		t.Fatalf("kubectl calls for 4 Nodes in one run = %q, want one listing", got)
 	}
 	for _, o := range objs {
@@ -114,16 +115,60 @@ func TestK8sNodeReadListsNodesOncePerRun(t *testing.T) {
 	}
 }
 
-func TestParseNodeCIDRs(t *testing.T) {
-	got := parseNodeCIDRs("w0   10.244.0.0/24\nm-0.example   <none>\n\nw1 fd00:10:244:1::/64\n")
-	want := map[string]string{"w0": "10.244.0.0/24", "m-0.example": "", "w1": "fd00:10:244:1::/64"}
-	if len(got) != len(want) {
-		t.Fatalf("parseNodeCIDRs = %v, want %v", got, want)
+func TestParseNodes(t *testing.T) {
+	got := parseNodes("w0   10.244.0.0/24   <none>\nm-0.example   <none>   node-role.kubernetes.io/control-plane,x\n\nw1 fd00:10:244:1::/64\n")
+	want := map[string]liveNode{
+		"w0":          {podCIDR: "10.244.0.0/24"},
+		"m-0.example": {taintKeys: []string{"node-role.kubernetes.io/control-plane", "x"}},
+		"w1":          {podCIDR: "fd00:10:244:1::/64"},
 	}
-	for k, v := range want {
-		if c, ok := got[k]; !ok || c != v {
-			t.Errorf("parseNodeCIDRs[%q] = %q (%t), want %q", k, c, ok, v)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("parseNodes = %v, want %v", got, want)
+	}
+}
+
+// Read keeps of the recorded taints those the Node still has: a master
+// whose taint was removed by hand reads without it, so the plan sets it
+// again; a worker recorded without taints reads without the attribute (no
+// change for states written before masters were Nodes).
+func TestK8sNodeReadSeesTaints(t *testing.T) {
+	fakeKubectl(t, "m0=10.244.0.0/24="+resources.ControlPlaneTaint, "m1=10.244.1.0/24", "w0=10.244.2.0/24=other")
+	rc := resources.NewRunContext(nil, nil)
+	defer rc.Close()
+	taint := resources.ControlPlaneTaint + ":NoSchedule"
+	for _, o := range k8sNodeObjects("m0", "m1", "w0") {
+		if o.Node != "w0" {
+			o.Attrs[k8sNodeTaints] = []any{taint}
 		}
+		live, _, err := K8sNode{}.Read(context.Background(), rc, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, recorded := live[k8sNodeTaints]
+		want := map[string]string{"m0": "[" + taint + "]", "m1": "[]", "w0": "<nil>"}[o.Node]
+		if fmt.Sprint(got) != want || recorded != (o.Node != "w0") {
+			t.Errorf("%s: taints read %v (%t), want %s", o.Node, got, recorded, want)
+		}
+	}
+}
+
+// setTaints sets every wanted taint and removes only the taints eggo set
+// before and no longer wants, tolerating one already gone.
+func TestSetTaints(t *testing.T) {
+	taint := resources.ControlPlaneTaint + ":NoSchedule"
+	set := setTaints("kubectl", "m0", []any{taint}, nil)
+	if !strings.Contains(set, "kubectl taint node 'm0' '"+taint+"' --overwrite") || strings.Contains(set, "-'") {
+		t.Errorf("setting the taint: %q", set)
+	}
+	if kept := setTaints("kubectl", "m0", []any{taint}, []any{taint}); kept != set {
+		t.Errorf("a kept taint: %q, want the same as setting it", kept)
+	}
+	drop := setTaints("kubectl", "m0", nil, []any{taint})
+	if !strings.Contains(drop, "grep -qxF '"+resources.ControlPlaneTaint+"'; then kubectl taint node 'm0' '"+taint+"-'") {
+		t.Errorf("dropping the taint: %q", drop)
+	}
+	if none := setTaints("kubectl", "w0", nil, nil); none != "" {
+		t.Errorf("a worker's taints: %q, want nothing", none)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-// AttrPodSubnet is the attribute of a worker's k8s_node that records its
+// AttrPodSubnet is the attribute of a Node's k8s_node that records its
 // pod subnet (the Node's spec.podCIDR, flannel's lease). The next plan
 // reads it back (RecallPodSubnets), so the subnet stays put. Before
 // flannel, the worker's containerd service recorded it under the same name.
@@ -34,21 +34,21 @@ func podSubnetShape(c *resources.Cluster) (netip.Prefix, int, error) {
 	return cidr, bits, nil
 }
 
-// PodSubnets gives every worker its slice of pod_cidr (node name → CIDR).
-// A worker keeps the subnet recorded for it (RecordedPodSubnets) while that
-// lies inside pod_cidr, has the current size and no earlier worker holds
-// it; every other worker, in declaration order, gets the lowest free one.
+// PodSubnets gives every Node its slice of pod_cidr (node name → CIDR).
+// A Node keeps the subnet recorded for it (RecordedPodSubnets) while that
+// lies inside pod_cidr, has the current size and no earlier Node holds
+// it; every other Node, in declaration order, gets the lowest free one.
 // So adding or removing a node never moves another node's subnet, and the
 // answer depends only on the configuration and the state.
-func PodSubnets(c *resources.Cluster, workers []resources.Node) (map[string]string, error) {
+func PodSubnets(c *resources.Cluster, nodes []resources.Node) (map[string]string, error) {
 	cidr, bits, err := podSubnetShape(c)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(workers))
-	taken := make(map[uint64]bool, len(workers))
+	out := make(map[string]string, len(nodes))
+	taken := make(map[uint64]bool, len(nodes))
 	var fresh []resources.Node
-	for _, n := range workers {
+	for _, n := range nodes {
 		if i, ok := subnetIndex(cidr, bits, c.RecordedPodSubnets[n.Name]); ok && !taken[i] {
 			taken[i] = true
 			out[n.Name] = subnetAt(cidr, bits, i)
@@ -63,7 +63,7 @@ func PodSubnets(c *resources.Cluster, workers []resources.Node) (map[string]stri
 			next++
 		}
 		if next >= room {
-			return nil, fmt.Errorf("pod_cidr %s has room for %d node subnets (/%d each), too few for %d workers: no subnet for %s", cidr, room, bits, len(workers), n.Name)
+			return nil, fmt.Errorf("pod_cidr %s has room for %d node subnets (/%d each), too few for %d nodes: no subnet for %s", cidr, room, bits, len(nodes), n.Name)
 		}
 		taken[next] = true
 		out[n.Name] = subnetAt(cidr, bits, next)
@@ -92,16 +92,16 @@ func subnetAt(cidr netip.Prefix, bits int, i uint64) string {
 	return netip.PrefixFrom(out, bits).String()
 }
 
-// Recall keeps every worker's pod subnet (see RecallPodSubnets).
+// Recall keeps every Node's pod subnet (see RecallPodSubnets).
 func (K8sNode) Recall(c *resources.Cluster, recorded func(kind string) []resources.Object) {
 	RecallPodSubnets(c, recorded)
 }
 
 // RecallPodSubnets fills c.RecordedPodSubnets from the state: the pod subnet
-// each worker's k8s_node recorded, or, in a state written before flannel,
+// each Node's k8s_node recorded, or, in a state written before flannel,
 // its containerd service. The engine calls it with the prior state's
 // objects before expanding, so a plan (refreshed or not) keeps every
-// worker's subnet.
+// Node's subnet.
 func RecallPodSubnets(c *resources.Cluster, recorded func(kind string) []resources.Object) {
 	keep := func(o resources.Object) {
 		if subnet := resources.AttrString(o.Attrs[AttrPodSubnet]); o.Node != "" && subnet != "" {

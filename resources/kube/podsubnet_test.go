@@ -110,8 +110,9 @@ func TestPodSubnetErrors(t *testing.T) {
 		}
 	}
 	c = podCluster("10.1.2.0/24", nil)
-	if ds, err := componentServices(c); err != nil || len(ds) != 3 {
-		t.Errorf("without workers pod_cidr is not split: %d services, %v", len(ds), err)
+	c.Nodes[0].Roles = []string{"etcd"}
+	if ds, err := componentServices(c); err != nil || len(ds) != 0 {
+		t.Errorf("without Nodes (masters or workers) pod_cidr is not split: %d services, %v", len(ds), err)
 	}
 }
 
@@ -160,14 +161,14 @@ func TestPodSubnetsOnNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.7.0/24", "w2": "10.244.1.0/24"}
+	want := map[string]string{"m0": "10.244.0.0/24", "w0": "10.244.1.0/24", "w1": "10.244.7.0/24", "w2": "10.244.2.0/24"}
 	for _, d := range nodes {
 		if got := d.Attrs[AttrPodSubnet]; got != want[d.Node] {
 			t.Errorf("%s records pod_subnet %v, want %s", d.Addr, got, want[d.Node])
 		}
 	}
-	if len(nodes) != 3 {
-		t.Errorf("%d k8s_node, want one per worker", len(nodes))
+	if len(nodes) != 4 {
+		t.Errorf("%d k8s_node, want one per master and worker", len(nodes))
 	}
 	ds, err := componentServices(c)
 	if err != nil {

@@ -218,10 +218,24 @@ func TestComponentsPerRole(t *testing.T) {
 		byAddr[d.Addr] = d
 	}
 	want := `service.kube-lb["lb"] service.kube-apiserver["m0"] service.kube-controller-manager["m0"] service.kube-scheduler["m0"] ` +
+		`service.containerd["m0"] service.kubelet["m0"] service.kube-proxy["m0"] service.flanneld["m0"] ` +
 		`service.containerd["w0"] service.kubelet["w0"] service.kube-proxy["w0"] service.flanneld["w0"]`
 	if strings.Join(got, " ") != want {
 		t.Errorf("services:\n got %v\nwant %v", got, want)
 	}
+	// The master registers tainted, the worker not; a cluster that
+	// schedules on its masters registers them untainted.
+	taint := "--register-with-taints=" + resources.ControlPlaneTaint + "=:NoSchedule"
+	for node, tainted := range map[string]bool{"m0": true, "w0": false} {
+		if unit := resources.AttrString(byAddr[resources.ServiceAddr(resources.CompKubelet, node)].Attrs[svcUnit]); strings.Contains(unit, taint) != tainted {
+			t.Errorf("%s's kubelet registers tainted: %t, want %t:\n%s", node, !tainted, tainted, unit)
+		}
+	}
+	c.ScheduleOnMasters = true
+	if unit := resources.AttrString(Kubelet(c, c.Nodes[1]).desired(c, c.Nodes[1]).Attrs[svcUnit]); strings.Contains(unit, "register-with-taints") {
+		t.Errorf("with schedule_on_masters, m0's kubelet still registers tainted:\n%s", unit)
+	}
+	c.ScheduleOnMasters = false
 	unit := resources.AttrString(byAddr[`service.kube-apiserver["m0"]`].Attrs[svcUnit])
 	if !strings.Contains(unit, "--v=2") || !strings.Contains(unit, "--secure-port=7443") || strings.Contains(unit, "--secure-port=6443") {
 		t.Errorf("extra_args not applied to the apiserver unit:\n%s", unit)

@@ -20,7 +20,7 @@ const BundleImageDir = "/var/lib/eggo/images"
 // service no longer has).
 const LegacyCNIConfigPath = "/etc/cni/net.d/10-eggo-bridge.conflist"
 
-// The endpoint workers reach the apiservers at, and what they wait for.
+// The endpoint Nodes reach the apiservers at, and what they wait for.
 func apiDeps(c *resources.Cluster) []string {
 	if lbs := c.NodesWithRole("loadbalance"); len(lbs) > 0 && c.APIEndpoint == "" {
 		var deps []string
@@ -36,16 +36,20 @@ func apiDeps(c *resources.Cluster) []string {
 	return deps
 }
 
-func workerRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
-	return &resources.Roll{Group: "workers", Stage: stageWorkers, Unit: n.Name, Batch: max(c.MaxUnavailable, 1)}
+// nodeRoll is how a Node's components roll in an upgrade: after the
+// control plane and the load balancers, max_unavailable Nodes at a time,
+// a master's with the workers' (its kubelet may lag the apiserver; its
+// control plane was upgraded in its own stage).
+func nodeRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
+	return &resources.Roll{Group: "nodes", Stage: stageNodes, Unit: n.Name, Batch: max(c.MaxUnavailable, 1)}
 }
 
 // containerd runs the node's containers; their network is flannel's
-// (FlannelCNIConfigPath), the same configuration on every worker: built
+// (FlannelCNIConfigPath), the same configuration on every Node: built
 // once per plan, only its rolling unit is the node's.
 func containerd(c *resources.Cluster, n resources.Node) componentSpec {
 	s := resources.Shared(c, sharedKey("containerd"), func() componentSpec { return containerdSpec(c) })
-	s.roll = workerRoll(c, n)
+	s.roll = nodeRoll(c, n)
 	return s
 }
 
@@ -109,7 +113,7 @@ true`,
 	}
 }
 
-// kubeletShared is what every worker's kubelet has alike: built once per
+// kubeletShared is what every Node's kubelet has alike: built once per
 // plan.
 type kubeletShared struct {
 	dir, config, kubeconfig string // paths
@@ -133,6 +137,11 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 		"hostname-override": n.Name,
 		"kubeconfig":        k.kubeconfig,
 		"node-ip":           n.Address,
+	}
+	if c.Tainted(n) {
+		// Registered tainted, so nothing lands on the master in the
+		// moment before its k8s_node (which keeps the taint) runs.
+		own["register-with-taints"] = resources.ControlPlaneTaint + "=:NoSchedule"
 	}
 	return componentSpec{
 		service: service{
@@ -158,11 +167,11 @@ true`,
 			Version: c.KubernetesVersion,
 		},
 		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiDeps(c)...),
-		roll: workerRoll(c, n),
+		roll: nodeRoll(c, n),
 	}
 }
 
-// kubeletConfig is the same on every worker.
+// kubeletConfig is the same on every Node.
 func kubeletConfig(c *resources.Cluster) string {
 	dir := path.Join(c.ConfigDir, resources.CompKubelet)
 	f := func(name string) string { return path.Join(dir, name) }
@@ -191,7 +200,7 @@ tlsPrivateKeyFile: %s
 `, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key"))
 }
 
-// kubeProxyShared is what every worker's kube-proxy has alike: built once
+// kubeProxyShared is what every Node's kube-proxy has alike: built once
 // per plan.
 type kubeProxyShared struct {
 	unit       string
@@ -236,6 +245,6 @@ mode: iptables
 			Version: c.KubernetesVersion,
 		},
 		deps: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
-		roll: workerRoll(c, n),
+		roll: nodeRoll(c, n),
 	}
 }
