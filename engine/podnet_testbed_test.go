@@ -17,11 +17,19 @@ import (
 // podnetConfig writes a master and the given workers (in that order).
 func podnetConfig(t *testing.T, dir string, tb *testbed.Testbed, workers ...string) {
 	t.Helper()
+	podnetConfigWith(t, dir, tb, "", workers...)
+}
+
+// podnetConfigWith is podnetConfig with more of the cluster block's
+// attributes (extra, one a line).
+func podnetConfigWith(t *testing.T, dir string, tb *testbed.Testbed, extra string, workers ...string) {
+	t.Helper()
 	h := tb.Hosts[0]
 	var b strings.Builder
 	fmt.Fprintf(&b, `cluster "pn" {
   kubernetes_version = %q
   packages           = %q
+  %s
   runtime { restrict_oom_score_adj = true }
   network { pod_cidr = "10.244.0.0/16" }
   addons { coredns = false }
@@ -31,7 +39,7 @@ connection {
   private_key_file = %q
   known_hosts_file = %q
 }
-`, k8sTo, bundleDir(t, k8sTo), h.User, h.KeyFile, h.KnownHostsFile)
+`, k8sTo, bundleDir(t, k8sTo), extra, h.User, h.KeyFile, h.KnownHostsFile)
 	for _, n := range append([]string{"m0"}, workers...) {
 		role := "worker"
 		if n == "m0" {
@@ -104,17 +112,18 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 	if _, res := runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
 	}
-	want := map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.1.0/24"}
+	want := map[string]string{"m0": "10.244.0.0/24", "w0": "10.244.1.0/24", "w1": "10.244.2.0/24"} // the master is a Node too
 	if got := recordedPodSubnets(t, dir); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("pod subnets recorded: %v, want %v", got, want)
 	}
-	if got := mustExec(t, tb, "m0", adminKubectl+"get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.spec.podCIDR} {end}'"); got != "w0=10.244.0.0/24 w1=10.244.1.0/24" {
+	if got := mustExec(t, tb, "m0", adminKubectl+"get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.spec.podCIDR} {end}'"); got != "m0=10.244.0.0/24 w0=10.244.1.0/24 w1=10.244.2.0/24" {
 		t.Errorf("Nodes' podCIDRs: %q", got)
 	}
-	if r := mustExec(t, tb, "w0", "ip route show 10.244.1.0/24"); !strings.Contains(r, "dev "+kube.FlannelLink) {
+	if r := mustExec(t, tb, "w0", "ip route show 10.244.2.0/24"); !strings.Contains(r, "dev "+kube.FlannelLink) {
 		t.Errorf("w0's route to w1's pods: %q, want it through %s", r, kube.FlannelLink)
 	}
 	podsAcrossSubnets(t, tb)
+	mastersAreNodes(t, tb, dir, []string{"w0", "w1"}, func(extra string) { podnetConfigWith(t, dir, tb, extra, "w0", "w1") })
 
 	// Drift: flanneld stopped on w1, its network configuration edited on
 	// w0. The plan names both, nothing else; the apply repairs them.
@@ -138,7 +147,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 	// A route deleted by hand, which flannel leaves deleted until it
 	// restarts: the refresh sees it, and restarting w0's flanneld (only
 	// it) brings it back.
-	mustExec(t, tb, "w0", "ip route del 10.244.1.0/24 dev "+kube.FlannelLink)
+	mustExec(t, tb, "w0", "ip route del 10.244.2.0/24 dev "+kube.FlannelLink)
 	p, res = runApply(t, dir, nil)
 	if !res.OK() {
 		t.Fatalf("repairing the route failed: %v %v", res.Failed, res.Skipped)
@@ -149,7 +158,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 			t.Errorf("after a route was deleted, %s: %s %v", s.Addr, s.Action, s.Reasons)
 		}
 	}
-	if r := mustExec(t, tb, "w0", "ip route show 10.244.1.0/24"); !strings.Contains(r, "dev "+kube.FlannelLink) {
+	if r := mustExec(t, tb, "w0", "ip route show 10.244.2.0/24"); !strings.Contains(r, "dev "+kube.FlannelLink) {
 		t.Errorf("w0's route to w1's pods after the repair: %q", r)
 	}
 
@@ -166,7 +175,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 	if after := flannelRun(); after != before {
 		t.Errorf("removing w0 restarted w1's flanneld (%s → %s)", before, after)
 	}
-	if r := mustExec(t, tb, "w1", "ip route show 10.244.0.0/24"); r != "" {
+	if r := mustExec(t, tb, "w1", "ip route show 10.244.1.0/24"); r != "" {
 		t.Errorf("w1 kept a route to removed w0's pods: %q", r)
 	}
 	if left := flannelLeft(t, tb, "w0"); left != "" {
@@ -187,7 +196,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
-	for _, h := range []string{"w0", "w1"} {
+	for _, h := range []string{"m0", "w0", "w1"} {
 		if left := flannelLeft(t, tb, h); left != "" {
 			t.Errorf("destroy left flannel on %s: %q", h, left)
 		}
@@ -201,7 +210,7 @@ func podsAcrossSubnets(t *testing.T, tb *testbed.Testbed) {
 	t.Helper()
 	defer mustExec(t, tb, "m0", adminKubectl+"delete pod p0 p1 --wait=true --timeout=60s")
 	p0, p1 := runPod(t, tb, "p0", "w0", kube.PauseImage), runPod(t, tb, "p1", "w1", kube.PauseImage)
-	if !strings.HasPrefix(p0, "10.244.0.") || !strings.HasPrefix(p1, "10.244.1.") {
+	if !strings.HasPrefix(p0, "10.244.1.") || !strings.HasPrefix(p1, "10.244.2.") {
 		t.Fatalf("pod addresses %s (w0) %s (w1) outside their nodes' subnets", p0, p1)
 	}
 	// w1 counts what reaches it from p0's own address (a rule with no target).

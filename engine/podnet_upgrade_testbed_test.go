@@ -81,7 +81,7 @@ func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
 			t.Errorf("%s: forwarding %s after the routes service went, want 1 (flannel needs it)", w, f)
 		}
 	}
-	if got := mustExec(t, tb, "m0", adminKubectl+"get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.spec.podCIDR} {end}'"); got != "w0=10.244.0.0/24 w1=10.244.1.0/24" {
+	if got := mustExec(t, tb, "m0", adminKubectl+"get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.spec.podCIDR} {end}'"); got != "m0=10.244.2.0/24 w0=10.244.0.0/24 w1=10.244.1.0/24" {
 		t.Errorf("Nodes' podCIDRs after the upgrade: %q, want the subnets the routes service used", got)
 	}
 	for name, ip := range map[string]string{"p0": p0, "p1": p1} {

@@ -131,7 +131,8 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), NoRefresh: true}
 	writeWorkers(t, dir, "10.244.0.0/16", "w0", "w1", "w2")
 	first := planSteps(t, o)
-	for node, want := range map[string]string{"w0": "10.244.0.0/24", "w1": "10.244.1.0/24", "w2": "10.244.2.0/24"} {
+	// The master is a Node too, declared first: it has the first subnet.
+	for node, want := range map[string]string{"m0": "10.244.0.0/24", "w0": "10.244.1.0/24", "w1": "10.244.2.0/24", "w2": "10.244.3.0/24"} {
 		if got := podSubnetOf(t, first, node); got != want {
 			t.Errorf("first plan: %s gets %s, want %s", node, got, want)
 		}
@@ -140,7 +141,7 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 
 	writeWorkers(t, dir, "10.244.0.0/16", "w0", "w2")
 	removed := planSteps(t, o)
-	if got := podSubnetOf(t, removed, "w2"); got != "10.244.2.0/24" {
+	if got := podSubnetOf(t, removed, "w2"); got != "10.244.3.0/24" {
 		t.Errorf("w1 removed: w2 moved to %s", got)
 	}
 	othersUntouched(t, "w1 removed", first, removed, "w1")
@@ -150,7 +151,7 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 
 	writeWorkers(t, dir, "10.244.0.0/16", "w3", "w0", "w2", "w4")
 	added := planSteps(t, o)
-	for node, want := range map[string]string{"w0": "10.244.0.0/24", "w2": "10.244.2.0/24", "w3": "10.244.1.0/24", "w4": "10.244.3.0/24"} {
+	for node, want := range map[string]string{"m0": "10.244.0.0/24", "w0": "10.244.1.0/24", "w2": "10.244.3.0/24", "w3": "10.244.2.0/24", "w4": "10.244.4.0/24"} {
 		if got := podSubnetOf(t, added, node); got != want {
 			t.Errorf("w3 and w4 added: %s gets %s, want %s", node, got, want)
 		}
@@ -158,14 +159,14 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 	othersUntouched(t, "w3 and w4 added", removed, added, "w1", "w3", "w4")
 
 	// A recorded subnet outside a changed pod_cidr would have to move, and
-	// a Node's podCIDR cannot: the plan is refused, naming the worker.
+	// a Node's podCIDR cannot: the plan is refused, naming the node.
 	writeWorkers(t, dir, "10.250.0.0/16", "w0", "w2")
 	loaded, diags := LoadConfig(o)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
 	_, err := MakePlan(context.Background(), o, loaded)
-	if err == nil || !strings.Contains(err.Error(), "k8s_node.w0") || !strings.Contains(err.Error(), "podCIDR cannot change") {
+	if err == nil || !strings.Contains(err.Error(), "k8s_node.m0") || !strings.Contains(err.Error(), "podCIDR cannot change") {
 		t.Errorf("pod_cidr changed under recorded subnets: %v", err)
 	}
 }

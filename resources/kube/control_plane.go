@@ -92,7 +92,7 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 			Version:       c.KubernetesVersion,
 		},
 		deps: deps,
-		roll: &resources.Roll{Group: "control-plane", Stage: stageControlPlane, Unit: n.Name, Batch: 1},
+		roll: controlPlaneRoll(n),
 	}
 }
 
@@ -155,7 +155,7 @@ func controlPlaneComponent(c *resources.Cluster, n resources.Node, name, descrip
 			Version:       c.KubernetesVersion,
 		},
 		deps: []string{resources.ServiceAddr(resources.CompAPIServer, n.Name)},
-		roll: &resources.Roll{Group: "control-plane", Stage: stageControlPlane, Unit: n.Name, Batch: 1},
+		roll: controlPlaneRoll(n),
 	}
 }
 

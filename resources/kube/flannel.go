@@ -130,8 +130,10 @@ func flanneld(c *resources.Cluster, n resources.Node) (componentSpec, error) {
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup:       shared.cleanup,
 		},
-		deps:    deps,
-		roll:    nodeRoll(c, n),
+		deps: deps,
+		// In the last stage on every Node: it waits for flannel's RBAC,
+		// which waits for every apiserver.
+		roll:    nodesRoll(c, n),
 		program: flannelProgram,
 	}, nil
 }

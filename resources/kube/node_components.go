@@ -36,12 +36,42 @@ func apiDeps(c *resources.Cluster) []string {
 	return deps
 }
 
-// nodeRoll is how a Node's components roll in an upgrade: after the
-// control plane and the load balancers, max_unavailable Nodes at a time,
-// a master's with the workers' (its kubelet may lag the apiserver; its
-// control plane was upgraded in its own stage).
-func nodeRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
+// controlPlaneRoll is how a master's services roll in an upgrade: one
+// master at a time, all of it (its control plane, then its containerd,
+// kubelet and kube-proxy) before the next, as kubeadm upgrades a
+// control-plane node whole. So a master's upgrade hooks wrap one unit,
+// and the next master waits for its post-upgrade hook.
+func controlPlaneRoll(n resources.Node) *resources.Roll {
+	return &resources.Roll{Group: "control-plane", Stage: stageControlPlane, Unit: n.Name, Batch: 1}
+}
+
+// nodesRoll is the last stage of an upgrade: after the control plane and
+// the load balancers, max_unavailable Nodes at a time.
+func nodesRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
 	return &resources.Roll{Group: "nodes", Stage: stageNodes, Unit: n.Name, Batch: max(c.MaxUnavailable, 1)}
+}
+
+// nodeRoll is how a Node's containerd, kubelet and kube-proxy roll: a
+// master's with its control plane (they talk to that master's apiserver
+// only, see nodeAPIServer, so nothing ties them to a later stage), a
+// worker's in the last stage.
+func nodeRoll(c *resources.Cluster, n resources.Node) *resources.Roll {
+	if n.HasRole("master") {
+		return controlPlaneRoll(n)
+	}
+	return nodesRoll(c, n)
+}
+
+// nodeAPIServer is the apiserver a Node's kubelet and kube-proxy talk to,
+// and the services they wait for: a master's own apiserver (kubeadm's
+// ControlPlaneKubeletLocalMode: during an upgrade a master's kubelet is
+// never newer than the apiserver it talks to, and a master's Node does not
+// wait for the load balancers), a worker's the cluster's endpoint.
+func nodeAPIServer(c *resources.Cluster, n resources.Node) (url string, deps []string) {
+	if n.HasRole("master") {
+		return localAPIServer(), []string{resources.ServiceAddr(resources.CompAPIServer, n.Name)}
+	}
+	return c.APIServerURL(), apiDeps(c)
 }
 
 // containerd runs the node's containers; their network is flannel's
@@ -132,6 +162,7 @@ func newKubeletShared(c *resources.Cluster) kubeletShared {
 
 func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 	k := resources.Shared(c, sharedKey("kubelet"), func() kubeletShared { return newKubeletShared(c) })
+	server, apiserver := nodeAPIServer(c, n)
 	own := map[string]string{
 		"config":            k.config,
 		"hostname-override": n.Name,
@@ -153,7 +184,7 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 				k.caFile,
 				certFile(k.dir, "kubelet.crt", certRef(resources.CertKubelet, n.Name, "cert")),
 				certFile(k.dir, "kubelet.key", certRef(resources.CertKubelet, n.Name, "key")),
-				kubeconfigFile(c, k.kubeconfig, c.APIServerURL(), "system:node:"+n.Name, resources.CertKubelet, n.Name),
+				kubeconfigFile(c, k.kubeconfig, server, "system:node:"+n.Name, resources.CertKubelet, n.Name),
 				k.configFile,
 			},
 			DataDirs: []string{"/var/lib/kubelet"},
@@ -166,7 +197,7 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 true`,
 			Version: c.KubernetesVersion,
 		},
-		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiDeps(c)...),
+		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiserver...),
 		roll: nodeRoll(c, n),
 	}
 }
@@ -217,6 +248,10 @@ func kubeProxy(c *resources.Cluster, n resources.Node) componentSpec {
 			kubeconfig: kubeconfigFile(c, f("kubeconfig"), c.APIServerURL(), "system:kube-proxy", resources.CertKubeProxy, ""),
 		}
 	})
+	kubeconfig := shared.kubeconfig
+	if server, _ := nodeAPIServer(c, n); server != c.APIServerURL() {
+		kubeconfig = kubeconfigFile(c, f("kubeconfig"), server, "system:kube-proxy", resources.CertKubeProxy, "")
+	}
 	config := fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection:
@@ -235,7 +270,7 @@ mode: iptables
 			UnitName:  resources.CompKubeProxy + ".service",
 			Unit:      shared.unit,
 			Files: []serviceFile{
-				shared.kubeconfig,
+				kubeconfig,
 				{Path: f("config.yaml"), Mode: "0644", Content: config},
 			},
 			Health:        httpCheck(10256, "/healthz", "200 OK"),

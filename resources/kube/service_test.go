@@ -231,6 +231,26 @@ func TestComponentsPerRole(t *testing.T) {
 			t.Errorf("%s's kubelet registers tainted: %t, want %t:\n%s", node, !tainted, tainted, unit)
 		}
 	}
+	// A master's kubelet talks to its own apiserver and rolls with it; a
+	// worker's goes through the load balancer, in the last stage.
+	if deps := byAddr[`service.kubelet["m0"]`].DependsOn; strings.Join(deps, " ") != `host.m0 service.containerd["m0"] service.kube-apiserver["m0"]` {
+		t.Errorf("m0's kubelet waits for %v, want its host, containerd and its own apiserver", deps)
+	}
+	for addr, group := range map[string]string{`service.kubelet["m0"]`: "control-plane", `service.kube-proxy["m0"]`: "control-plane",
+		`service.flanneld["m0"]`: "nodes", `service.kubelet["w0"]`: "nodes"} {
+		if r := byAddr[addr].Roll; r == nil || r.Group != group {
+			t.Errorf("%s rolls in %+v, want the %s group", addr, r, group)
+		}
+	}
+	for node, server := range map[string]string{"m0": "https://127.0.0.1:6443", "w0": c.APIServerURL()} {
+		for _, comp := range []string{resources.CompKubelet, resources.CompKubeProxy} {
+			for _, f := range parseService(byAddr[resources.ServiceAddr(comp, node)].Attrs).Files {
+				if f.Kubeconfig != nil && f.Kubeconfig["server"] != server {
+					t.Errorf("%s's %s talks to %v, want %s", node, comp, f.Kubeconfig["server"], server)
+				}
+			}
+		}
+	}
 	c.ScheduleOnMasters = true
 	if unit := resources.AttrString(Kubelet(c, c.Nodes[1]).desired(c, c.Nodes[1]).Attrs[svcUnit]); strings.Contains(unit, "register-with-taints") {
 		t.Errorf("with schedule_on_masters, m0's kubelet still registers tainted:\n%s", unit)
