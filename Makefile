@@ -7,7 +7,7 @@ CACHE     ?= /var/cache/eggo
 DEMO_ID   := demo
 DEMO_DIR  := examples/demo
 
-.PHONY: help build check test test-unit test-e2e bench bench-scale fuzz deps demo demo-down testbed-down clean conformance
+.PHONY: help build check test test-unit test-e2e bench bench-scale fuzz deps demo demo-down testbed-down clean conformance conformance-smoke
 
 include bundle.mk
 
@@ -88,3 +88,12 @@ RESULTS           ?= conformance-results
 conformance: deps build bundle conformance-images ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS))
 	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -results $(RESULTS) \
 	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)
+
+# The smoke make test runs: 34 conformance tests on the same cluster, the
+# parallel phase only — the Networking Granular Checks, every DNS and
+# Service test, and a sample of sig-apps, sig-node and sig-api-machinery
+# (with a webhook and an aggregated API: the apiserver reaching pods).
+CONFORMANCE_SMOKE := \[sig-network\] Networking Granular Checks|\[sig-network\] DNS |\[sig-network\] Services |Deployment RollingUpdateDeployment|Pods should be submitted and removed|ResourceQuota should create a ResourceQuota and capture the life of a secret|AdmissionWebhook .*should mutate pod and apply defaults after mutation|Aggregator Should be able to support the 1.17 Sample API Server
+conformance-smoke: deps build bundle conformance-images ## The conformance smoke (34 tests, part of make test; results in $(RESULTS)-smoke)
+	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -results $(RESULTS)-smoke \
+	  -focus '$(CONFORMANCE_SMOKE)' -serial=false

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -316,41 +315,18 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	k8sConfig(t, dir, tb, k8sTo, "w0")
 	upgradeHooks(t, dir)
 	ownReleasesBefore := unitInvocations(t, tb, "m0", "m1", "e0", "w0") // etcd and containerd
-	var polls, failures atomic.Int64
-	var firstFailure atomic.Value
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
-			// A real API request through the load balancer, from the
-			// worker, with the kubelet's own credentials. (Not /readyz: a
-			// draining apiserver answers it "not ready" on purpose while
-			// still serving requests.)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			out, err := tb.Exec(ctx, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get node w0 -o name")
-			cancel()
-			polls.Add(1)
-			if err != nil || strings.TrimSpace(out) != "node/w0" {
-				failures.Add(1)
-				firstFailure.CompareAndSwap(nil, fmt.Sprint(err, out))
-			}
-		}
-	}()
+	// A real API request through the load balancer, from the worker,
+	// with the kubelet's own credentials. (Not /readyz: a draining
+	// apiserver answers it "not ready" on purpose while still serving
+	// requests.)
+	poll := pollAPI(tb, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get node w0 -o name", "node/w0")
 	start = time.Now()
 	p, res = runApply(t, dir, nil)
-	close(stop)
-	wg.Wait()
+	poll.Stop()
 	if !res.OK() {
 		t.Fatalf("upgrade failed: %v %v", res.Failed, res.Skipped)
 	}
-	t.Logf("upgrade %s → %s: %s; load balancer polled %d times, %d failed", k8sFrom, k8sTo, time.Since(start).Round(time.Second), polls.Load(), failures.Load())
+	t.Logf("upgrade %s → %s: %s; load balancer polled %d times, %d failed", k8sFrom, k8sTo, time.Since(start).Round(time.Second), poll.polls.Load(), poll.failures.Load())
 	// The roll: the masters one at a time, then the worker. etcd is left
 	// running: both bundles carry the same etcd, and a member that stops
 	// fails the requests the apiservers have in flight on it (issue 13).
@@ -398,8 +374,8 @@ func TestKubernetesOnTestbed(t *testing.T) {
 		t.Errorf("cluster upgrade hook on m0:\n%s", env)
 	}
 	t.Logf("roll: %s", strings.Join(rollOrder(p), ", "))
-	if failures.Load() > 0 {
-		t.Errorf("the API was unreachable through the load balancer during the upgrade: %v", firstFailure.Load())
+	if poll.failures.Load() > 0 {
+		t.Errorf("the API was unreachable through the load balancer during the upgrade: %v", poll.first.Load())
 	}
 	versions := kubectl(t, tb, addr["lb"], `get --raw /version`)
 	if !strings.Contains(versions, `"gitVersion": "v`+k8sTo+`"`) {

@@ -69,3 +69,36 @@ cluster "demo" {
 		t.Errorf("addon resources = %q, want %q", addrs, want)
 	}
 }
+
+// CoreDNS needs a Node its pods can run on: without workers the masters
+// are tainted, so the configuration is refused at the coredns attribute,
+// unless schedule_on_masters lets its pods on the masters.
+func TestCoreDNSNeedsASchedulableNode(t *testing.T) {
+	config := func(schedule string) string {
+		return `
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  ` + schedule + `
+  addons {
+    coredns = true
+  }
+}
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
+`
+	}
+	_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": config("")}), VarInput{})
+	if got := diags.Error(); !strings.Contains(got, "CoreDNS without workers") || !strings.Contains(got, "main.hcl:6") || !strings.Contains(got, "schedule_on_masters") {
+		t.Errorf("coredns on tainted masters only: %q, want the coredns line and the way out", got)
+	}
+	c := mustLoad(t, writeDir(t, map[string]string{"main.hcl": config("schedule_on_masters = true")}), VarInput{}).Cluster
+	if !c.ScheduleOnMasters || c.Tainted(c.Nodes[0]) || len(c.SchedulableNodes()) != 1 {
+		t.Errorf("schedule_on_masters = true: %t, m0 tainted %t, schedulable %v", c.ScheduleOnMasters, c.Tainted(c.Nodes[0]), c.SchedulableNodes())
+	}
+	ds, err := addon.Addon{}.Expand(c)
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("addons on a master that takes workloads: %d, %v; want CoreDNS and flannel's RBAC", len(ds), err)
+	}
+}
