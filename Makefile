@@ -36,13 +36,14 @@ check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape
 # resources/hookrun's tests measure a hook's time limits on real hosts
 # (SIGTERM, then SIGKILL after the grace): they run alone, after the rest,
 # so the Kubernetes end-to-end test's load does not stretch their clocks.
-test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster)
+test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster), the conformance smoke
 	@trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true' EXIT; \
 	go test -count=1 -timeout 45m $$(go list ./... | grep -v '/resources/hookrun$$') && \
 	go test -count=1 -timeout 15m ./resources/hookrun/ && \
-	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetworkOnTestbed' ./engine/... ./graph/... ./providers/... && \
+	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetworkOnTestbed|TestMastersBecomeNodes' ./engine/... ./graph/... ./providers/... && \
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
-	$(MAKE) --no-print-directory bundle-test
+	$(MAKE) --no-print-directory bundle-test && \
+	$(MAKE) --no-print-directory conformance-smoke
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...
