@@ -32,7 +32,10 @@ func faultConfig(t *testing.T, dir string, tb *testbed.Testbed, packages string,
 	fmt.Fprintf(&b, `cluster "faults" {
   kubernetes_version = %q
   packages           = %q
-  runtime { restrict_oom_score_adj = true }
+  runtime {
+    restrict_oom_score_adj = true
+    cgroup_root_per_node   = true
+  }
 }
 %s
 `, k8sTo, packages, connectionBlock(tb, `timeout = "3s"`, "retries = 1"))

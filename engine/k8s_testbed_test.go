@@ -54,7 +54,10 @@ func k8sConfigWith(t *testing.T, dir string, tb *testbed.Testbed, version, clust
 	fmt.Fprintf(&b, `cluster "e2e" {
   kubernetes_version = %q
   packages           = %q
-  runtime { restrict_oom_score_adj = true }
+  runtime {
+    restrict_oom_score_adj = true
+    cgroup_root_per_node   = true
+  }
   # The testbed's hosts have no resolver to forward to.
   addons {
     coredns          = true

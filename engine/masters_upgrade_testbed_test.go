@@ -27,7 +27,7 @@ func TestMastersBecomeNodesOnTestbed(t *testing.T) {
 	old := buildEggoAt(t, mastersNotNodesRelease)
 	tb := testbed.UpForTestWith(t, testbed.Options{N: 2, Names: []string{"m0", "w0"}, Containers: true})
 	dir := t.TempDir()
-	podnetConfig(t, dir, tb, "w0")
+	podnetConfigWith(t, dir, tb, legacyRuntime, "", "w0")
 	cmd := exec.Command(old, "-chdir="+dir, "apply", "-auto-approve")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -14,15 +14,24 @@ import (
 	"github.com/eggo-project/eggo/resources/kube"
 )
 
+// The runtime settings the testbed's hosts need: containerd's for hosts
+// without CAP_SYS_RESOURCE, and a cgroup root per Node, as every host
+// shares this machine's cgroup hierarchy. legacyRuntime is what an eggo
+// from before cgroup_root_per_node reads (the upgrade tests' old eggo).
+const (
+	testbedRuntime = "runtime {\n    restrict_oom_score_adj = true\n    cgroup_root_per_node   = true\n  }"
+	legacyRuntime  = "runtime { restrict_oom_score_adj = true }"
+)
+
 // podnetConfig writes a master and the given workers (in that order).
 func podnetConfig(t *testing.T, dir string, tb *testbed.Testbed, workers ...string) {
 	t.Helper()
-	podnetConfigWith(t, dir, tb, "", workers...)
+	podnetConfigWith(t, dir, tb, testbedRuntime, "", workers...)
 }
 
-// podnetConfigWith is podnetConfig with more of the cluster block's
-// attributes (extra, one a line).
-func podnetConfigWith(t *testing.T, dir string, tb *testbed.Testbed, extra string, workers ...string) {
+// podnetConfigWith is podnetConfig with the runtime block given and more
+// of the cluster block's attributes (extra, one a line).
+func podnetConfigWith(t *testing.T, dir string, tb *testbed.Testbed, runtime, extra string, workers ...string) {
 	t.Helper()
 	h := tb.Hosts[0]
 	var b strings.Builder
@@ -30,7 +39,7 @@ func podnetConfigWith(t *testing.T, dir string, tb *testbed.Testbed, extra strin
   kubernetes_version = %q
   packages           = %q
   %s
-  runtime { restrict_oom_score_adj = true }
+  %s
   network { pod_cidr = "10.244.0.0/16" }
   addons { coredns = false }
 }
@@ -39,7 +48,7 @@ connection {
   private_key_file = %q
   known_hosts_file = %q
 }
-`, k8sTo, bundleDir(t, k8sTo), extra, h.User, h.KeyFile, h.KnownHostsFile)
+`, k8sTo, bundleDir(t, k8sTo), extra, runtime, h.User, h.KeyFile, h.KnownHostsFile)
 	for _, n := range append([]string{"m0"}, workers...) {
 		role := "worker"
 		if n == "m0" {
@@ -123,7 +132,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 		t.Errorf("w0's route to w1's pods: %q, want it through %s", r, kube.FlannelLink)
 	}
 	podsAcrossSubnets(t, tb)
-	mastersAreNodes(t, tb, dir, []string{"w0", "w1"}, func(extra string) { podnetConfigWith(t, dir, tb, extra, "w0", "w1") })
+	mastersAreNodes(t, tb, dir, []string{"w0", "w1"}, func(extra string) { podnetConfigWith(t, dir, tb, testbedRuntime, extra, "w0", "w1") })
 
 	// Drift: flanneld stopped on w1, its network configuration edited on
 	// w0. The plan names both, nothing else; the apply repairs them.

@@ -54,7 +54,7 @@ func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
 	old := buildEggoAt(t, routesRelease)
 	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true})
 	dir := t.TempDir()
-	podnetConfig(t, dir, tb, "w0", "w1")
+	podnetConfigWith(t, dir, tb, legacyRuntime, "", "w0", "w1")
 	cmd := exec.Command(old, "-chdir="+dir, "apply", "-auto-approve")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	if out, err := cmd.CombinedOutput(); err != nil {

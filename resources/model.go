@@ -54,6 +54,12 @@ type Runtime struct {
 	// RestrictOOMScoreAdj is containerd's CRI restrict_oom_score_adj: needed
 	// where the runtime lacks CAP_SYS_RESOURCE.
 	RestrictOOMScoreAdj bool
+	// CgroupRootPerNode gives each Node's kubelet its own cgroup root
+	// (/eggo-NODE) instead of /: needed where nodes share one cgroup
+	// hierarchy (containers such as the testbed's nspawn hosts), or each
+	// kubelet removes the others' pod cgroups, and kills their processes,
+	// as orphans.
+	CgroupRootPerNode bool
 }
 
 // Network holds the cluster's address ranges.

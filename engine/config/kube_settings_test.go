@@ -25,8 +25,8 @@ func TestKubeSettingsDefaults(t *testing.T) {
 	if c.ExtraArgs == nil || len(c.ExtraArgs) != 0 {
 		t.Errorf("extra_args default = %#v, want an empty map", c.ExtraArgs)
 	}
-	if c.Runtime.RestrictOOMScoreAdj {
-		t.Error("restrict_oom_score_adj is on by default; it must be asked for")
+	if c.Runtime.RestrictOOMScoreAdj || c.Runtime.CgroupRootPerNode || c.ScheduleOnMasters {
+		t.Errorf("runtime %+v, schedule_on_masters %t by default: each must be asked for", c.Runtime, c.ScheduleOnMasters)
 	}
 }
 
@@ -43,14 +43,17 @@ cluster "demo" {
     "kubelet"      = { "max-pods" = 50 }
     containerd     = {}
   }
+  schedule_on_masters = true
   runtime {
     restrict_oom_score_adj = true
+    cgroup_root_per_node   = true
   }
 }
 ` + allInOne + `
 output "settings" {
-  value = format("%d %s %s %t", cluster.max_unavailable, cluster.extra_args.kube-apiserver.v,
-    join(",", keys(cluster.extra_args)), cluster.runtime.restrict_oom_score_adj)
+  value = format("%d %s %s %t %t %t", cluster.max_unavailable, cluster.extra_args.kube-apiserver.v,
+    join(",", keys(cluster.extra_args)), cluster.runtime.restrict_oom_score_adj, cluster.runtime.cgroup_root_per_node,
+    cluster.schedule_on_masters)
 }
 `}), VarInput{})
 	c := cfg.Cluster
@@ -65,10 +68,10 @@ output "settings" {
 	if !reflect.DeepEqual(c.ExtraArgs, want) {
 		t.Errorf("extra_args = %#v\nwant %#v", c.ExtraArgs, want)
 	}
-	if !c.Runtime.RestrictOOMScoreAdj {
-		t.Error("restrict_oom_score_adj = true was not read")
+	if !c.Runtime.RestrictOOMScoreAdj || !c.Runtime.CgroupRootPerNode || !c.ScheduleOnMasters {
+		t.Errorf("restrict_oom_score_adj, cgroup_root_per_node, schedule_on_masters = true: read %+v, %t", c.Runtime, c.ScheduleOnMasters)
 	}
-	if got := cfg.Outputs[0].Value.AsString(); got != "3 2 containerd,kube-apiserver,kubelet true" {
+	if got := cfg.Outputs[0].Value.AsString(); got != "3 2 containerd,kube-apiserver,kubelet true true true" {
 		t.Errorf("cluster.* values = %q", got)
 	}
 }

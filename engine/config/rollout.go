@@ -45,5 +45,8 @@ func decodeRuntime(dec *decoder, b *hcl.Block) resources.Runtime {
 	if p := dec.boolPtr(content.Attributes, "restrict_oom_score_adj"); p != nil {
 		r.RestrictOOMScoreAdj = *p
 	}
+	if p := dec.boolPtr(content.Attributes, "cgroup_root_per_node"); p != nil {
+		r.CgroupRootPerNode = *p
+	}
 	return r
 }

@@ -76,6 +76,7 @@ var addonsSchema = &hcl.BodySchema{
 var runtimeSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "restrict_oom_score_adj"},
+		{Name: "cgroup_root_per_node"},
 	},
 }
 

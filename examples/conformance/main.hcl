@@ -43,8 +43,13 @@ cluster "conformance" {
     service_cidr = "10.32.0.0/16"
     pod_cidr     = "10.244.0.0/16"
   }
-  # The testbed's hosts lack CAP_SYS_RESOURCE; real machines do not need this.
-  runtime { restrict_oom_score_adj = true }
+  # The testbed's hosts lack CAP_SYS_RESOURCE and share one cgroup
+  # hierarchy (each kubelet gets its own root there); real machines need
+  # neither.
+  runtime {
+    restrict_oom_score_adj = true
+    cgroup_root_per_node   = true
+  }
   # The testbed's hosts have no resolver: CoreDNS answers the cluster's
   # names only.
   addons {

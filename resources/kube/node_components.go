@@ -149,6 +149,7 @@ type kubeletShared struct {
 	dir, config, kubeconfig string // paths
 	configFile, caFile      serviceFile
 	kubectl                 string
+	cgroupRootFile          serviceFile // makes a node's own cgroup root (runtime.cgroup_root_per_node)
 }
 
 func newKubeletShared(c *resources.Cluster) kubeletShared {
@@ -157,8 +158,22 @@ func newKubeletShared(c *resources.Cluster) kubeletShared {
 	k.configFile = serviceFile{Path: k.config, Mode: "0644", Content: kubeletConfig(c)}
 	k.caFile = certFile(dir, "ca.crt", pkiRef(resources.PKIClusterCA, "cert"))
 	k.kubectl = kubectlWith(k.kubeconfig)
+	k.cgroupRootFile = serviceFile{Path: path.Join(dir, "cgroup-root.sh"), Mode: "0644", Content: `# Makes the cgroup root $1 in every cgroup v1 hierarchy (eggo).
+for d in /sys/fs/cgroup/*/; do mkdir -p "$d${1#/}"; done
+`}
 	return k
 }
+
+// kubeletCleanup is what goes with a kubelet: its mounts, and its own
+// cgroup root when it has one (only empty cgroups go: rmdir refuses the
+// others).
+const kubeletCleanup = `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
+true`
+
+// nodeCgroupRoot is the kubelet's cgroup root on n with
+// runtime.cgroup_root_per_node: named after the node, so kubelets that
+// share a cgroup hierarchy never see each other's pods.
+func nodeCgroupRoot(n resources.Node) string { return "/eggo-" + n.Name }
 
 func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 	k := resources.Shared(c, sharedKey("kubelet"), func() kubeletShared { return newKubeletShared(c) })
@@ -174,28 +189,37 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 		// moment before its k8s_node (which keeps the taint) runs.
 		own["register-with-taints"] = resources.ControlPlaneTaint + "=:NoSchedule"
 	}
+	files := []serviceFile{
+		k.caFile,
+		certFile(k.dir, "kubelet.crt", certRef(resources.CertKubelet, n.Name, "cert")),
+		certFile(k.dir, "kubelet.key", certRef(resources.CertKubelet, n.Name, "key")),
+		kubeconfigFile(c, k.kubeconfig, server, "system:node:"+n.Name, resources.CertKubelet, n.Name),
+		k.configFile,
+	}
+	var extra []string
+	cleanup := kubeletCleanup
+	if c.Runtime.CgroupRootPerNode {
+		root := nodeCgroupRoot(n)
+		own["cgroup-root"] = root
+		files = append(files, k.cgroupRootFile)
+		extra = append(extra, "ExecStartPre=/bin/sh "+unitArg(k.cgroupRootFile.Path)+" "+unitArg(root))
+		cleanup = fmt.Sprintf("for d in /sys/fs/cgroup/*/%s; do [ -d \"$d\" ] && find \"$d\" -depth -type d -exec rmdir {} + 2>/dev/null; done\n", shell.Quote(root[1:])) + cleanup
+	}
 	return componentSpec{
 		service: service{
 			Component: resources.CompKubelet,
 			UnitName:  resources.CompKubelet + ".service",
 			Unit: renderUnit(unitOptions{description: "Kubernetes node agent (eggo)", exec: "/usr/local/bin/kubelet",
-				args: flags(c, resources.CompKubelet, own), after: []string{resources.CompContainerd + ".service"}}),
-			Files: []serviceFile{
-				k.caFile,
-				certFile(k.dir, "kubelet.crt", certRef(resources.CertKubelet, n.Name, "cert")),
-				certFile(k.dir, "kubelet.key", certRef(resources.CertKubelet, n.Name, "key")),
-				kubeconfigFile(c, k.kubeconfig, server, "system:node:"+n.Name, resources.CertKubelet, n.Name),
-				k.configFile,
-			},
+				args: flags(c, resources.CompKubelet, own), after: []string{resources.CompContainerd + ".service"}, extra: extra}),
+			Files:    files,
 			DataDirs: []string{"/var/lib/kubelet"},
 			// Serving, registered, Ready, and at the version installed.
 			Health: httpCheck(10248, "/healthz", "ok") + " && " +
 				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = %s ]`,
 					k.kubectl, shell.Quote(n.Name), shell.Quote("True "+gitVersion(c.KubernetesVersion))),
 			HealthTimeout: DefaultHealthTimeout,
-			Cleanup: `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
-true`,
-			Version: c.KubernetesVersion,
+			Cleanup:       cleanup,
+			Version:       c.KubernetesVersion,
 		},
 		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiserver...),
 		roll: nodeRoll(c, n),

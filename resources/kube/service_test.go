@@ -251,6 +251,18 @@ func TestComponentsPerRole(t *testing.T) {
 			}
 		}
 	}
+	// A cgroup root per Node: the kubelet's flag, the script that makes
+	// the root before it starts, and its removal with the kubelet.
+	c.Runtime.CgroupRootPerNode = true
+	s := parseService(Kubelet(c, c.Nodes[2]).desired(c, c.Nodes[2]).Attrs)
+	if !strings.Contains(s.Unit, "--cgroup-root=/eggo-w0") || !strings.Contains(s.Unit, "ExecStartPre=/bin/sh /etc/kubernetes/kubelet/cgroup-root.sh /eggo-w0") ||
+		s.Files[len(s.Files)-1].Path != "/etc/kubernetes/kubelet/cgroup-root.sh" || !strings.Contains(s.Cleanup, "/sys/fs/cgroup/*/'eggo-w0'") {
+		t.Errorf("w0's kubelet with a cgroup root per node:\n%s\n%v\n%s", s.Unit, s.Files, s.Cleanup)
+	}
+	c.Runtime.CgroupRootPerNode = false
+	if unit := resources.AttrString(byAddr[`service.kubelet["w0"]`].Attrs[svcUnit]); strings.Contains(unit, "cgroup-root") {
+		t.Errorf("the kubelet has a cgroup root of its own unasked:\n%s", unit)
+	}
 	c.ScheduleOnMasters = true
 	if unit := resources.AttrString(Kubelet(c, c.Nodes[1]).desired(c, c.Nodes[1]).Attrs[svcUnit]); strings.Contains(unit, "register-with-taints") {
 		t.Errorf("with schedule_on_masters, m0's kubelet still registers tainted:\n%s", unit)
