@@ -55,7 +55,7 @@ type Runtime struct {
 	// where the runtime lacks CAP_SYS_RESOURCE.
 	RestrictOOMScoreAdj bool
 	// CgroupRootPerNode gives each Node's kubelet its own cgroup root
-	// (/eggo-NODE) instead of /: needed where nodes share one cgroup
+	// (/eggo-MACHINE_ID) instead of /: needed where nodes share one cgroup
 	// hierarchy (containers such as the testbed's nspawn hosts), or each
 	// kubelet removes the others' pod cgroups, and kills their processes,
 	// as orphans.

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -96,5 +98,32 @@ func TestPhasesRunConformanceTestsOnly(t *testing.T) {
 	}
 	if a := strings.Join(ps[0].args(), " "); !strings.Contains(a, `--focus=\[sig-network\] DNS`) || !strings.Contains(a, `--skip=\[Serial\]`) {
 		t.Errorf("parallel phase: %s", a)
+	}
+}
+
+// A run starts from an empty results directory as far as its own files
+// go: the last run's state and reports are gone, the operator's files
+// stay.
+func TestClearResults(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"eggo.state", "eggo.state.backup", "apply.log", "e2e-parallel.log", "reports/parallel/junit_01.xml", "summary.txt", "notes.txt"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := clearResults(dir); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "notes.txt" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left after clearing: %v, want only the operator's notes.txt", names)
 	}
 }

@@ -40,6 +40,9 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if err := os.MkdirAll(o.Results, 0o755); err != nil {
 		return Summary{}, err
 	}
+	if err := clearResults(o.Results); err != nil {
+		return Summary{}, err
+	}
 	list, err := ReadList(o.List)
 	if err != nil {
 		return Summary{}, err
@@ -142,6 +145,29 @@ func (o Options) run(ctx context.Context, log, prog string, args ...string) erro
 	cmd.Stdout = io.MultiWriter(f, o.Log)
 	cmd.Stderr = cmd.Stdout
 	return cmd.Run()
+}
+
+// previousResults are what a run leaves in its results directory. A new
+// run removes them first: the last cluster's state would pin host keys
+// of hosts that are gone, and its reports would count in this summary.
+var previousResults = []string{"apply.log", "e2e-*.log", "eggo.state", "eggo.state.*", "reports",
+	"summary.txt", "testbed.json", "testbed.eggovars", "conformance.kubeconfig"}
+
+// clearResults removes the previous run's results from dir, and nothing
+// else of it (dir is the operator's).
+func clearResults(dir string) error {
+	for _, pattern := range previousResults {
+		matches, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return err
+		}
+		for _, m := range matches {
+			if err := os.RemoveAll(m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // withImages is the bundle with the image archives added under

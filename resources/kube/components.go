@@ -167,9 +167,13 @@ type unitOptions struct {
 	description string
 	exec        string   // binary
 	args        []string // flags
-	after       []string // units to start after (and want)
-	typ         string   // simple (default) | notify
-	extra       []string // more [Service] lines
+	// specifierArgs follow args unquoted, so systemd expands their
+	// specifiers (%m, the machine ID): eggo's own constants only, never
+	// a value from the configuration.
+	specifierArgs []string
+	after         []string // units to start after (and want)
+	typ           string   // simple (default) | notify
+	extra         []string // more [Service] lines
 }
 
 // renderUnit writes a systemd unit. systemd restarts the component if it
@@ -186,6 +190,9 @@ func renderUnit(o unitOptions) string {
 	b.WriteString("ExecStart=" + o.exec)
 	for _, a := range o.args {
 		b.WriteString(" \\\n  " + unitArg(a))
+	}
+	for _, a := range o.specifierArgs {
+		b.WriteString(" \\\n  " + a)
 	}
 	b.WriteString("\nRestart=always\nRestartSec=5\nLimitNOFILE=1048576\n")
 	for _, l := range o.extra {

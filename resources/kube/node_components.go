@@ -170,10 +170,18 @@ for d in /sys/fs/cgroup/*/; do mkdir -p "$d${1#/}"; done
 const kubeletCleanup = `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
 true`
 
-// nodeCgroupRoot is the kubelet's cgroup root on n with
-// runtime.cgroup_root_per_node: named after the node, so kubelets that
-// share a cgroup hierarchy never see each other's pods.
-func nodeCgroupRoot(n resources.Node) string { return "/eggo-" + n.Name }
+// kubeletCgroupCleanup removes the kubelet's own cgroup root
+// (nodeCgroupRoot) in every hierarchy, deepest first.
+const kubeletCgroupCleanup = `root=eggo-$(cat /etc/machine-id)
+for d in /sys/fs/cgroup/*/"$root"; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done
+`
+
+// nodeCgroupRoot is the kubelet's cgroup root with
+// runtime.cgroup_root_per_node, as a unit writes it: named after the
+// host's machine ID (systemd's %m), so kubelets that share a cgroup
+// hierarchy never see each other's pods, even two nodes of one name in
+// two clusters. The cleanup finds it by /etc/machine-id.
+const nodeCgroupRoot = "/eggo-%m"
 
 func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 	k := resources.Shared(c, sharedKey("kubelet"), func() kubeletShared { return newKubeletShared(c) })
@@ -196,21 +204,21 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 		kubeconfigFile(c, k.kubeconfig, server, "system:node:"+n.Name, resources.CertKubelet, n.Name),
 		k.configFile,
 	}
-	var extra []string
+	var extra, specifierArgs []string
 	cleanup := kubeletCleanup
 	if c.Runtime.CgroupRootPerNode {
-		root := nodeCgroupRoot(n)
-		own["cgroup-root"] = root
+		specifierArgs = []string{"--cgroup-root=" + nodeCgroupRoot}
 		files = append(files, k.cgroupRootFile)
-		extra = append(extra, "ExecStartPre=/bin/sh "+unitArg(k.cgroupRootFile.Path)+" "+unitArg(root))
-		cleanup = fmt.Sprintf("for d in /sys/fs/cgroup/*/%s; do [ -d \"$d\" ] && find \"$d\" -depth -type d -exec rmdir {} + 2>/dev/null; done\n", shell.Quote(root[1:])) + cleanup
+		extra = append(extra, "ExecStartPre=/bin/sh "+unitArg(k.cgroupRootFile.Path)+" "+nodeCgroupRoot)
+		cleanup = kubeletCgroupCleanup + cleanup
 	}
 	return componentSpec{
 		service: service{
 			Component: resources.CompKubelet,
 			UnitName:  resources.CompKubelet + ".service",
 			Unit: renderUnit(unitOptions{description: "Kubernetes node agent (eggo)", exec: "/usr/local/bin/kubelet",
-				args: flags(c, resources.CompKubelet, own), after: []string{resources.CompContainerd + ".service"}, extra: extra}),
+				args: flags(c, resources.CompKubelet, own), specifierArgs: specifierArgs,
+				after: []string{resources.CompContainerd + ".service"}, extra: extra}),
 			Files:    files,
 			DataDirs: []string{"/var/lib/kubelet"},
 			// Serving, registered, Ready, and at the version installed.

@@ -255,8 +255,8 @@ func TestComponentsPerRole(t *testing.T) {
 	// the root before it starts, and its removal with the kubelet.
 	c.Runtime.CgroupRootPerNode = true
 	s := parseService(Kubelet(c, c.Nodes[2]).desired(c, c.Nodes[2]).Attrs)
-	if !strings.Contains(s.Unit, "--cgroup-root=/eggo-w0") || !strings.Contains(s.Unit, "ExecStartPre=/bin/sh /etc/kubernetes/kubelet/cgroup-root.sh /eggo-w0") ||
-		s.Files[len(s.Files)-1].Path != "/etc/kubernetes/kubelet/cgroup-root.sh" || !strings.Contains(s.Cleanup, "/sys/fs/cgroup/*/'eggo-w0'") {
+	if !strings.Contains(s.Unit, "--cgroup-root=/eggo-%m") || !strings.Contains(s.Unit, "ExecStartPre=/bin/sh /etc/kubernetes/kubelet/cgroup-root.sh /eggo-%m") ||
+		s.Files[len(s.Files)-1].Path != "/etc/kubernetes/kubelet/cgroup-root.sh" || !strings.Contains(s.Cleanup, "root=eggo-$(cat /etc/machine-id)") {
 		t.Errorf("w0's kubelet with a cgroup root per node:\n%s\n%v\n%s", s.Unit, s.Files, s.Cleanup)
 	}
 	c.Runtime.CgroupRootPerNode = false
