@@ -31,6 +31,10 @@ func teardown(id, dir string, rec *record) error {
 	defer cancel()
 	var errs []error
 
+	// The kubelets' cgroup roots are named after the nodes' machine IDs,
+	// which can be read only while the nodes run.
+	machineIDs := nodeMachineIDs(dir)
+
 	// Nodes first, in parallel: each may take a moment to shut down.
 	var wg sync.WaitGroup
 	stopped := map[int]bool{}
@@ -57,6 +61,7 @@ func teardown(id, dir string, rec *record) error {
 		start, _ := procStartTime(pid)
 		terminate(pid, start, 0)
 	}
+	removeCgroupRoots("/sys/fs/cgroup", machineIDs)
 
 	for _, mp := range mountsUnder(dir) {
 		if err := unmount(mp); err != nil {

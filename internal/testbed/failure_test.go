@@ -67,4 +67,25 @@ func TestContainersNode(t *testing.T) {
 	if fields := strings.Fields(out); len(fields) != 3 || fields[0] == "overlay" || fields[1] != "kmsg" || fields[2] != "cgroup-writable" {
 		t.Errorf("containers node: %q, want a non-overlay /var/lib/containerd, /dev/kmsg and writable cgroups", out)
 	}
+
+	// A kubelet's cgroup root as eggo names it (cgroup_root_per_node), with
+	// a pod's cgroup in it, goes with the testbed: the hierarchy is this
+	// machine's.
+	id, err := tb.Exec(ctx, "m0", "cat /etc/machine-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := "/sys/fs/cgroup/pids/eggo-" + strings.TrimSpace(id)
+	if _, err := tb.Exec(ctx, "m0", "mkdir -p "+tree+"/kubepods/pod1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Down(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tree); !os.IsNotExist(err) {
+		t.Errorf("%s left after the testbed went down: %v", tree, err)
+		os.Remove(tree + "/kubepods/pod1")
+		os.Remove(tree + "/kubepods")
+		os.Remove(tree)
+	}
 }
