@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The nodes share this machine's cgroup hierarchy (--bind=/sys/fs/cgroup),
@@ -37,21 +38,32 @@ func nodeMachineIDs(dir string) []string {
 
 // removeCgroupRoots removes the cgroup trees named after ids in every
 // hierarchy under cgroupfs, deepest first. Once the nodes' processes are
-// gone every cgroup there is empty; one that is not stays (rmdir refuses).
+// gone every cgroup there is empty, but the kernel may hold a memory
+// cgroup busy for a moment after its last process: it tries for up to
+// 5 s. One still in use stays (rmdir refuses).
 func removeCgroupRoots(cgroupfs string, ids []string) {
-	for _, id := range ids {
-		roots, _ := filepath.Glob(filepath.Join(cgroupfs, "*", cgroupRootsPrefix+id))
-		for _, root := range roots {
-			var dirs []string
-			filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && d.IsDir() {
-					dirs = append(dirs, p)
+	for try := 0; try < 25; try++ {
+		left := false
+		for _, id := range ids {
+			roots, _ := filepath.Glob(filepath.Join(cgroupfs, "*", cgroupRootsPrefix+id))
+			for _, root := range roots {
+				var dirs []string
+				filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && d.IsDir() {
+						dirs = append(dirs, p)
+					}
+					return nil
+				})
+				for i := len(dirs) - 1; i >= 0; i-- {
+					if os.Remove(dirs[i]) != nil {
+						left = true
+					}
 				}
-				return nil
-			})
-			for i := len(dirs) - 1; i >= 0; i-- {
-				os.Remove(dirs[i])
 			}
 		}
+		if !left {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
