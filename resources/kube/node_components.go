@@ -136,7 +136,7 @@ awk '{print $2}' /proc/mounts | grep -E '^/run/containerd/|^/var/lib/containerd/
 for ns in $(ip netns list 2>/dev/null | awk '/^cni-/{print $1}'); do ip netns delete "$ns"; done
 ip link delete cni0 2>/dev/null
 rm -rf /run/containerd
-true`,
+` + containerdCgroupCleanup(c) + `true`,
 			Version: c.KubernetesVersion,
 		},
 		program: containerdProgram,
@@ -164,17 +164,27 @@ for d in /sys/fs/cgroup/*/; do mkdir -p "$d${1#/}"; done
 	return k
 }
 
-// kubeletCleanup is what goes with a kubelet: its mounts, and its own
-// cgroup root when it has one (only empty cgroups go: rmdir refuses the
-// others).
+// kubeletCleanup is what goes with a kubelet: its mounts.
 const kubeletCleanup = `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
 true`
 
-// kubeletCgroupCleanup removes the kubelet's own cgroup root
-// (nodeCgroupRoot) in every hierarchy, deepest first.
-const kubeletCgroupCleanup = `root=eggo-$(cat /etc/machine-id)
-for d in /sys/fs/cgroup/*/"$root"; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done
+// containerdCgroupCleanup removes the kubelet's own cgroup root
+// (nodeCgroupRoot) in every hierarchy, deepest first, when the cluster
+// gives it one: with containerd, once its containers are gone (a memory
+// cgroup may stay busy a moment after its last process).
+func containerdCgroupCleanup(c *resources.Cluster) string {
+	if !c.Runtime.CgroupRootPerNode {
+		return ""
+	}
+	return `root=eggo-$(cat /etc/machine-id)
+for try in 1 2 3 4 5; do
+  left=
+  for d in /sys/fs/cgroup/*/"$root"; do [ -d "$d" ] && { find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || left=1; }; done
+  [ -z "$left" ] && break
+  sleep 1
+done
 `
+}
 
 // nodeCgroupRoot is the kubelet's cgroup root with
 // runtime.cgroup_root_per_node, as a unit writes it: named after the
@@ -205,12 +215,10 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 		k.configFile,
 	}
 	var extra, specifierArgs []string
-	cleanup := kubeletCleanup
 	if c.Runtime.CgroupRootPerNode {
 		specifierArgs = []string{"--cgroup-root=" + nodeCgroupRoot}
 		files = append(files, k.cgroupRootFile)
 		extra = append(extra, "ExecStartPre=/bin/sh "+unitArg(k.cgroupRootFile.Path)+" "+nodeCgroupRoot)
-		cleanup = kubeletCgroupCleanup + cleanup
 	}
 	return componentSpec{
 		service: service{
@@ -226,7 +234,7 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = %s ]`,
 					k.kubectl, shell.Quote(n.Name), shell.Quote("True "+gitVersion(c.KubernetesVersion))),
 			HealthTimeout: DefaultHealthTimeout,
-			Cleanup:       cleanup,
+			Cleanup:       kubeletCleanup,
 			Version:       c.KubernetesVersion,
 		},
 		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiserver...),

@@ -256,8 +256,11 @@ func TestComponentsPerRole(t *testing.T) {
 	c.Runtime.CgroupRootPerNode = true
 	s := parseService(Kubelet(c, c.Nodes[2]).desired(c, c.Nodes[2]).Attrs)
 	if !strings.Contains(s.Unit, "--cgroup-root=/eggo-%m") || !strings.Contains(s.Unit, "ExecStartPre=/bin/sh /etc/kubernetes/kubelet/cgroup-root.sh /eggo-%m") ||
-		s.Files[len(s.Files)-1].Path != "/etc/kubernetes/kubelet/cgroup-root.sh" || !strings.Contains(s.Cleanup, "root=eggo-$(cat /etc/machine-id)") {
-		t.Errorf("w0's kubelet with a cgroup root per node:\n%s\n%v\n%s", s.Unit, s.Files, s.Cleanup)
+		s.Files[len(s.Files)-1].Path != "/etc/kubernetes/kubelet/cgroup-root.sh" {
+		t.Errorf("w0's kubelet with a cgroup root per node:\n%s\n%v", s.Unit, s.Files)
+	}
+	if cleanup := containerdSpec(c).Cleanup; !strings.Contains(cleanup, "root=eggo-$(cat /etc/machine-id)") {
+		t.Errorf("containerd's cleanup leaves the kubelet's cgroup root:\n%s", cleanup)
 	}
 	c.Runtime.CgroupRootPerNode = false
 	if unit := resources.AttrString(byAddr[`service.kubelet["w0"]`].Attrs[svcUnit]); strings.Contains(unit, "cgroup-root") {
