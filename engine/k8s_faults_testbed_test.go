@@ -104,7 +104,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	faultConfig(t, dir, tb, broken, "m0", "m1", "e0", "w0")
 	stateBefore, _ := os.ReadFile(statePath)
 	err := planError(dir, nil)
-	for _, want := range []string{"main.hcl:", `"w0"`, "/usr/local/bin/kubelet", "missing"} {
+	for _, want := range []string{"main.hcl:", `"m0"`, "/usr/local/bin/kubelet", "missing"} { // m0: the first Node (masters run kubelet too)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("plan with a bundle lacking kubelet: %v; want it to mention %s", err, want)
 		}
