@@ -36,6 +36,21 @@ func nodeMachineIDs(dir string) []string {
 	return out
 }
 
+// leftCgroupRoots are the machine IDs of the kubelet cgroup roots in the
+// hierarchies under cgroupfs.
+func leftCgroupRoots(cgroupfs string) []string {
+	roots, _ := filepath.Glob(filepath.Join(cgroupfs, "*", cgroupRootsPrefix+"*"))
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range roots {
+		if id := strings.TrimPrefix(filepath.Base(r), cgroupRootsPrefix); !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // removeCgroupRoots removes the cgroup trees named after ids in every
 // hierarchy under cgroupfs, deepest first. Once the nodes' processes are
 // gone every cgroup there is empty, but the kernel may hold a memory

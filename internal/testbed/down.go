@@ -122,6 +122,9 @@ func ownedNames(id string, rec *record) (veths, netns, bridges []string) {
 func DownAll() error {
 	root := DefaultRunRoot()
 	err := DownAllIn(root)
+	// With every testbed down, no kubelet of theirs runs: the cgroup
+	// roots one left (still busy when its testbed went) go too.
+	removeCgroupRoots("/sys/fs/cgroup", leftCgroupRoots("/sys/fs/cgroup"))
 	return errors.Join(err, sweepOrphanNames(root, func(string) bool { return true }))
 }
 
