@@ -9,6 +9,7 @@
 # Nothing is pulled from a registry. The userlands are Debian packages with
 # their Depends as apt resolves them (apt-get download, dpkg-deb -x), the
 # Alpine base of upstream's images replaced by busybox-static's applets; the
+# busybox image's binary is built from Debian's source (busybox.sh: why); the
 # programs are TOOLS_DIR's agnhost (conformance.sh) and Go builds of
 # nonewprivs' nnp, the sample API server (module conformance/VERSION) and etcd
 # (conformance/VERSION/etcd). Each archive is imported into a throwaway
@@ -82,7 +83,7 @@ fi
 bindir="$parts/debs/usr/local/bin"
 
 sources=$(cd "$BUNDLE_SRC" && cat scripts/conformance-images.sh scripts/lib.sh scripts/verify-image.sh \
-  ociimage/*.go cmd/ociarchive/*.go "conformance/$version/go.sum" "conformance/$version/etcd/go.sum" | sha256sum | cut -c1-16)
+  scripts/busybox.sh ociimage/*.go cmd/ociarchive/*.go "conformance/$version/go.sum" "conformance/$version/etcd/go.sum" | sha256sum | cut -c1-16)
 common="$(go env GOVERSION) $sources $(sha256sum <"$tools/agnhost" | cut -c1-16) $(sha256sum <<<"$debs" | cut -c1-16)"
 
 work=$(mktemp -d)
@@ -257,6 +258,24 @@ server {
 EOF
 }
 
+# busybox_root ROOT: docker's busybox image, which upstream's is: the binary
+# at /bin/busybox and every applet linked beside it in /bin (`busybox --install
+# /bin`; the Sysctls test runs /bin/sysctl), built by busybox.sh from the
+# source of the busybox-static the closure resolves.
+busybox_root() {
+  local root=$1 v src a
+  v=$(sed -n 's/^busybox-static=//p' <<<"$debs")
+  [[ -n $v ]] || die "conformance-images: apt resolves no busybox-static"
+  src=$(apt-cache show "busybox-static=$v" | sed -n 's/^Source: busybox (\(.*\))$/\1/p' | head -n1)
+  mkdir -p "$root/bin"
+  "$BUNDLE_SRC/scripts/busybox.sh" "${src:-$v}" "$root/bin/busybox"
+  for a in $("$root/bin/busybox" --list); do
+    # Symbolic, not hard, links: the archive writer stores a hard link as a copy.
+    [[ $a == busybox || $a == linuxrc ]] || ln -s busybox "$root/bin/$a"
+  done
+  etc "$root"
+}
+
 # build_one REF: the part for one image: its root, its archive, its check.
 build_one() {
   local ref=$1 repo tag kind file part key tmp root args=() verify=()
@@ -286,10 +305,10 @@ build_one() {
     verify=(--status 2 --probe "curl -sf http://127.0.0.1/data.json && curl -sf -o /dev/null http://127.0.0.1/$kind.jpg")
     ;;
   busybox)
-    unpack "$root" ${DEBS[busybox]}
-    base "$root"
+    busybox_root "$root"
     args=(-cmd sh)
-    verify=(--once 'BusyBox v' -- sh -c 'busybox | head -n1; ls /bin | wc -l')
+    # What the Sysctls and the ConfigMap/Secret environment tests rely on.
+    verify=(--once '/bin/sysctl data-1=value-1' -- sh -c 'busybox | head -n1; echo $(ls /bin/sysctl) $(env data-1=value-1 sh -c env | grep data-1)')
     ;;
   httpd)
     httpd_root "$root"
