@@ -19,11 +19,11 @@ CONFORMANCE_VERSION ?= v1.31.4
 bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prints $(CACHE)/bundle last
 	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(BUNDLE_VERSIONS)
 
-# Heavy (e2e.test is a long compile): neither make test nor .ci/run builds it.
+# Heavy (e2e.test is a long compile; cached): make test builds it for the conformance smoke.
 conformance-tools: ## Build (or reuse) e2e.test, ginkgo and agnhost in $(CACHE)/conformance/$(CONFORMANCE_VERSION); prints it last
 	@$(BUNDLE_SRC)/scripts/conformance.sh $(CONFORMANCE_VERSION) $(CACHE)/conformance/$(CONFORMANCE_VERSION)
 
-# The images' agnhost is conformance-tools' own. Not in make test or .ci/run either.
+# The images' agnhost is conformance-tools' own; cached like the tools.
 conformance-images: conformance-tools ## Build (or reuse) the images the [Conformance] tests run, as OCI archives in $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images; prints it last
 	@$(BUNDLE_SRC)/scripts/conformance-images.sh $(CONFORMANCE_VERSION) $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images $(CACHE)/conformance/$(CONFORMANCE_VERSION)
 

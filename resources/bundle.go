@@ -17,6 +17,9 @@ var bundleLayout = []bundleComponent{
 	{CompAPIServer, []string{"master"}, []string{"usr/local/bin/kube-apiserver", "usr/local/bin/kubectl"}, nil},
 	{CompControllerManager, []string{"master"}, []string{"usr/local/bin/kube-controller-manager"}, nil},
 	{CompScheduler, []string{"master"}, []string{"usr/local/bin/kube-scheduler"}, nil},
+	// The control plane's images, for the pod implementation only (the
+	// host kind leaves them out otherwise; CheckStaticPodImage requires them).
+	{CompStaticPodImages, []string{"master"}, nil, []string{ControlPlaneImageDir}},
 	{CompContainerd, NodeRoles, []string{
 		"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/runc",
 		"opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
@@ -42,6 +45,17 @@ type bundleComponent struct {
 	// Roles: CNI plugins and container images beyond the required ones.
 	Dirs []string
 }
+
+// ControlPlaneImageDir holds the control plane's image archives in the
+// bundle (NAME.tar, registry.k8s.io/NAME:VERSION), for the pod
+// implementation: masters receive it only then.
+const ControlPlaneImageDir = "var/lib/eggo/control-plane/"
+
+// CompStaticPodImages names the control plane's images in the bundle layout.
+const CompStaticPodImages = "control-plane-images"
+
+// ControlPlaneImage is the bundle file of a control-plane component's image.
+func ControlPlaneImage(component string) string { return ControlPlaneImageDir + component + ".tar" }
 
 // CoreDNSArchive is the bundle file that carries CoreDNSImage, under each
 // arch's tree; containerd imports it on every worker.
@@ -88,12 +102,24 @@ func checkBundleFiles(c *Cluster, n Node, component, addr string) error {
 			continue
 		}
 		for _, rel := range bc.Files {
-			if p, why := BundleLacks(c, n, rel); why != "" {
-				// The node's roles call for the file.
-				return Blame(n.At("roles"), "Missing file in the package bundle",
-					"node %q needs %s from the package bundle for %s, but %s (%s)", n.Name, "/"+rel, addr, why, p)
+			if err := CheckBundleFile(c, n, rel, addr); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// CheckBundleFile reports that the bundle lacks rel, which addr on node n
+// needs (nil without a bundle, or when it has it).
+func CheckBundleFile(c *Cluster, n Node, rel, addr string) error {
+	if c.Packages == "" {
+		return nil
+	}
+	if p, why := BundleLacks(c, n, rel); why != "" {
+		// The node's roles call for the file.
+		return Blame(n.At("roles"), "Missing file in the package bundle",
+			"node %q needs %s from the package bundle for %s, but %s (%s)", n.Name, "/"+rel, addr, why, p)
 	}
 	return nil
 }

@@ -28,6 +28,10 @@ type Cluster struct {
 	// ScheduleOnMasters registers the masters without the control-plane
 	// taint, so ordinary workloads run on them too (small clusters).
 	ScheduleOnMasters bool
+	// Implementation is how the control plane runs: ImplementationBinary
+	// (systemd units) or ImplementationPod (static pods the masters'
+	// kubelets run). Empty means binary.
+	Implementation string
 	// ExtraArgs are per-component command-line flags ("kube-apiserver" →
 	// "v" → "2"); they override eggo's own flags of the same name.
 	ExtraArgs map[string]map[string]string
@@ -46,6 +50,15 @@ type Cluster struct {
 	// (see Index); nil otherwise.
 	topo *topology
 }
+
+// The implementations of the control plane (the cluster's implementation).
+const (
+	ImplementationBinary = "binary"
+	ImplementationPod    = "pod"
+)
+
+// StaticPods says whether the control plane runs as static pods.
+func (c *Cluster) StaticPods() bool { return c.Implementation == ImplementationPod }
 
 // Runtime holds container runtime settings a cluster definition passes to
 // containerd. They are off by default: a sandbox that needs one (the

@@ -109,6 +109,12 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 	if p := dec.boolPtr(attrs, "schedule_on_masters"); p != nil {
 		c.ScheduleOnMasters = *p
 	}
+	c.Implementation = dec.str(attrs, "implementation", resources.ImplementationBinary)
+	if c.Implementation != resources.ImplementationBinary && c.Implementation != resources.ImplementationPod {
+		dec.errorf(attrs["implementation"].Expr.Range(), "Invalid implementation",
+			"implementation is how the control plane runs: \"binary\" (systemd services) or \"pod\" (static pods run by the masters' kubelets); got %s.",
+			dec.show(attrs["implementation"], c.Implementation))
+	}
 	c.ExtraArgs = decodeExtraArgs(dec, attrs)
 	c.Runtime = decodeRuntime(dec, cb.runtime)
 	c.Addons = l.decodeAddons(dec, cb.addons)
@@ -149,6 +155,7 @@ func clusterValue(c *resources.Cluster) cty.Value {
 		}),
 		"max_unavailable":     cty.NumberIntVal(int64(c.MaxUnavailable)),
 		"schedule_on_masters": cty.BoolVal(c.ScheduleOnMasters),
+		"implementation":      cty.StringVal(c.Implementation),
 		"extra_args":          extraArgsValue(c.ExtraArgs),
 		"runtime": cty.ObjectVal(map[string]cty.Value{
 			"restrict_oom_score_adj": cty.BoolVal(c.Runtime.RestrictOOMScoreAdj),

@@ -255,3 +255,22 @@ node "m" {
 		t.Errorf("endpoint = %q", got)
 	}
 }
+
+// TestImplementation: binary unless the cluster says pod; anything else is
+// an error on the attribute's line that shows the value.
+func TestImplementation(t *testing.T) {
+	if c := mustLoad(t, writeDir(t, map[string]string{"main.hcl": minimal + allInOne}), VarInput{}).Cluster; c.Implementation != "binary" || c.StaticPods() {
+		t.Errorf("implementation by default: %q (static pods %t), want binary", c.Implementation, c.StaticPods())
+	}
+	config := func(v string) string {
+		return "cluster \"demo\" {\n  kubernetes_version = \"1.31.4\"\n  implementation     = " + v + "\n}\n" + allInOne
+	}
+	if c := mustLoad(t, writeDir(t, map[string]string{"main.hcl": config(`"pod"`)}), VarInput{}).Cluster; !c.StaticPods() {
+		t.Errorf(`implementation = "pod": %q, not static pods`, c.Implementation)
+	}
+	_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": config(`"pods"`)}), VarInput{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid implementation" || diags[0].Subject == nil || diags[0].Subject.Start.Line != 3 ||
+		!strings.Contains(diags[0].Detail, `got "pods"`) {
+		t.Errorf(`implementation = "pods": %v, want one error on line 3 showing the value`, diags)
+	}
+}

@@ -53,6 +53,7 @@ var clusterSchema = &hcl.BodySchema{
 		{Name: "annotations"},
 		{Name: "max_unavailable"},
 		{Name: "schedule_on_masters"},
+		{Name: "implementation"},
 		{Name: "extra_args"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{

@@ -28,6 +28,11 @@ variable "packages" {
   default     = "/var/cache/eggo/bundle/v1.31.4"
   description = "the offline bundle; make conformance passes its copy with the test images added"
 }
+variable "implementation" {
+  type        = string
+  default     = "binary"
+  description = "how the control plane runs: binary (systemd services) or pod (static pods); make conformance IMPLEMENTATION=pod"
+}
 
 locals {
   lbs     = { for name, addr in var.nodes : name => addr if substr(name, 0, 2) == "lb" }
@@ -38,6 +43,7 @@ locals {
 cluster "conformance" {
   kubernetes_version = "1.31.4"
   packages           = var.packages
+  implementation     = var.implementation
   labels             = { purpose = "conformance" }
   network {
     service_cidr = "10.32.0.0/16"

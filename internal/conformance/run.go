@@ -27,15 +27,18 @@ type Options struct {
 	Focus          string // the parallel phase's focus (default [Conformance])
 	Serial         bool   // run the [Serial] [Conformance] phase after it
 	Keep           bool   // leave the cluster up
-	Implementation string // "binary" (the pod implementation is issue 16's)
+	Implementation string // the cluster's: "binary" (default) or "pod"
 	Log            io.Writer
 }
 
 // Run deploys the cluster, runs the phases and prints the summary. The
 // error is what stopped the run, not a failed test.
 func Run(ctx context.Context, o Options) (Summary, error) {
-	if o.Implementation != "" && o.Implementation != "binary" {
-		return Summary{}, fmt.Errorf("implementation %q: only \"binary\" is built (the pod implementation is not)", o.Implementation)
+	if o.Implementation == "" {
+		o.Implementation = "binary"
+	}
+	if o.Implementation != "binary" && o.Implementation != "pod" {
+		return Summary{}, fmt.Errorf("implementation %q: want binary or pod", o.Implementation)
 	}
 	if err := os.MkdirAll(o.Results, 0o755); err != nil {
 		return Summary{}, err
@@ -70,7 +73,7 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	state := filepath.Join(o.Results, "eggo.state")
 	started := time.Now()
 	if err := o.run(ctx, "apply.log", o.Eggo, "-chdir="+o.Example, "apply", "-auto-approve", "-state="+state,
-		"-var-file="+vars, "-var", "packages="+bundle); err != nil {
+		"-var-file="+vars, "-var", "packages="+bundle, "-var", "implementation="+o.Implementation); err != nil {
 		return Summary{}, fmt.Errorf("deploying the cluster (%s): %w", filepath.Join(o.Results, "apply.log"), err)
 	}
 	fmt.Fprintf(o.Log, "cluster deployed in %s\n", time.Since(started).Round(time.Second))

@@ -105,7 +105,10 @@ func (b *archBundle) filesFor(roles roleSet) []any {
 // bundleFiles walks packages/<arch>, hashes every file once, remembers
 // where each content lives locally and which roles claim each file. No
 // packages directory at all means no bundle; a missing arch is an error.
-func (h *Host) bundleFiles(packages, arch string) (*archBundle, error) {
+// The control plane's images (resources.ControlPlaneImageDir) are left out
+// unless the control plane runs as static pods: the binary implementation
+// never runs them.
+func (h *Host) bundleFiles(packages, arch string, staticPods bool) (*archBundle, error) {
 	b := &archBundle{lists: map[roleSet][]any{}}
 	if packages == "" {
 		return b, nil
@@ -133,6 +136,9 @@ func (h *Host) bundleFiles(packages, arch string) (*archBundle, error) {
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
+		}
+		if !staticPods && resources.Claims(resources.ControlPlaneImageDir, filepath.ToSlash(rel)) {
+			return nil
 		}
 		sum, err := h.hashFile(p)
 		if err != nil {

@@ -67,6 +67,11 @@ func nodeServices(c *resources.Cluster, n resources.Node) ([]resources.Desired, 
 		if err := resources.CheckBundleFiles(c, n, s.Component, resources.ServiceAddr(s.Component, n.Name)); err != nil {
 			return nil, err
 		}
+		if s.Pod != nil {
+			if err := resources.CheckBundleFile(c, n, resources.ControlPlaneImage(s.Component), resources.ServiceAddr(s.Component, n.Name)); err != nil {
+				return nil, err
+			}
+		}
 		if s.program != "" {
 			v, err := programVersion(c, n, s.program)
 			if err != nil {

@@ -75,13 +75,10 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 		deps = append(deps, EtcdMemberAddr(e.Name))
 	}
 	admin := kubectlWith(AdminKubeconfigPath(c))
-	return componentSpec{
+	spec := componentSpec{
 		service: service{
 			Component: resources.CompAPIServer,
-			UnitName:  resources.CompAPIServer + ".service",
-			Unit: renderUnit(unitOptions{description: "Kubernetes API server (eggo)", exec: "/usr/local/bin/kube-apiserver",
-				args: flags(c, resources.CompAPIServer, own), typ: "notify"}),
-			Files: files,
+			Files:     files,
 			// Ready, serving the version this apply installed, and still
 			// ready once the load balancers have had time to take it back
 			// (lbReaddTime): the next master's apiserver restarts only
@@ -94,7 +91,17 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 		deps: deps,
 		roll: controlPlaneRoll(n),
 	}
+	controlPlaneRunner(c, n, &spec,
+		unitOptions{description: "Kubernetes API server (eggo)", exec: "/usr/local/bin/kube-apiserver",
+			args: flags(c, resources.CompAPIServer, own), typ: "notify"},
+		podOptions{probe: httpProbe{host: n.Address, port: resources.APIServerPort, live: "/livez", ready: "/readyz"},
+			cpu: "250m", mount: []string{dir, caCertsDir}})
+	return spec
 }
+
+// caCertsDir is the host's CA certificates, which kubeadm's pods mount for
+// the outgoing TLS of the apiserver (webhooks, OIDC) and controller manager.
+const caCertsDir = "/etc/ssl/certs"
 
 func controllerManager(c *resources.Cluster, n resources.Node) componentSpec {
 	dir := path.Join(c.ConfigDir, resources.CompControllerManager)
@@ -116,7 +123,7 @@ func controllerManager(c *resources.Cluster, n resources.Node) componentSpec {
 		"service-cluster-ip-range":         c.Network.ServiceCIDR,
 		"use-service-account-credentials":  "true",
 	}
-	return controlPlaneComponent(c, n, resources.CompControllerManager, "Kubernetes controller manager (eggo)", 10257, own, []serviceFile{
+	return controlPlaneComponent(c, n, resources.CompControllerManager, "Kubernetes controller manager (eggo)", 10257, "200m", own, []serviceFile{
 		kubeconfigFile(c, kubeconfig, localAPIServer(), "system:kube-controller-manager", resources.CertControllerManager, ""),
 		certFile(dir, "ca.crt", pkiRef(resources.PKIClusterCA, "cert")),
 		certFile(dir, "ca.key", pkiRef(resources.PKIClusterCA, "key")),
@@ -134,21 +141,17 @@ func scheduler(c *resources.Cluster, n resources.Node) componentSpec {
 		"kubeconfig":                kubeconfig,
 		"leader-elect":              "true",
 	}
-	return controlPlaneComponent(c, n, resources.CompScheduler, "Kubernetes scheduler (eggo)", 10259, own, []serviceFile{
+	return controlPlaneComponent(c, n, resources.CompScheduler, "Kubernetes scheduler (eggo)", 10259, "100m", own, []serviceFile{
 		kubeconfigFile(c, kubeconfig, localAPIServer(), "system:kube-scheduler", resources.CertScheduler, ""),
 	})
 }
 
 // controlPlaneComponent is a component that talks to its own master's
 // apiserver and serves /healthz on a local port.
-func controlPlaneComponent(c *resources.Cluster, n resources.Node, name, description string, port int, own map[string]string, files []serviceFile) componentSpec {
-	exec := "/usr/local/bin/" + name
-	return componentSpec{
+func controlPlaneComponent(c *resources.Cluster, n resources.Node, name, description string, port int, cpu string, own map[string]string, files []serviceFile) componentSpec {
+	spec := componentSpec{
 		service: service{
-			Component: name,
-			UnitName:  name + ".service",
-			Unit: renderUnit(unitOptions{description: description, exec: exec,
-				args: flags(c, name, own), after: []string{resources.CompAPIServer + ".service"}}),
+			Component:     name,
 			Files:         files,
 			Health:        tlsHealthz(port) + " >/dev/null",
 			HealthTimeout: DefaultHealthTimeout,
@@ -157,6 +160,15 @@ func controlPlaneComponent(c *resources.Cluster, n resources.Node, name, descrip
 		deps: []string{resources.ServiceAddr(resources.CompAPIServer, n.Name)},
 		roll: controlPlaneRoll(n),
 	}
+	mount := []string{path.Join(c.ConfigDir, name)}
+	if name == resources.CompControllerManager {
+		mount = append(mount, caCertsDir)
+	}
+	controlPlaneRunner(c, n, &spec,
+		unitOptions{description: description, exec: "/usr/local/bin/" + name,
+			args: flags(c, name, own), after: []string{resources.CompAPIServer + ".service"}},
+		podOptions{probe: httpProbe{host: "127.0.0.1", port: port, live: "/healthz"}, cpu: cpu, mount: mount})
+	return spec
 }
 
 // loadBalancer is haproxy in TCP mode in front of every apiserver.

@@ -214,6 +214,17 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 		kubeconfigFile(c, k.kubeconfig, server, "system:node:"+n.Name, resources.CertKubelet, n.Name),
 		k.configFile,
 	}
+	// Serving, registered, Ready, and at the version installed.
+	health := httpCheck(10248, "/healthz", "ok") + " && " +
+		fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = %s ]`,
+			k.kubectl, shell.Quote(n.Name), shell.Quote("True "+gitVersion(c.KubernetesVersion)))
+	if c.StaticPods() && n.HasRole("master") {
+		// The kubelet runs the master's apiserver: it comes first, and is
+		// healthy once it serves; its Node registers when the apiserver
+		// it starts is up (kube-proxy waits for that apiserver).
+		apiserver = nil
+		health = httpCheck(10248, "/healthz", "ok")
+	}
 	var extra, specifierArgs []string
 	if c.Runtime.CgroupRootPerNode {
 		specifierArgs = []string{"--cgroup-root=" + nodeCgroupRoot}
@@ -227,12 +238,9 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 			Unit: renderUnit(unitOptions{description: "Kubernetes node agent (eggo)", exec: "/usr/local/bin/kubelet",
 				args: flags(c, resources.CompKubelet, own), specifierArgs: specifierArgs,
 				after: []string{resources.CompContainerd + ".service"}, extra: extra}),
-			Files:    files,
-			DataDirs: []string{"/var/lib/kubelet"},
-			// Serving, registered, Ready, and at the version installed.
-			Health: httpCheck(10248, "/healthz", "ok") + " && " +
-				fmt.Sprintf(`[ "$(%s get node %s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.nodeInfo.kubeletVersion}')" = %s ]`,
-					k.kubectl, shell.Quote(n.Name), shell.Quote("True "+gitVersion(c.KubernetesVersion))),
+			Files:         files,
+			DataDirs:      []string{"/var/lib/kubelet"},
+			Health:        health,
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup:       kubeletCleanup,
 			Version:       c.KubernetesVersion,
@@ -268,7 +276,17 @@ healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 tlsCertFile: %s
 tlsPrivateKeyFile: %s
-`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key"))
+`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key")) + staticPodPath(c)
+}
+
+// staticPodPath is the kubelet's manifests directory in the pod
+// implementation (on every Node, as kubeadm sets it; only masters have
+// manifests).
+func staticPodPath(c *resources.Cluster) string {
+	if !c.StaticPods() {
+		return ""
+	}
+	return "staticPodPath: " + ManifestDir(c) + "\n"
 }
 
 // kubeProxyShared is what every Node's kube-proxy has alike: built once
@@ -319,7 +337,17 @@ mode: iptables
 			Cleanup: "/usr/local/bin/kube-proxy --cleanup >/dev/null 2>&1; true",
 			Version: c.KubernetesVersion,
 		},
-		deps: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
+		deps: kubeProxyDeps(c, n),
 		roll: nodeRoll(c, n),
 	}
+}
+
+// kubeProxyDeps: kube-proxy comes after its Node's kubelet, and on a master
+// of the pod implementation after the apiserver that kubelet runs.
+func kubeProxyDeps(c *resources.Cluster, n resources.Node) []string {
+	deps := []string{resources.ServiceAddr(resources.CompKubelet, n.Name)}
+	if c.StaticPods() && n.HasRole("master") {
+		deps = append(deps, resources.ServiceAddr(resources.CompAPIServer, n.Name))
+	}
+	return deps
 }

@@ -48,6 +48,7 @@ func serviceSchema() resources.Schema {
 		svcCreatedDirs:   {Description: "directories eggo created, removed on delete", Computed: true},
 		svcOwnedData:     {Description: "data directories eggo owns", Computed: true},
 		svcLive:          {Description: "what refresh found on the host", Computed: true},
+		svcStaticPod:     {Description: "set when the kubelet runs the component as a static pod (implementation = \"pod\"): the manifests directory, the pod's name, its image and the image's archive"},
 	}}
 }
 
@@ -73,7 +74,8 @@ func readService(ctx context.Context, rc *resources.RunContext, prior resources.
 	for i, f := range s.Files {
 		paths[i] = f.Path
 	}
-	live, err := probeService(ctx, conn, s.UnitName, paths, componentChecks(rc, prior, s))
+	recorded, _ := prior.Attrs[svcDigests].(map[string]any)
+	live, err := probeService(ctx, conn, s, recorded, paths, componentChecks(rc, prior, s))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: refreshing: %w", prior.Addr, err)
 	}
@@ -160,7 +162,7 @@ func diffServiceDigests(prior resources.Attrs, want service, digests map[string]
 			d.drift = append(d.drift, fmt.Sprintf("%s is %s", want.UnitName, live.Active))
 		}
 		d.drift = append(d.drift, live.Problems...)
-		if live.Unit != resources.SHA256Hex(unitHeader+have.Unit) {
+		if live.Unit != resources.SHA256Hex(have.unitText(recorded)) {
 			d.drift = append(d.drift, want.UnitName+" "+missingOrModified(live.Unit))
 			d.unit = true
 		}
@@ -216,7 +218,7 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 		return after
 	}
 	for _, name := range []string{svcAddress, svcUnitName} {
-		if b, a := resources.AttrString(prior.Attrs[name]), resources.AttrString(desired.Attrs[name]); b != a {
+		if b, a := resources.AttrString(prior.Attrs[name]), resources.AttrString(desired.Attrs[name]); b != a && !(name == svcUnitName && switchesRunner(parseService(prior.Attrs), want)) {
 			ch.Action = resources.Replace
 			ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: fmt.Sprintf("changed in config (forces replacement): %s %s → %s", name, b, a)}}
 			ch.After = changedRecord()
@@ -231,6 +233,13 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 	if len(d.config) > 0 {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(d.config, "; ")})
 	}
+	// (A switch renames the unit: most plans skip parsing the record again.)
+	if resources.AttrString(prior.Attrs[svcUnitName]) != want.UnitName {
+		if have := parseService(prior.Attrs); switchesRunner(have, want) {
+			ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: "implementation: " + have.runnerText() + " → " + want.runnerText()})
+			d.restart = true
+		}
+	}
 	if d.upgrade != "" {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonUpgrade, Detail: "version " + d.upgrade})
 	}
@@ -238,7 +247,7 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonDrift, Detail: strings.Join(d.drift, "; ")})
 	}
 	if d.restart {
-		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonRestart, Detail: "restarts " + want.UnitName + " and waits for it to be healthy"})
+		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonRestart, Detail: want.restartText()})
 	}
 	recordOnly := !d.restart && (d.record || !resources.Equal(prior.Attrs[svcConnection], desired.Attrs[svcConnection]))
 	if recordOnly {
@@ -286,6 +295,14 @@ func updateService(ctx context.Context, rc *resources.RunContext, prior resource
 	}
 	if prior.Pending {
 		d.upload, d.unit = nil, true // converge everything
+	}
+	if have := parseService(prior.Attrs); switchesRunner(have, want) {
+		// The old runner stops first (the ports are the same); every file
+		// is written again.
+		if err := stopRunner(ctx, rc, conn, desired.Addr, have); err != nil {
+			return prior.Attrs, err
+		}
+		d.upload, d.unit = nil, true
 	}
 	in := &serviceInstall{rc: rc, conn: conn, addr: desired.Addr, node: desired.Node, svc: want, prior: prior.Attrs, upload: d.upload, unit: d.unit}
 	attrs, err := in.run(ctx, desired.Attrs)

@@ -43,6 +43,9 @@ type serviceInstall struct {
 	// noBlock starts the unit without waiting for it (etcd members of a new
 	// cluster become ready only together); health does the waiting.
 	noBlock bool
+	// giveUp, when the health check prints it, ends the wait at once: the
+	// component will not become healthy (a static pod crash-looping).
+	giveUp string
 }
 
 // run converges the host: directories, files, unit, restart, post-start,
@@ -82,6 +85,14 @@ func (in *serviceInstall) run(ctx context.Context, desired resources.Attrs) (res
 		if err := in.conn.Upload(ctx, strings.NewReader(content), int64(len(content)), f.Path, fs.FileMode(mode), resources.SHA256Hex(content)); err != nil {
 			return rec, fmt.Errorf("%s: writing %s: %w", in.addr, f.Path, err)
 		}
+	}
+	if s.Pod != nil {
+		if in.beforeStart != nil {
+			if err := in.beforeStart(ctx, rec); err != nil {
+				return rec, err
+			}
+		}
+		return rec, in.runPod(ctx)
 	}
 	unit := unitHeader + s.Unit
 	if in.unit {
@@ -162,14 +173,19 @@ func (in *serviceInstall) claim(ctx context.Context, rec resources.Attrs) error 
 
 // healthy waits for the health command to pass.
 func (in *serviceInstall) healthy(ctx context.Context) error {
+	return in.healthyWith(ctx, in.svc.Health)
+}
+
+// healthyWith waits for health, a shell command, to pass.
+func (in *serviceInstall) healthyWith(ctx context.Context, health string) error {
 	s := in.svc
-	if s.Health == "" {
+	if health == "" {
 		return nil
 	}
 	in.rc.Progress(in.addr, "waiting for "+s.Component+" to be healthy")
 	ctx, cancel := context.WithTimeout(ctx, s.HealthTimeout)
 	defer cancel()
-	if err := in.retry(ctx, s.Health, false); err != nil {
+	if err := in.retry(ctx, health, false); err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("not healthy after %s: %w", s.HealthTimeout, err)
 		}
@@ -194,6 +210,9 @@ func (in *serviceInstall) retry(ctx context.Context, cmd string, mutates bool) e
 			if s := out.String(); s != "" {
 				last = fmt.Errorf("%s", s)
 			}
+			if in.giveUp != "" && strings.Contains(out.String(), in.giveUp) {
+				return last
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -206,11 +225,16 @@ func (in *serviceInstall) retry(ctx context.Context, cmd string, mutates bool) e
 	}
 }
 
-// journal is the unit's last log lines, for an error message.
+// journal is the unit's last log lines, for an error message; a static
+// pod's are its container's newest log's.
 func (in *serviceInstall) journal(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := resources.RunScript(ctx, in.conn, fmt.Sprintf("journalctl -u %s -n 15 --no-pager -o cat 2>&1 | tail -c 3000\n", shell.Quote(in.svc.UnitName)), false)
+	script := fmt.Sprintf("journalctl -u %s -n 15 --no-pager -o cat 2>&1 | tail -c 3000\n", shell.Quote(in.svc.UnitName))
+	if p := in.svc.Pod; p != nil {
+		script = podLogs(p.PodName)
+	}
+	out, err := resources.RunScript(ctx, in.conn, script, false)
 	if err != nil || strings.TrimSpace(out) == "" {
 		return ""
 	}
@@ -235,7 +259,9 @@ func deleteService(ctx context.Context, rc *resources.RunContext, prior resource
 func removeService(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, a resources.Attrs) error {
 	s := parseService(a)
 	var b strings.Builder
-	if s.UnitName != "" {
+	if s.Pod != nil {
+		b.WriteString(removeStaticPod(s))
+	} else if s.UnitName != "" {
 		fmt.Fprintf(&b, "systemctl disable -q --now %[1]s 2>/dev/null || systemctl stop %[1]s 2>/dev/null || true\n", shell.Quote(s.UnitName))
 		fmt.Fprintf(&b, "if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\n", shell.Quote(s.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")))
 		fmt.Fprintf(&b, "rm -f %s\n", shell.Quote(providers.TempName(s.unitPath())))

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/eggo-project/eggo/providers"
@@ -64,10 +63,17 @@ type liveCheck struct {
 
 // probeService reads a service's state, and runs its checks, with one
 // read-only command.
-func probeService(ctx context.Context, conn providers.Conn, unitName string, paths []string, checks []liveCheck) (serviceLive, error) {
+// A static pod is "active" when containerd runs the pod of the manifest
+// recorded (recorded: the files' digests as written).
+func probeService(ctx context.Context, conn providers.Conn, s service, recorded map[string]any, paths []string, checks []liveCheck) (serviceLive, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "printf 'active %%s\\n' \"$(systemctl is-active %s 2>/dev/null)\"\n", shell.Quote(unitName))
-	all := append([]string{path.Join(UnitDir, unitName)}, paths...)
+	if s.Pod != nil {
+		fmt.Fprintf(&b, "if ( %s ); then echo 'active active'; else echo 'active not-running'; fi\n", podRunning(s.Pod.PodName, configDigest(s.Unit, recorded)))
+	} else {
+		fmt.Fprintf(&b, "printf 'active %%s\\n' \"$(systemctl is-active %s 2>/dev/null)\"\n", shell.Quote(s.UnitName))
+	}
+	unitPath := s.unitPath()
+	all := append([]string{unitPath}, paths...)
 	for _, p := range all {
 		fmt.Fprintf(&b, "if [ -f %[1]s ]; then printf 'file %%s %%s\\n' \"$(sha256sum < %[1]s | cut -d' ' -f1)\" %[1]s; else printf 'file - %%s\\n' %[1]s; fi\n", shell.Quote(p))
 	}
@@ -101,7 +107,6 @@ func probeService(ctx context.Context, conn providers.Conn, unitName string, pat
 	if l.Active == "" {
 		l.Active = "unknown"
 	}
-	unitPath := path.Join(UnitDir, unitName)
 	l.Unit = l.Files[unitPath]
 	delete(l.Files, unitPath)
 	for _, c := range checks {

@@ -33,6 +33,9 @@ const (
 	svcCreatedDirs   = "created_dirs" // computed: directories eggo created, removed on delete
 	svcOwnedData     = "owned_data"   // computed: data dirs eggo created or found empty; emptied on delete
 	svcLive          = "live"         // computed by refresh: what the host has now
+	// svcStaticPod is set when the component runs as a static pod (the pod
+	// implementation): unit_name and unit are then its manifest's.
+	svcStaticPod = "static_pod"
 )
 
 // UnitDir is where eggo writes systemd units.
@@ -58,9 +61,43 @@ type service struct {
 	HealthTimeout time.Duration
 	Cleanup       string
 	Version       string
+	// Pod is set when the kubelet runs the component from a static pod
+	// manifest (UnitName, Unit) instead of systemd from a unit.
+	Pod *staticPod
 }
 
-func (s service) unitPath() string { return path.Join(UnitDir, s.UnitName) }
+// unitPath is where the unit, or the static pod's manifest, is written.
+func (s service) unitPath() string {
+	if s.Pod != nil {
+		return path.Join(s.Pod.ManifestDir, s.UnitName)
+	}
+	return path.Join(UnitDir, s.UnitName)
+}
+
+// runnerText names what runs the service, for a plan.
+func (s service) runnerText() string {
+	if s.Pod != nil {
+		return "static pod " + s.unitPath()
+	}
+	return "systemd unit " + s.UnitName
+}
+
+// restartText says what a restart of the service does, for a plan.
+func (s service) restartText() string {
+	if s.Pod != nil {
+		return "replaces the static pod " + s.unitPath() + " and waits for it to be healthy (the old manifest comes back if it is not)"
+	}
+	return "restarts " + s.UnitName + " and waits for it to be healthy"
+}
+
+// unitText is the unit, or manifest, exactly as written, given the files'
+// digests (a manifest carries their digest: configLabel).
+func (s service) unitText(digests map[string]any) string {
+	if s.Pod != nil {
+		return unitHeader + strings.Replace(s.Unit, configPlaceholder, configDigest(s.Unit, digests), 1)
+	}
+	return unitHeader + s.Unit
+}
 
 // attrs turns a service into attributes (without address and connection).
 func (s service) attrs() resources.Attrs {
@@ -78,7 +115,7 @@ func (s service) attrs() resources.Attrs {
 	for i, d := range s.DataDirs {
 		dirs[i] = d
 	}
-	return resources.Attrs{
+	a := resources.Attrs{
 		svcComponent:     s.Component,
 		svcUnitName:      s.UnitName,
 		svcUnit:          s.Unit,
@@ -90,6 +127,10 @@ func (s service) attrs() resources.Attrs {
 		svcCleanup:       s.Cleanup,
 		svcVersion:       s.Version,
 	}
+	if s.Pod != nil {
+		a[svcStaticPod] = s.Pod.attrs()
+	}
+	return a
 }
 
 // parseService reads a service back from attributes (desired, after Refs
@@ -103,6 +144,7 @@ func parseService(a resources.Attrs) service {
 		Health:    resources.AttrString(a[svcHealth]),
 		Cleanup:   resources.AttrString(a[svcCleanup]),
 		Version:   resources.AttrString(a[svcVersion]),
+		Pod:       parseStaticPod(a[svcStaticPod]),
 	}
 	s.HealthTimeout, _ = time.ParseDuration(resources.AttrString(a[svcHealthTimeout]))
 	if s.HealthTimeout <= 0 {
@@ -187,6 +229,10 @@ func (s service) dirs() []string {
 	for _, d := range s.DataDirs {
 		add(d)
 	}
+	if s.Pod != nil {
+		add(s.Pod.ManifestDir)
+		add(manifestBackupDir)
+	}
 	sort.Strings(out) // a parent sorts before its children
 	return out
 }
@@ -199,8 +245,12 @@ func (s service) checkPaths() error {
 			return fmt.Errorf("%s: file path %q is not a clean absolute path", s.Component, f.Path)
 		}
 	}
-	if strings.ContainsAny(s.UnitName, "/ ") || !strings.HasSuffix(s.UnitName, ".service") {
-		return fmt.Errorf("%s: unit name %q is not NAME.service", s.Component, s.UnitName)
+	suffix := ".service"
+	if s.Pod != nil {
+		suffix = ".yaml"
+	}
+	if strings.ContainsAny(s.UnitName, "/ ") || strings.HasPrefix(s.UnitName, ".") || !strings.HasSuffix(s.UnitName, suffix) {
+		return fmt.Errorf("%s: unit name %q is not NAME%s", s.Component, s.UnitName, suffix)
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func recorded(d resources.Desired, live *serviceLive) *resources.Object {
 func healthyLive(d resources.Desired) *serviceLive {
 	s := parseService(d.Attrs)
 	digests, _ := s.digests()
-	l := &serviceLive{Active: "active", Unit: resources.SHA256Hex(unitHeader + s.Unit), Files: map[string]string{}}
+	l := &serviceLive{Active: "active", Unit: resources.SHA256Hex(s.unitText(digests)), Files: map[string]string{}}
 	for p, sum := range digests {
 		l.Files[p] = sum.(string)
 	}

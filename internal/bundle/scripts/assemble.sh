@@ -37,6 +37,9 @@ done
 for img in pause coredns; do
   [[ -f $tmp/amd64/var/lib/eggo/images/$img.tar ]] || die "assemble: bundle $version has no $img image"
 done
+for img in kube-apiserver kube-controller-manager kube-scheduler; do
+  [[ -f $tmp/amd64/var/lib/eggo/control-plane/$img.tar ]] || die "assemble: bundle $version has no $img image"
+done
 
 {
   echo "# eggo package bundle for Kubernetes $version. Check it with:"

@@ -44,11 +44,14 @@ func fakeParts(t *testing.T) (debs, image, flannel, kube string) {
 	bins["opt/cni/bin/bridge"] = "bridge"
 	bins["opt/cni/bin/host-local"] = "host-local"
 	debs = makePart(t, filepath.Join(root, "debs"), "debs k1", bins)
-	// The pause and CoreDNS images are two parts in build.sh; one fake part
-	// holding both exercises the same union.
+	// The pause, CoreDNS and control-plane images are parts of their own in
+	// build.sh; one fake part holding all exercises the same union.
 	image = makePart(t, filepath.Join(root, "image"), "image k1", map[string]string{
-		"var/lib/eggo/images/pause.tar":   "tar",
-		"var/lib/eggo/images/coredns.tar": "coredns tar",
+		"var/lib/eggo/images/pause.tar":                          "tar",
+		"var/lib/eggo/images/coredns.tar":                        "coredns tar",
+		"var/lib/eggo/control-plane/kube-apiserver.tar":          "apiserver tar",
+		"var/lib/eggo/control-plane/kube-controller-manager.tar": "controller-manager tar",
+		"var/lib/eggo/control-plane/kube-scheduler.tar":          "scheduler tar",
 	})
 	flannel = makePart(t, filepath.Join(root, "flannel"), "flannel v0.28.10 k1", map[string]string{
 		"usr/local/bin/flanneld": "flanneld v0.28.10",
@@ -125,8 +128,8 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 			files++
 		}
 	}
-	if files != 18 {
-		t.Errorf("MANIFEST lists %d files, want 18 (6 kube, 6 debian, bridge, host-local, pause.tar, coredns.tar, flanneld, flannel)", files)
+	if files != 21 {
+		t.Errorf("MANIFEST lists %d files, want 21 (6 kube, 6 debian, bridge, host-local, pause.tar, coredns.tar, 3 control-plane images, flanneld, flannel)", files)
 	}
 	check := exec.Command("bash", "-c", "grep -v '^#' MANIFEST | sha256sum -c --quiet")
 	check.Dir = out

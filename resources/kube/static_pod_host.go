@@ -1,0 +1,122 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/eggo-project/eggo/providers"
+	"github.com/eggo-project/eggo/providers/shell"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// runPod (re)starts a static pod once its files are written: the image
+// imported from the bundle if containerd lacks it, the manifest written as a
+// dot-file (the kubelet ignores those) and renamed over the old one — the
+// kubelet never reads half a manifest — the old one kept outside the
+// manifests directory. Then it waits for the component's health and for
+// containerd to run the pod of this manifest; when either fails, the old
+// manifest goes back (no old one: the new one goes), and the error says so:
+// the roll stops with the cluster serving.
+func (in *serviceInstall) runPod(ctx context.Context) error {
+	s := in.svc
+	p := s.Pod
+	digests, ok := s.digests()
+	if !ok {
+		return fmt.Errorf("%s: a file is not known yet (an input was not applied)", in.addr)
+	}
+	digest := configDigest(s.Unit, digests)
+	manifest := s.unitText(digests)
+	target, staged, backup := s.unitPath(), path.Join(p.ManifestDir, "."+s.UnitName), path.Join(manifestBackupDir, s.UnitName)
+	in.rc.Progress(in.addr, "writing the static pod "+target)
+	prepare := fmt.Sprintf(`set -e
+mkdir -p %[1]s %[2]s
+if ! ctr -n k8s.io images ls -q | grep -qxF %[3]s; then
+  [ -f %[4]s ] || { echo "no image %[3]s in containerd and no archive %[4]s (the package bundle lacks it)" >&2; exit 1; }
+  ctr -n k8s.io images import %[4]s >/dev/null
+fi
+if [ -f %[5]s ]; then cp -p %[5]s %[6]s; else rm -f %[6]s; fi
+`, shell.Quote(p.ManifestDir), shell.Quote(manifestBackupDir), shell.Quote(p.Image), shell.Quote(p.Archive), shell.Quote(target), shell.Quote(backup))
+	if _, err := resources.RunScript(ctx, in.conn, prepare, true); err != nil {
+		return fmt.Errorf("%s: preparing the static pod: %w", in.addr, err)
+	}
+	if err := in.conn.Upload(ctx, strings.NewReader(manifest), int64(len(manifest)), staged, 0o600, resources.SHA256Hex(manifest)); err != nil {
+		return fmt.Errorf("%s: writing %s: %w", in.addr, staged, err)
+	}
+	if _, err := resources.RunScript(ctx, in.conn, "mv -f "+shell.QuoteAll([]string{staged, target})+"\n", true); err != nil {
+		return fmt.Errorf("%s: replacing %s: %w", in.addr, target, err)
+	}
+	// The pod first: its check is the one that sees a crash loop.
+	health := podRunning(p.PodName, digest)
+	if s.Health != "" {
+		health += " && " + s.Health
+	}
+	in.giveUp = crashLoopText
+	err := in.healthyWith(ctx, health)
+	if err == nil {
+		return nil
+	}
+	// Put the old manifest back the way the new one came: staged, renamed.
+	restore := fmt.Sprintf("if [ -f %[1]s ]; then cp -p %[1]s %[2]s && mv -f %[2]s %[3]s && echo restored; else rm -f %[3]s && echo removed; fi\n",
+		shell.Quote(backup), shell.Quote(staged), shell.Quote(target))
+	out, rerr := resources.RunScript(context.WithoutCancel(ctx), in.conn, restore, true)
+	switch {
+	case rerr != nil:
+		return fmt.Errorf("%w\n    putting the previous manifest back failed too: %v", err, rerr)
+	case strings.TrimSpace(out) == "removed":
+		return fmt.Errorf("%w\n    %s had no previous manifest: the new one was removed", err, s.Component)
+	}
+	return fmt.Errorf("%w\n    the previous manifest of %s is back in %s", err, s.Component, target)
+}
+
+// removeStaticPod is the shell that takes a static pod away: its manifest
+// (the kubelet stops the pod), then a wait of up to a minute for its
+// containers to go.
+func removeStaticPod(s service) string {
+	p := s.Pod
+	sandboxes := shell.Quote(`labels."io.cri-containerd.kind"==sandbox,labels."io.kubernetes.pod.name"==` + p.PodName)
+	return fmt.Sprintf(`rm -f %[1]s %[2]s %[3]s %[4]s
+for i in $(seq 60); do
+  running=
+  for sb in $(ctr -n k8s.io containers ls -q %[5]s 2>/dev/null); do
+    ctr -n k8s.io tasks ls 2>/dev/null | awk -v id="$sb" '$1 == id && $3 == "RUNNING" {f = 1} END {exit !f}' && running=1
+  done
+  [ -z "$running" ] && break
+  sleep 1
+done
+`, shell.Quote(s.unitPath()), shell.Quote(path.Join(p.ManifestDir, "."+s.UnitName)),
+		shell.Quote(path.Join(p.ManifestDir, "."+s.UnitName+".eggo-tmp")), shell.Quote(path.Join(manifestBackupDir, s.UnitName)), sandboxes)
+}
+
+// podLogs prints the last lines of a static pod's newest container log.
+func podLogs(podName string) string {
+	return fmt.Sprintf("f=$(ls -t /var/log/pods/kube-system_%s_*/*/*.log 2>/dev/null | head -n1)\n[ -n \"$f\" ] && tail -n 15 \"$f\" | cut -d' ' -f4- | cut -c1-300\n", shell.Quote(podName))
+}
+
+// switchesRunner says whether a service moves between a systemd unit and a
+// static pod (the cluster's implementation changed): an update that stops
+// the one and starts the other, rolled like any restart of the control
+// plane, one master at a time.
+func switchesRunner(have, want service) bool {
+	return have.Component == want.Component && have.UnitName != "" && (have.Pod == nil) != (want.Pod == nil)
+}
+
+// stopRunner stops a service's unit, or removes its static pod, leaving
+// its files: what a switch of implementation does before it starts the
+// other one.
+func stopRunner(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, have service) error {
+	var script string
+	if have.Pod != nil {
+		script = removeStaticPod(have)
+	} else {
+		script = fmt.Sprintf("systemctl disable -q --now %[1]s 2>/dev/null || systemctl stop %[1]s\n", shell.Quote(have.UnitName)) +
+			fmt.Sprintf("if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\nsystemctl daemon-reload; systemctl reset-failed %[3]s 2>/dev/null || true\n",
+				shell.Quote(have.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")), shell.Quote(have.UnitName))
+	}
+	rc.Progress(addr, "stopping "+have.runnerText())
+	if _, err := resources.RunScript(ctx, conn, script, true); err != nil {
+		return fmt.Errorf("%s: stopping %s: %w", addr, have.runnerText(), err)
+	}
+	return nil
+}
