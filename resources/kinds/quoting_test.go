@@ -42,6 +42,10 @@ func hostileCluster(t *testing.T, h *hostile) *resources.Cluster {
 	for _, rel := range resources.RequiredBundleFiles() {
 		resourcestest.WriteFile(t, filepath.Join(packages, "amd64", filepath.FromSlash(rel)), rel, 0o755)
 	}
+	for _, comp := range []string{resources.CompAPIServer, resources.CompControllerManager, resources.CompScheduler} {
+		rel := resources.ControlPlaneImage(comp)
+		resourcestest.WriteFile(t, filepath.Join(packages, "amd64", filepath.FromSlash(rel)), rel, 0o644)
+	}
 	resourcestest.WriteFile(t, filepath.Join(packages, "amd64", "etc", h.v("bundle file name")), "x", 0o644)
 	manifest := filepath.Join(t.TempDir(), h.v("add-on manifest file name")+".yaml")
 	resourcestest.WriteFile(t, manifest, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %q\n  namespace: %q\n",
@@ -102,8 +106,17 @@ func stateOnly(h *hostile, kind string, a resources.Attrs) resources.Attrs {
 // its field's validation allows (the state can hold anything). A value
 // built into a command without shell.Quote fails here, naming its field.
 func TestEveryRemoteCommandQuotesItsValues(t *testing.T) {
+	// Both implementations: the pod one sends other commands (manifests,
+	// image imports, containerd's view of the pods).
+	for _, impl := range []string{resources.ImplementationBinary, resources.ImplementationPod} {
+		t.Run(impl, func(t *testing.T) { auditQuoting(t, impl) })
+	}
+}
+
+func auditQuoting(t *testing.T, implementation string) {
 	h := &hostile{values: map[string]string{}, fields: map[string]string{}}
 	c := hostileCluster(t, h)
+	c.Implementation = implementation
 	rec := resourcestest.NewRecorder(auditTransport)
 
 	type item struct {

@@ -33,7 +33,7 @@ func (in *serviceInstall) runPod(ctx context.Context) error {
 	prepare := fmt.Sprintf(`set -e
 mkdir -p %[1]s %[2]s
 if ! ctr -n k8s.io images ls -q | grep -qxF %[3]s; then
-  [ -f %[4]s ] || { echo "no image %[3]s in containerd and no archive %[4]s (the package bundle lacks it)" >&2; exit 1; }
+  [ -f %[4]s ] || { echo "containerd has no image, and the package bundle did not bring its archive:" %[3]s %[4]s >&2; exit 1; }
   ctr -n k8s.io images import %[4]s >/dev/null
 fi
 if [ -f %[5]s ]; then cp -p %[5]s %[6]s; else rm -f %[6]s; fi
