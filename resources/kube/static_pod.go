@@ -38,7 +38,7 @@ const configLabel = "eggo.io/config"
 const configPlaceholder = "EGGO-CONFIG-DIGEST"
 
 // staticPod is what a service run as a static pod has besides its manifest
-// (the service's Unit, at RunnerDir/UnitName).
+// (the service's Unit, written at ManifestDir/UnitName).
 type staticPod struct {
 	ManifestDir string // the kubelet's staticPodPath
 	PodName     string // the mirror pod's name: metadata.name-NODE
