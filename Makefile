@@ -40,10 +40,11 @@ test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end 
 	@trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true' EXIT; \
 	go test -count=1 -timeout 45m $$(go list ./... | grep -v '/resources/hookrun$$') && \
 	go test -count=1 -timeout 15m ./resources/hookrun/ && \
-	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetworkOnTestbed|TestMastersBecomeNodes|TestStaticPods' ./engine/... ./graph/... ./providers/... && \
+	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetworkOnTestbed|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
 	$(MAKE) --no-print-directory bundle-test && \
-	$(MAKE) --no-print-directory conformance-smoke
+	$(MAKE) --no-print-directory conformance-smoke && \
+	$(MAKE) --no-print-directory conformance-smoke IMPLEMENTATION=pod ETCD_IMPLEMENTATION=pod RESULTS=$(RESULTS)-pod
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...
@@ -83,18 +84,20 @@ bench-scale: build ## Time bin/eggo plan -refresh=false on generated 1k/5k/10k-n
 # The Kubernetes conformance suite against a cluster eggo deploys on the
 # testbed (a load balancer, three masters, two workers): hours on 2 cores.
 # CONFORMANCE_FOCUS=REGEX runs fewer (the parallel phase only).
-IMPLEMENTATION    ?= binary
-CONFORMANCE_FOCUS ?=
-RESULTS           ?= conformance-results
+IMPLEMENTATION      ?= binary
+ETCD_IMPLEMENTATION ?= binary
+CONFORMANCE_FOCUS   ?=
+RESULTS             ?= conformance-results
 conformance: deps build bundle conformance-images ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS))
-	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -results $(RESULTS) \
+	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS) \
 	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)
 
-# The smoke make test runs: 34 conformance tests on the same cluster, the
-# parallel phase only — the Networking Granular Checks, every DNS and
-# Service test, and a sample of sig-apps, sig-node and sig-api-machinery
-# (with a webhook and an aggregated API: the apiserver reaching pods).
+# The smoke make test runs, once for each implementation: 34 conformance
+# tests on the same cluster, the parallel phase only — the Networking
+# Granular Checks, every DNS and Service test, and a sample of sig-apps,
+# sig-node and sig-api-machinery (with a webhook and an aggregated API: the
+# apiserver reaching pods).
 CONFORMANCE_SMOKE := \[sig-network\] Networking Granular Checks|\[sig-network\] DNS |\[sig-network\] Services |Deployment RollingUpdateDeployment|Pods should be submitted and removed|ResourceQuota should create a ResourceQuota and capture the life of a secret|AdmissionWebhook .*should mutate pod and apply defaults after mutation|Aggregator Should be able to support the 1.17 Sample API Server
 conformance-smoke: deps build bundle conformance-images ## The conformance smoke (34 tests, part of make test; results in $(RESULTS)-smoke)
-	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -results $(RESULTS)-smoke \
+	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS)-smoke \
 	  -focus '$(CONFORMANCE_SMOKE)' -serial=false

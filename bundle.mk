@@ -27,8 +27,9 @@ conformance-tools: ## Build (or reuse) e2e.test, ginkgo and agnhost in $(CACHE)/
 conformance-images: conformance-tools ## Build (or reuse) the images the [Conformance] tests run, as OCI archives in $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images; prints it last
 	@$(BUNDLE_SRC)/scripts/conformance-images.sh $(CONFORMANCE_VERSION) $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images $(CACHE)/conformance/$(CONFORMANCE_VERSION)
 
-bundle-test: ## Test the bundle tools (pause program, OCI image archive writer)
+bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the etcd image's environment file)
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
+	cd $(BUNDLE_SRC)/etcd && go vet . && go test -count=1 .
 
 bundle-gomod: ## Write internal/bundle/kube/$(V): the Go module that builds Kubernetes $(V)
 	@test -n "$(V)" || { echo "usage: make bundle-gomod V=v1.31.N"; exit 2; }

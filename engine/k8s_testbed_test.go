@@ -40,13 +40,8 @@ func bundleDir(t *testing.T, version string) string {
 	return dir
 }
 
-// k8sConfig writes the 5-host cluster (plus optional workers) at a version.
-func k8sConfig(t *testing.T, dir string, tb *testbed.Testbed, version string, workers ...string) {
-	t.Helper()
-	k8sConfigWith(t, dir, tb, version, "", workers...)
-}
-
-// k8sConfigWith adds lines to the cluster block.
+// k8sConfigWith writes the 5-host cluster (plus optional workers) at a
+// version, with lines for the cluster block.
 func k8sConfigWith(t *testing.T, dir string, tb *testbed.Testbed, version, clusterExtra string, workers ...string) {
 	t.Helper()
 	addr := addresses(tb)
@@ -150,7 +145,19 @@ done`)
 // load balancer, two masters with etcd, an etcd-only node and a worker;
 // then a no-op, a join (of a worker on a second subnet, behind a router),
 // a delete, a rolling upgrade and a destroy.
-func TestKubernetesOnTestbed(t *testing.T) {
+func TestKubernetesOnTestbed(t *testing.T) { kubernetesE2E(t, binaryMode) }
+
+// TestKubernetesPodsOnTestbed is the same run with the control plane as
+// static pods (implementation = "pod"), and what only pods have: drift
+// of a manifest, a crash-looping pod rolled back with the roll stopped,
+// and the switch to systemd units and back with the API polled.
+func TestKubernetesPodsOnTestbed(t *testing.T) { kubernetesE2E(t, podMode) }
+
+// k8sWriter writes the end-to-end cluster at a version, with lines for the
+// cluster block and the workers.
+type k8sWriter func(version, extra string, workers ...string)
+
+func kubernetesE2E(t *testing.T, m k8sMode) {
 	bundleDir(t, k8sFrom)
 	bundleDir(t, k8sTo)
 	tb := testbed.UpForTestWith(t, testbed.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true,
@@ -162,10 +169,13 @@ func TestKubernetesOnTestbed(t *testing.T) {
 		before[h] = hostTree(t, tb, h)
 	}
 	dir := t.TempDir()
+	config := k8sWriter(func(version, extra string, workers ...string) {
+		k8sConfigWith(t, dir, tb, version, m.cluster()+"\n"+extra, workers...)
+	})
 
 	// Deploy, with the state's secrets sealed to two operators and every
 	// run's debug log kept for the leak scan.
-	k8sConfig(t, dir, tb, k8sFrom, "w0")
+	config(k8sFrom, "", "w0")
 	sealed := sealStateTo(t, dir, tb)
 	logs := &lockedBuffer{}
 	testLog = logs
@@ -195,6 +205,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if st := kubectl(t, tb, addr["lb"], `get node w0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
 		t.Errorf("w0 Ready = %q", st)
 	}
+	m.checkControlPlane(t, tb, addr["lb"], k8sFrom, "m0", "m1")
 	kubectl(t, tb, addr["lb"], "run p1 --image="+kube.PauseImage+" --image-pull-policy=Never --restart=Never")
 	podIP := ""
 	for i := 0; i < 60 && podIP == ""; i++ {
@@ -219,20 +230,20 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	}
 
 	// No-op: nothing written, nothing restarted.
-	units := unitInvocations(t, tb, all[:5]...)
+	units := m.restarts(t, tb, addr["lb"], all[:5]...)
 	start = time.Now()
 	p, res := runApply(t, dir, nil)
 	if p.HasChanges() || res.Writes != 0 || res.Bytes != 0 {
 		t.Errorf("second apply: changes=%v writes=%d bytes=%d", actions(p), res.Writes, res.Bytes)
 	}
 	t.Logf("no-op apply: %s, %d connections", time.Since(start).Round(100*time.Millisecond), res.Connections)
-	if after := unitInvocations(t, tb, all[:5]...); fmt.Sprint(after) != fmt.Sprint(units) {
-		t.Errorf("units restarted by a no-op apply:\nbefore %v\nafter  %v", units, after)
+	if d := diffMaps(units, m.restarts(t, tb, addr["lb"], all[:5]...)); d != "" {
+		t.Errorf("restarted by a no-op apply:\n%s", d)
 	}
 
 	// A master cut off in the middle of an apply: the rest finishes, the
 	// state keeps what was done, and the next apply converges.
-	k8sConfigWith(t, dir, tb, k8sFrom, `extra_args = { kube-apiserver = { v = "1" } }`, "w0")
+	config(k8sFrom, `extra_args = { kube-apiserver = { v = "1" } }`, "w0")
 	cut := &cutHook{match: func(addr, msg string) bool { return addr == `service.kube-apiserver["m1"]` && msg == "" }, cut: func() {
 		if err := tb.Cut("m1"); err != nil {
 			t.Error(err)
@@ -259,16 +270,19 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if a := actions(p); a[`service.kube-apiserver["m1"]`] != resources.Update || a[`service.kube-apiserver["m0"]`] != resources.NoOp {
 		t.Errorf("converging apply: m1 %s, m0 %s; want m1 updated, m0 left alone", a[`service.kube-apiserver["m1"]`], a[`service.kube-apiserver["m0"]`])
 	}
-	if unit := mustExec(t, tb, "m1", "systemctl cat kube-apiserver"); !strings.Contains(unit, "--v=1") {
-		t.Errorf("m1's apiserver unit lacks --v=1 after converging")
+	if def := m.definition(t, tb, "m1", resources.CompAPIServer); !strings.Contains(def, "--v=1") {
+		t.Errorf("m1's apiserver lacks --v=1 after converging:\n%s", def)
 	}
-	k8sConfig(t, dir, tb, k8sFrom, "w0")
+	config(k8sFrom, "", "w0")
 	if _, res = runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("back to the plain apiserver flags: %v %v", res.Failed, res.Skipped)
 	}
+	if m.pod {
+		podDriftAndRollback(t, tb, dir, config)
+	}
 
 	// Join: only w1's resources.
-	k8sConfig(t, dir, tb, k8sFrom, "w0", "w1")
+	config(k8sFrom, "", "w0", "w1")
 	start = time.Now()
 	p, res = runApply(t, dir, nil)
 	if !res.OK() {
@@ -295,7 +309,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	checkServicesAcrossSubnets(t, tb, "w0", podIP, "w1")
 
 	// Delete: drained and gone, the host as before.
-	k8sConfig(t, dir, tb, k8sFrom, "w0")
+	config(k8sFrom, "", "w0")
 	if p, res = runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("delete failed: %v %v", res.Failed, res.Skipped)
 	}
@@ -312,10 +326,13 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if got := hostTree(t, tb, "w1"); got != before["w1"] {
 		t.Errorf("w1 not as before after its delete:\n%s", firstDiff(before["w1"], got))
 	}
+	if m.pod {
+		switchWithPolls(t, tb, dir, addr["lb"])
+	}
 
 	// Rolling upgrade, with the API polled through the load balancer, and
 	// upgrade hooks on every node and once for the cluster.
-	k8sConfig(t, dir, tb, k8sTo, "w0")
+	config(k8sTo, "", "w0")
 	upgradeHooks(t, dir)
 	ownReleasesBefore := unitInvocations(t, tb, "m0", "m1", "e0", "w0") // etcd and containerd
 	// A real API request through the load balancer, from the worker,
@@ -387,13 +404,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 	if v := kubectl(t, tb, addr["lb"], `get node w0 -o jsonpath='{.status.nodeInfo.kubeletVersion}'`); v != "v"+k8sTo {
 		t.Errorf("kubelet on w0 reports %q after the upgrade", v)
 	}
-	for _, h := range []string{"m0", "m1"} {
-		for _, bin := range []string{"kube-controller-manager", "kube-scheduler"} {
-			if v := mustExec(t, tb, h, "/usr/local/bin/"+bin+" --version"); !strings.Contains(v, "v"+k8sTo) {
-				t.Errorf("%s on %s: %q", bin, h, v)
-			}
-		}
-	}
+	m.checkControlPlane(t, tb, addr["lb"], k8sTo, "m0", "m1")
 
 	// Destroy: every host as it was.
 	if _, res = runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {

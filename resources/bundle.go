@@ -20,6 +20,8 @@ var bundleLayout = []bundleComponent{
 	// The control plane's images, for the pod implementation only (the
 	// host kind leaves them out otherwise; CheckStaticPodImage requires them).
 	{CompStaticPodImages, []string{"master"}, nil, []string{ControlPlaneImageDir}},
+	// etcd's image, for static-pod etcd only (the same).
+	{CompEtcdImage, []string{"etcd"}, nil, []string{EtcdImageDir}},
 	{CompContainerd, NodeRoles, []string{
 		"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/runc",
 		"opt/cni/bin/bridge", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
@@ -56,6 +58,35 @@ const CompStaticPodImages = "control-plane-images"
 
 // ControlPlaneImage is the bundle file of a control-plane component's image.
 func ControlPlaneImage(component string) string { return ControlPlaneImageDir + component + ".tar" }
+
+// EtcdImageDir holds etcd's image archive in the bundle (etcd.tar,
+// EtcdImage), for static-pod etcd: etcd nodes receive it only then.
+const EtcdImageDir = "var/lib/eggo/etcd-image/"
+
+// CompEtcdImage names etcd's image in the bundle layout.
+const CompEtcdImage = "etcd-image"
+
+// EtcdImageArchive is the bundle file of etcd's image.
+const EtcdImageArchive = EtcdImageDir + "etcd.tar"
+
+// EtcdImage is the image the bundle ships as EtcdImageArchive
+// (internal/bundle/scripts/etcd-image.sh builds it from the etcd release
+// its module pins), named as kubeadm names upstream's.
+const EtcdImage = "registry.k8s.io/etcd:3.5.15-0"
+
+// UnusedBundleDirs are the bundle's directories a cluster never runs
+// anything from, which no node receives: the control plane's images unless
+// it runs as static pods, etcd's unless etcd does.
+func UnusedBundleDirs(c *Cluster) []string {
+	var out []string
+	if !c.StaticPods() {
+		out = append(out, ControlPlaneImageDir)
+	}
+	if !c.EtcdStaticPods() {
+		out = append(out, EtcdImageDir)
+	}
+	return out
+}
 
 // CoreDNSArchive is the bundle file that carries CoreDNSImage, under each
 // arch's tree; containerd imports it on every worker.

@@ -18,7 +18,7 @@ func TestRoleTableCoversEveryRole(t *testing.T) {
 	}
 	// What each role's nodes receive, as the bundle layout says it.
 	want := map[string][]string{
-		"etcd": {"usr/local/bin/etcd", "usr/local/bin/etcdctl"},
+		"etcd": {"usr/local/bin/etcd", "usr/local/bin/etcdctl", "var/lib/eggo/etcd-image/"},
 		"master": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/flannel", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
 			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/flanneld",
 			"usr/local/bin/kube-apiserver", "usr/local/bin/kube-controller-manager", "usr/local/bin/kube-proxy", "usr/local/bin/kube-scheduler",

@@ -32,6 +32,11 @@ type Cluster struct {
 	// (systemd units) or ImplementationPod (static pods the masters'
 	// kubelets run). Empty means binary.
 	Implementation string
+	// EtcdImplementation is how etcd runs: ImplementationBinary (a systemd
+	// unit, also in the pod implementation, as kubespray and KubeKey do) or
+	// ImplementationPod (a static pod; only with Implementation pod, and
+	// only on masters). Empty means binary.
+	EtcdImplementation string
 	// ExtraArgs are per-component command-line flags ("kube-apiserver" →
 	// "v" → "2"); they override eggo's own flags of the same name.
 	ExtraArgs map[string]map[string]string
@@ -59,6 +64,11 @@ const (
 
 // StaticPods says whether the control plane runs as static pods.
 func (c *Cluster) StaticPods() bool { return c.Implementation == ImplementationPod }
+
+// EtcdStaticPods says whether etcd runs as static pods.
+func (c *Cluster) EtcdStaticPods() bool {
+	return c.StaticPods() && c.EtcdImplementation == ImplementationPod
+}
 
 // Runtime holds container runtime settings a cluster definition passes to
 // containerd. They are off by default: a sandbox that needs one (the

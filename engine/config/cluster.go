@@ -115,6 +115,16 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 			"implementation is how the control plane runs: \"binary\" (systemd services) or \"pod\" (static pods run by the masters' kubelets); got %s.",
 			dec.show(attrs["implementation"], c.Implementation))
 	}
+	c.EtcdImplementation = dec.str(attrs, "etcd_implementation", resources.ImplementationBinary)
+	switch {
+	case c.EtcdImplementation != resources.ImplementationBinary && c.EtcdImplementation != resources.ImplementationPod:
+		dec.errorf(attrs["etcd_implementation"].Expr.Range(), "Invalid etcd_implementation",
+			"etcd_implementation is how etcd runs: \"binary\" (a systemd service, the default) or \"pod\" (a static pod the member's kubelet runs); got %s.",
+			dec.show(attrs["etcd_implementation"], c.EtcdImplementation))
+	case c.EtcdImplementation == resources.ImplementationPod && !c.StaticPods():
+		dec.errorf(attrs["etcd_implementation"].Expr.Range(), "Static-pod etcd without static pods",
+			"etcd_implementation = \"pod\" runs etcd as a static pod beside the control plane's: it needs implementation = \"pod\" too.")
+	}
 	c.ExtraArgs = decodeExtraArgs(dec, attrs)
 	c.Runtime = decodeRuntime(dec, cb.runtime)
 	c.Addons = l.decodeAddons(dec, cb.addons)
@@ -156,6 +166,7 @@ func clusterValue(c *resources.Cluster) cty.Value {
 		"max_unavailable":     cty.NumberIntVal(int64(c.MaxUnavailable)),
 		"schedule_on_masters": cty.BoolVal(c.ScheduleOnMasters),
 		"implementation":      cty.StringVal(c.Implementation),
+		"etcd_implementation": cty.StringVal(c.EtcdImplementation),
 		"extra_args":          extraArgsValue(c.ExtraArgs),
 		"runtime": cty.ObjectVal(map[string]cty.Value{
 			"restrict_oom_score_adj": cty.BoolVal(c.Runtime.RestrictOOMScoreAdj),

@@ -274,3 +274,29 @@ func TestImplementation(t *testing.T) {
 		t.Errorf(`implementation = "pods": %v, want one error on line 3 showing the value`, diags)
 	}
 }
+
+// TestEtcdImplementation: etcd is a unit unless the cluster says pod, which
+// needs the pod implementation; anything else is an error on its line.
+func TestEtcdImplementation(t *testing.T) {
+	config := func(lines string) string {
+		return "cluster \"demo\" {\n  kubernetes_version = \"1.31.4\"\n" + lines + "}\n" + allInOne
+	}
+	if c := mustLoad(t, writeDir(t, map[string]string{"main.hcl": config("  implementation = \"pod\"\n")}), VarInput{}).Cluster; c.EtcdStaticPods() {
+		t.Errorf("the pod implementation runs etcd as a static pod by default")
+	}
+	c := mustLoad(t, writeDir(t, map[string]string{"main.hcl": config("  implementation = \"pod\"\n  etcd_implementation = \"pod\"\n")}), VarInput{}).Cluster
+	if !c.EtcdStaticPods() {
+		t.Errorf(`etcd_implementation = "pod": %q, not static pods`, c.EtcdImplementation)
+	}
+	for _, tc := range []struct{ lines, summary, detail string }{
+		{"  implementation = \"pod\"\n  etcd_implementation = \"pods\"\n", "Invalid etcd_implementation", `got "pods"`},
+		{"  etcd_implementation = \"pod\"\n", "Static-pod etcd without static pods", `implementation = "pod"`},
+	} {
+		_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": config(tc.lines)}), VarInput{})
+		line := strings.Count(tc.lines, "\n") + 2 // the last line of tc.lines, after the cluster line
+		if len(diags) != 1 || diags[0].Summary != tc.summary || diags[0].Subject == nil || diags[0].Subject.Start.Line != line ||
+			!strings.Contains(diags[0].Detail, tc.detail) {
+			t.Errorf("%q: %v, want %q on line %d", tc.lines, diags, tc.summary, line)
+		}
+	}
+}

@@ -54,6 +54,7 @@ var clusterSchema = &hcl.BodySchema{
 		{Name: "max_unavailable"},
 		{Name: "schedule_on_masters"},
 		{Name: "implementation"},
+		{Name: "etcd_implementation"},
 		{Name: "extra_args"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{

@@ -33,6 +33,11 @@ variable "implementation" {
   default     = "binary"
   description = "how the control plane runs: binary (systemd services) or pod (static pods); make conformance IMPLEMENTATION=pod"
 }
+variable "etcd_implementation" {
+  type        = string
+  default     = "binary"
+  description = "how etcd runs: binary (a systemd service) or pod (static pods; needs implementation = pod); make conformance ETCD_IMPLEMENTATION=pod"
+}
 
 locals {
   lbs     = { for name, addr in var.nodes : name => addr if substr(name, 0, 2) == "lb" }
@@ -41,10 +46,11 @@ locals {
 }
 
 cluster "conformance" {
-  kubernetes_version = "1.31.4"
-  packages           = var.packages
-  implementation     = var.implementation
-  labels             = { purpose = "conformance" }
+  kubernetes_version  = "1.31.4"
+  packages            = var.packages
+  implementation      = var.implementation
+  etcd_implementation = var.etcd_implementation
+  labels              = { purpose = "conformance" }
   network {
     service_cidr = "10.32.0.0/16"
     pod_cidr     = "10.244.0.0/16"

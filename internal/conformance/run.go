@@ -28,7 +28,10 @@ type Options struct {
 	Serial         bool   // run the [Serial] [Conformance] phase after it
 	Keep           bool   // leave the cluster up
 	Implementation string // the cluster's: "binary" (default) or "pod"
-	Log            io.Writer
+	// EtcdImplementation is the cluster's etcd_implementation: "binary"
+	// (default) or "pod" (with Implementation "pod").
+	EtcdImplementation string
+	Log                io.Writer
 }
 
 // Run deploys the cluster, runs the phases and prints the summary. The
@@ -37,8 +40,13 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if o.Implementation == "" {
 		o.Implementation = "binary"
 	}
-	if o.Implementation != "binary" && o.Implementation != "pod" {
-		return Summary{}, fmt.Errorf("implementation %q: want binary or pod", o.Implementation)
+	if o.EtcdImplementation == "" {
+		o.EtcdImplementation = "binary"
+	}
+	for _, v := range []string{o.Implementation, o.EtcdImplementation} {
+		if v != "binary" && v != "pod" {
+			return Summary{}, fmt.Errorf("implementation %q: want binary or pod", v)
+		}
 	}
 	if err := os.MkdirAll(o.Results, 0o755); err != nil {
 		return Summary{}, err
@@ -73,7 +81,8 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	state := filepath.Join(o.Results, "eggo.state")
 	started := time.Now()
 	if err := o.run(ctx, "apply.log", o.Eggo, "-chdir="+o.Example, "apply", "-auto-approve", "-state="+state,
-		"-var-file="+vars, "-var", "packages="+bundle, "-var", "implementation="+o.Implementation); err != nil {
+		"-var-file="+vars, "-var", "packages="+bundle, "-var", "implementation="+o.Implementation,
+		"-var", "etcd_implementation="+o.EtcdImplementation); err != nil {
 		return Summary{}, fmt.Errorf("deploying the cluster (%s): %w", filepath.Join(o.Results, "apply.log"), err)
 	}
 	fmt.Fprintf(o.Log, "cluster deployed in %s\n", time.Since(started).Round(time.Second))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,10 +106,9 @@ func (b *archBundle) filesFor(roles roleSet) []any {
 // bundleFiles walks packages/<arch>, hashes every file once, remembers
 // where each content lives locally and which roles claim each file. No
 // packages directory at all means no bundle; a missing arch is an error.
-// The control plane's images (resources.ControlPlaneImageDir) are left out
-// unless the control plane runs as static pods: the binary implementation
-// never runs them.
-func (h *Host) bundleFiles(packages, arch string, staticPods bool) (*archBundle, error) {
+// The directories in unused (resources.UnusedBundleDirs: images the
+// cluster's implementation never runs) are left out.
+func (h *Host) bundleFiles(packages, arch string, unused []string) (*archBundle, error) {
 	b := &archBundle{lists: map[roleSet][]any{}}
 	if packages == "" {
 		return b, nil
@@ -137,7 +137,7 @@ func (h *Host) bundleFiles(packages, arch string, staticPods bool) (*archBundle,
 		if err != nil {
 			return err
 		}
-		if !staticPods && resources.Claims(resources.ControlPlaneImageDir, filepath.ToSlash(rel)) {
+		if slices.ContainsFunc(unused, func(dir string) bool { return resources.Claims(dir, filepath.ToSlash(rel)) }) {
 			return nil
 		}
 		sum, err := h.hashFile(p)

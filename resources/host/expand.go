@@ -23,7 +23,7 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		bundle, ok := bundles[arch]
 		if !ok {
 			var err error
-			bundle, err = h.bundleFiles(c.Packages, arch, c.StaticPods())
+			bundle, err = h.bundleFiles(c.Packages, arch, resources.UnusedBundleDirs(c))
 			if err != nil {
 				// packages/<arch> is read for the node's arch.
 				return nil, resources.Blame(n.At("arch"), "Unusable package bundle",

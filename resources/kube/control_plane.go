@@ -74,17 +74,11 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 	for _, e := range c.NodesWithRole("etcd") {
 		deps = append(deps, EtcdMemberAddr(e.Name))
 	}
-	admin := kubectlWith(AdminKubeconfigPath(c))
 	spec := componentSpec{
 		service: service{
-			Component: resources.CompAPIServer,
-			Files:     files,
-			// Ready, serving the version this apply installed, and still
-			// ready once the load balancers have had time to take it back
-			// (lbReaddTime): the next master's apiserver restarts only
-			// after this one serves through them again.
-			Health: fmt.Sprintf("%[1]s get --raw /readyz >/dev/null && %[1]s get --raw /version | grep -qF %[2]s && sleep %[3]d && %[1]s get --raw /readyz >/dev/null",
-				admin, shell.Quote(`"gitVersion": "`+gitVersion(c.KubernetesVersion)+`"`), int(lbReaddTime/time.Second)),
+			Component:     resources.CompAPIServer,
+			Files:         files,
+			Health:        apiServerHealth(c, n),
 			HealthTimeout: DefaultHealthTimeout,
 			Version:       c.KubernetesVersion,
 		},
@@ -97,6 +91,20 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 		podOptions{probe: httpProbe{host: n.Address, port: resources.APIServerPort, live: "/livez", ready: "/readyz"},
 			cpu: "250m", mount: []string{dir, caCertsDir}})
 	return spec
+}
+
+// apiServerHealth: ready, serving the version this apply installed, and
+// still ready once the load balancers have had time to take it back
+// (lbReaddTime): the next master's apiserver restarts only after this one
+// serves through them again. In the pod implementation, also the master's
+// controller manager and scheduler running again (podsRecovered).
+func apiServerHealth(c *resources.Cluster, n resources.Node) string {
+	health := fmt.Sprintf("%[1]s get --raw /readyz >/dev/null && %[1]s get --raw /version | grep -qF %[2]s && sleep %[3]d && %[1]s get --raw /readyz >/dev/null",
+		kubectlWith(AdminKubeconfigPath(c)), shell.Quote(`"gitVersion": "`+gitVersion(c.KubernetesVersion)+`"`), int(lbReaddTime/time.Second))
+	if c.StaticPods() {
+		health += " && " + podsRecovered(resources.CompControllerManager+"-"+n.Name, resources.CompScheduler+"-"+n.Name)
+	}
+	return health
 }
 
 // caCertsDir is the host's CA certificates, which kubeadm's pods mount for

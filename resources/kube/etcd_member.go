@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/eggo-project/eggo/providers/shell"
@@ -67,7 +66,14 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		if err := resources.CheckBundleFiles(c, n, resources.CompEtcd, EtcdMemberAddr(n.Name)); err != nil {
 			return nil, err
 		}
-		version, err := programVersion(c, n, etcdProgram)
+		program := etcdProgram
+		if c.EtcdStaticPods() {
+			if err := checkEtcdPod(c, n); err != nil {
+				return nil, err
+			}
+			program = resources.EtcdImageArchive // the pod runs the image's etcd
+		}
+		version, err := programVersion(c, n, program)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", EtcdMemberAddr(n.Name), n.Source, err)
 		}
@@ -91,13 +97,6 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		}
 		s := service{
 			Component: resources.CompEtcd,
-			UnitName:  resources.CompEtcd + ".service",
-			// How the member first starts (new cluster or joining) is in an
-			// environment file written once, so the unit does not change
-			// when members come and go.
-			Unit: renderUnit(unitOptions{description: "etcd key-value store (eggo)", exec: "/usr/local/bin/etcd",
-				args: flags(c, resources.CompEtcd, own), typ: "notify",
-				extra: []string{"EnvironmentFile=-" + f("bootstrap.env"), "TimeoutStartSec=0"}}),
 			Files: []serviceFile{
 				certFile(dir, "ca.crt", pkiRef(resources.PKIEtcdCA, "cert")),
 				certFile(dir, "server.crt", certRef(resources.CertEtcdServer, n.Name, "cert")),
@@ -110,6 +109,10 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup:       "rm -f " + shell.Quote(f("bootstrap.env")),
 			Version:       version,
+		}
+		deps := []string{"host." + n.Name}
+		if dep := etcdRunner(c, n, &s, own); dep != "" {
+			deps = append(deps, dep)
 		}
 		attrs := s.attrs()
 		attrs[svcAddress] = n.Address
@@ -125,8 +128,8 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Source:    n.Source,
 			Range:     n.Ranges.Block,
 			Attrs:     attrs,
-			DependsOn: []string{"host." + n.Name},
-			Roll:      &resources.Roll{Group: "etcd", Stage: stageEtcd, Unit: n.Name, Batch: 1},
+			DependsOn: deps,
+			Roll:      etcdRoll(n),
 		})
 	}
 	return out, nil
@@ -153,6 +156,9 @@ func runningMembers(rc *resources.RunContext, self string) []resources.Object {
 // and joins one at a time. initial_cluster only matters the first time a
 // member starts, so a change of it alone is recorded.
 func (k EtcdMember) Plan(_ context.Context, rc *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
+	if err := refuseEtcdSwitch(prior, desired); err != nil {
+		return resources.Change{}, err
+	}
 	ch, err := planService(k.Schema(), prior, desired)
 	if err != nil {
 		return ch, err
@@ -200,63 +206,6 @@ func (k EtcdMember) Create(ctx context.Context, rc *resources.RunContext, desire
 	return in.run(ctx, desired.Attrs)
 }
 
-// join adds this member to the running cluster (unless an interrupted run
-// already did) and returns the initial cluster it must start with.
-func (EtcdMember) join(ctx context.Context, rc *resources.RunContext, in *serviceInstall, desired resources.Desired) (string, error) {
-	var endpoints []string
-	for _, m := range runningMembers(rc, desired.Addr) {
-		endpoints = append(endpoints, resources.AttrString(m.Attrs[etcdClientURL]))
-	}
-	if len(endpoints) == 0 {
-		return "", fmt.Errorf("%s: no running etcd member recorded to join through", desired.Addr)
-	}
-	name, peer := resources.AttrString(desired.Attrs[etcdName]), resources.AttrString(desired.Attrs[etcdPeerURL])
-	ctl := etcdctl(memberDir(desired.Attrs), strings.Join(endpoints, ","))
-	rc.Progress(desired.Addr, "adding member "+name+" to the running etcd cluster")
-	// member list -w simple: ID, status, name, peer URLs, client URLs.
-	// etcd refuses an add as "unhealthy cluster" until its leader has
-	// been connected to a quorum for 5 s: right after a member restarted
-	// (one the plan repaired before this join), so that answer is retried.
-	script := fmt.Sprintf(`set -e
-list=$(%[1]s member list)
-if ! printf '%%s\n' "$list" | grep -qF ', %[3]s,'; then
-  tries=0
-  until out=$(%[1]s member add %[2]s --peer-urls=%[3]s 2>&1); do
-    tries=$((tries + 1))
-    case "$out" in
-    *"unhealthy cluster"*) [ "$tries" -lt 30 ] || { printf '%%s\n' "$out" >&2; exit 1; }; sleep 2 ;;
-    *) printf '%%s\n' "$out" >&2; exit 1 ;;
-    esac
-  done
-  list=$(%[1]s member list)
-fi
-printf '%%s\n' "$list"
-`, ctl, shell.Quote(name), shell.Quote(peer))
-	out, err := resources.RunScript(ctx, in.conn, script, true)
-	if err != nil {
-		return "", fmt.Errorf("%s: adding the member through %s: %w", desired.Addr, strings.Join(endpoints, ","), err)
-	}
-	var cluster []string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		f := strings.Split(line, ", ")
-		if len(f) < 4 {
-			continue
-		}
-		memberName, peers := f[2], f[3]
-		if memberName == "" && peers == peer { // added, not started yet: us
-			memberName = name
-		}
-		for _, p := range strings.Split(peers, ",") {
-			cluster = append(cluster, memberName+"="+p)
-		}
-	}
-	sort.Strings(cluster)
-	if len(cluster) == 0 {
-		return "", fmt.Errorf("%s: etcd listed no members: %q", desired.Addr, out)
-	}
-	return strings.Join(cluster, ","), nil
-}
-
 // uploadSmall uploads a small file during an install.
 func uploadSmall(ctx context.Context, in *serviceInstall, file, content string) error {
 	if err := in.conn.Upload(ctx, strings.NewReader(content), int64(len(content)), file, 0o600, resources.SHA256Hex(content)); err != nil {
@@ -268,7 +217,7 @@ func uploadSmall(ctx context.Context, in *serviceInstall, file, content string) 
 // Update is the service's update: restart (one member at a time in a roll)
 // and wait for health.
 func (EtcdMember) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
-	attrs, err := updateService(ctx, rc, prior, desired)
+	attrs, err := updateService(ctx, rc, prior, desired, handOverLeadership)
 	if attrs != nil {
 		attrs[etcdBootstrap] = prior.Attrs[etcdBootstrap]
 	}
@@ -285,73 +234,6 @@ func (EtcdMember) Delete(ctx context.Context, rc *resources.RunContext, prior re
 		}
 	}
 	return deleteService(ctx, rc, prior)
-}
-
-// removeMember runs `member remove` on another member's host, so it works
-// when this member's host is dead.
-func removeMember(ctx context.Context, rc *resources.RunContext, prior resources.Object) error {
-	others := runningMembers(rc, prior.Addr)
-	if len(others) == 0 {
-		return nil // the last member: nothing to remove it from
-	}
-	peer := resources.AttrString(prior.Attrs[etcdPeerURL])
-	var lastErr error
-	for _, o := range others {
-		conn, err := serviceConn(ctx, rc, o.Node, o.Addr, o.Attrs)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		dir := memberDir(o.Attrs)
-		ctl := etcdctl(dir, "https://127.0.0.1:2379")
-		rc.Progress(prior.Addr, "removing member "+resources.AttrString(prior.Attrs[etcdName])+" through "+o.Node)
-		script := fmt.Sprintf(`set -e
-id=$(%[1]s member list | awk -F', ' -v p=%[2]s '{ n = split($4, u, ","); for (i = 1; i <= n; i++) if (u[i] == p) print $1 }')
-if [ -n "$id" ]; then %[1]s member remove "$id" >/dev/null; fi
-`, ctl, shell.Quote(peer))
-		if _, err := resources.RunScript(ctx, conn, script, true); err != nil {
-			lastErr = fmt.Errorf("through %s: %w", o.Node, err)
-			continue
-		}
-		return nil
-	}
-	return fmt.Errorf("%s: removing the etcd member: %w", prior.Addr, lastErr)
-}
-
-// CheckPlan refuses to remove so many members at once that the rest lose
-// quorum.
-func (EtcdMember) CheckPlan(changes []resources.Change, recorded []resources.Object, destroy bool) ([]string, error) {
-	if destroy {
-		return nil, nil
-	}
-	running := 0
-	for _, o := range recorded {
-		if !o.Pending {
-			running++
-		}
-	}
-	removed := 0
-	var names []string
-	for _, ch := range changes {
-		if ch.Action == resources.Delete || ch.Action == resources.Replace {
-			removed++
-			names = append(names, ch.Addr)
-		}
-	}
-	if removed == 0 || running == 0 {
-		return nil, nil
-	}
-	quorum := running/2 + 1
-	// One member at a time can always go (each removal is agreed by the
-	// quorum of the moment); more at once must leave a quorum standing.
-	if running-removed < quorum && (removed > 1 || running == removed) {
-		if running == removed {
-			return nil, fmt.Errorf("this plan removes every etcd member (%s): the masters would lose their data; use `eggo destroy` to tear the cluster down", strings.Join(names, ", "))
-		}
-		return nil, fmt.Errorf("this plan removes %d of %d etcd members at once (%s): the %d left are short of the quorum of %d, and etcd would stop serving. Remove at most %d member(s) per apply",
-			removed, running, strings.Join(names, ", "), running-removed, quorum, running-quorum)
-	}
-	return nil, nil
 }
 
 // memberDir is where a member's certificates are (the directory of its

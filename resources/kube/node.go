@@ -64,6 +64,10 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	if err != nil {
 		return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr", "%v", err)
 	}
+	// The API a Node is labelled through (the first master's apiserver)
+	// must serve first: a master's kubelet in the pod implementation is
+	// healthy before any apiserver is.
+	viaAPI := resources.ServiceAddr(resources.CompAPIServer, masters[0].Name)
 	out := make([]resources.Desired, 0, len(nodes))
 	for _, n := range nodes {
 		attrs := resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: nodeLabels(n), k8sNodeVia: via, AttrPodSubnet: subnets[n.Name]}
@@ -77,7 +81,7 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Source:    n.Source,
 			Range:     n.Ranges.Block,
 			Attrs:     attrs,
-			DependsOn: []string{resources.ServiceAddr(resources.CompKubelet, n.Name)},
+			DependsOn: []string{resources.ServiceAddr(resources.CompKubelet, n.Name), viaAPI},
 		})
 	}
 	return out, nil
@@ -276,7 +280,8 @@ func labelNode(ctx context.Context, rc *resources.RunContext, desired resources.
 	_, err := KubectlVia(ctx, rc, desired.Addr, via, true, func(k string) string {
 		wantTaints, _ := desired.Attrs[k8sNodeTaints].([]any)
 		hadTaints, _ := prior[k8sNodeTaints].([]any)
-		return fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " ")) +
+		return registered(k, name, prior == nil) +
+			fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " ")) +
 			setTaints(k, name, wantTaints, hadTaints) +
 			setPodCIDR(k, name, resources.AttrString(desired.Attrs[AttrPodSubnet]))
 	})
@@ -284,6 +289,21 @@ func labelNode(ctx context.Context, rc *resources.RunContext, desired resources.
 		return prior, err
 	}
 	return desired.Attrs, nil
+}
+
+// nodeRegisterWait is how long a new Node's k8s_node waits for the kubelet
+// to register it: a master's kubelet in the pod implementation registers
+// only once the apiserver it starts serves, which nothing else waits for.
+const nodeRegisterWait = 2 * time.Minute
+
+// registered is the shell that waits for a new Node to be registered (for
+// a Node already labelled once: nothing).
+func registered(kubectl, name string, isNew bool) string {
+	if !isNew {
+		return ""
+	}
+	return fmt.Sprintf("for i in $(seq %d); do %s get node %s -o name >/dev/null 2>&1 && break; sleep 1; done\n",
+		int(nodeRegisterWait/time.Second), kubectl, shell.Quote(name))
 }
 
 // Delete cordons, drains and deletes the Node. `eggo destroy` skips it

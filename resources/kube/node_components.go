@@ -79,7 +79,7 @@ func nodeAPIServer(c *resources.Cluster, n resources.Node) (url string, deps []s
 // once per plan, only its rolling unit is the node's.
 func containerd(c *resources.Cluster, n resources.Node) componentSpec {
 	s := resources.Shared(c, sharedKey("containerd"), func() componentSpec { return containerdSpec(c) })
-	s.roll = nodeRoll(c, n)
+	s.roll = runtimeRoll(c, n)
 	return s
 }
 
@@ -246,7 +246,7 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 			Version:       c.KubernetesVersion,
 		},
 		deps: append([]string{resources.ServiceAddr(resources.CompContainerd, n.Name)}, apiserver...),
-		roll: nodeRoll(c, n),
+		roll: runtimeRoll(c, n),
 	}
 }
 

@@ -205,3 +205,33 @@ func TestK8sNodeReadSeesPodCIDR(t *testing.T) {
 		}
 	}
 }
+
+// TestK8sNodeWaitsForTheAPIItUses: every Node is labelled through the
+// first master's apiserver, so each k8s_node waits for that apiserver — in
+// the pod implementation a master's kubelet is healthy before any
+// apiserver serves (a 3-master deploy labelled m1 through m0's apiserver
+// before it started) — and a new Node's labelling waits for it to register.
+func TestK8sNodeWaitsForTheAPIItUses(t *testing.T) {
+	c := &resources.Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes", Implementation: resources.ImplementationPod,
+		Network: resources.Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
+		Nodes: []resources.Node{
+			{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}},
+			{Name: "m1", Address: "10.0.0.12", Roles: []string{"master", "etcd"}},
+			{Name: "w0", Address: "10.0.0.21", Roles: []string{"worker"}},
+		}}
+	ds, err := K8sNode{}.Expand(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if !strings.Contains(strings.Join(d.DependsOn, " "), `service.kube-apiserver["m0"]`) {
+			t.Errorf("%s waits for %v, not for the apiserver it labels through", d.Addr, d.DependsOn)
+		}
+	}
+	if got := registered("kubectl", "m1", true); !strings.Contains(got, "get node 'm1' -o name") {
+		t.Errorf("a new Node's labelling does not wait for it: %q", got)
+	}
+	if got := registered("kubectl", "m1", false); got != "" {
+		t.Errorf("a labelled Node's update waits: %q", got)
+	}
+}

@@ -280,10 +280,10 @@ func createService(ctx context.Context, rc *resources.RunContext, desired resour
 
 // Update rewrites what changed and restarts, or only records.
 func (Service) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
-	return updateService(ctx, rc, prior, desired)
+	return updateService(ctx, rc, prior, desired, nil)
 }
 
-func updateService(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired) (resources.Attrs, error) {
+func updateService(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, beforeRestart func(context.Context, *serviceInstall) error) (resources.Attrs, error) {
 	want := parseService(desired.Attrs)
 	d := diffService(prior.Attrs, want)
 	if !d.restart && !prior.Pending {
@@ -305,6 +305,9 @@ func updateService(ctx context.Context, rc *resources.RunContext, prior resource
 		d.upload, d.unit = nil, true
 	}
 	in := &serviceInstall{rc: rc, conn: conn, addr: desired.Addr, node: desired.Node, svc: want, prior: prior.Attrs, upload: d.upload, unit: d.unit}
+	if beforeRestart != nil {
+		in.beforeStart = func(ctx context.Context, _ resources.Attrs) error { return beforeRestart(ctx, in) }
+	}
 	attrs, err := in.run(ctx, desired.Attrs)
 	if err == nil {
 		err = removeStaleFiles(ctx, conn, desired.Addr, parseService(prior.Attrs), want)

@@ -68,7 +68,7 @@ type liveCheck struct {
 func probeService(ctx context.Context, conn providers.Conn, s service, recorded map[string]any, paths []string, checks []liveCheck) (serviceLive, error) {
 	var b strings.Builder
 	if s.Pod != nil {
-		fmt.Fprintf(&b, "if ( %s ); then echo 'active active'; else echo 'active not-running'; fi\n", podRunning(s.Pod.PodName, configDigest(s.Unit, recorded)))
+		fmt.Fprintf(&b, "if ( %s ); then echo 'active active'; else echo 'active not-running'; fi\n", podRunning(s.Pod.PodName, configDigest(s.Unit, recorded), s.unitPath()))
 	} else {
 		fmt.Fprintf(&b, "printf 'active %%s\\n' \"$(systemctl is-active %s 2>/dev/null)\"\n", shell.Quote(s.UnitName))
 	}

@@ -67,13 +67,17 @@ type httpProbe struct {
 	// ready is the readiness path ("" for none): kubeadm gives only the
 	// apiserver a readiness probe.
 	ready string
+	plain bool // HTTP, not HTTPS (etcd's metrics listener)
 }
 
 // podOptions are what a static pod has besides its unit's description.
 type podOptions struct {
-	probe httpProbe
-	cpu   string   // the CPU request, kubeadm's
-	mount []string // host directories the component reads, mounted read-only at the same paths
+	probe    httpProbe
+	cpu      string            // the CPU request, kubeadm's
+	memory   string            // the memory request, kubeadm's ("" for none)
+	mount    []string          // host directories the component reads, mounted read-only at the same paths
+	writable []string          // host directories it writes (its data), mounted read-write
+	env      map[string]string // environment variables
 }
 
 // renderManifest writes a component's static pod from the description its
@@ -92,12 +96,22 @@ func renderManifest(name, image string, o unitOptions, p podOptions) string {
 	for _, a := range o.args {
 		fmt.Fprintf(&b, "    - %s\n", q(a))
 	}
+	if len(p.env) > 0 {
+		b.WriteString("    env:\n")
+		for _, k := range slices.Sorted(maps.Keys(p.env)) {
+			fmt.Fprintf(&b, "    - name: %s\n      value: %s\n", q(k), q(p.env[k]))
+		}
+	}
 	probe := func(kind, path string, failures, initial, period int) {
 		fmt.Fprintf(&b, "    %s:\n      httpGet:\n", kind)
 		if p.probe.host != "" {
 			fmt.Fprintf(&b, "        host: %s\n", q(p.probe.host))
 		}
-		fmt.Fprintf(&b, "        path: %s\n        port: %d\n        scheme: HTTPS\n      failureThreshold: %d\n", q(path), p.probe.port, failures)
+		scheme := "HTTPS"
+		if p.probe.plain {
+			scheme = "HTTP"
+		}
+		fmt.Fprintf(&b, "        path: %s\n        port: %d\n        scheme: %s\n      failureThreshold: %d\n", q(path), p.probe.port, scheme, failures)
 		if initial > 0 {
 			fmt.Fprintf(&b, "      initialDelaySeconds: %d\n", initial)
 		}
@@ -109,19 +123,43 @@ func renderManifest(name, image string, o unitOptions, p podOptions) string {
 	}
 	probe("startupProbe", p.probe.live, 24, 10, 10)
 	fmt.Fprintf(&b, "    resources:\n      requests:\n        cpu: %s\n", q(p.cpu))
-	mounts := slices.Clone(p.mount)
-	slices.Sort(mounts)
-	if len(mounts) > 0 {
-		b.WriteString("    volumeMounts:\n")
-		for i, m := range mounts {
-			fmt.Fprintf(&b, "    - name: host-%d\n      mountPath: %s\n      readOnly: true\n", i, q(m))
-		}
-		b.WriteString("  volumes:\n")
-		for i, m := range mounts {
-			fmt.Fprintf(&b, "  - name: host-%d\n    hostPath:\n      path: %s\n      type: DirectoryOrCreate\n", i, q(m))
+	if p.memory != "" {
+		fmt.Fprintf(&b, "        memory: %s\n", q(p.memory))
+	}
+	writeVolumes(&b, p)
+	return b.String()
+}
+
+// writeVolumes mounts the host directories a static pod reads (read-only)
+// and writes, each at its own path.
+func writeVolumes(b *strings.Builder, p podOptions) {
+	q := func(s string) string { j, _ := json.Marshal(s); return string(j) }
+	type mount struct {
+		path     string
+		readOnly bool
+	}
+	var mounts []mount
+	for _, m := range p.mount {
+		mounts = append(mounts, mount{m, true})
+	}
+	for _, m := range p.writable {
+		mounts = append(mounts, mount{m, false})
+	}
+	if len(mounts) == 0 {
+		return
+	}
+	slices.SortFunc(mounts, func(a, b mount) int { return strings.Compare(a.path, b.path) })
+	b.WriteString("    volumeMounts:\n")
+	for i, m := range mounts {
+		fmt.Fprintf(b, "    - name: host-%d\n      mountPath: %s\n", i, q(m.path))
+		if m.readOnly {
+			b.WriteString("      readOnly: true\n")
 		}
 	}
-	return b.String()
+	b.WriteString("  volumes:\n")
+	for i, m := range mounts {
+		fmt.Fprintf(b, "  - name: host-%d\n    hostPath:\n      path: %s\n      type: DirectoryOrCreate\n", i, q(m.path))
+	}
 }
 
 // configDigest is configLabel's value: the manifest (as the plan holds it)
@@ -142,22 +180,69 @@ func configDigest(manifest string, digests map[string]any) string {
 // the static pod podName whose configLabel is digest: the pod of this very
 // manifest, as the runtime has it, not the API's mirror pod (whose update
 // lags the kubelet and is what kubeadm's upgrades time out waiting for).
-func podRunning(podName, digest string) string {
-	sandboxes := shell.Quote(`labels."io.cri-containerd.kind"==sandbox,labels."io.kubernetes.pod.name"==` + podName + `,labels."` + configLabel + `"==` + digest)
+// It prints crashLoopText when the containers started since the manifest
+// was written number crashLoopTries and none runs (attempts of the pod's
+// earlier life — an identical manifest written again is the same pod — do
+// not count).
+func podRunning(podName, digest, manifest string) string {
 	return `ok= tries=0
-for sb in $(ctr -n k8s.io containers ls -q ` + sandboxes + `); do
-  uid=$(ctr -n k8s.io containers info "$sb" | sed -n 's/.*"io.kubernetes.pod.uid": "\([^"]*\)".*/\1/p' | head -n1)
+for sb in $(ctr -n k8s.io containers ls -q ` + sandboxFilter(podName, digest) + `); do
+` + sandboxRuns("ok") + `
   [ -n "$uid" ] || continue
-  for c in $(ctr -n k8s.io containers ls -q "labels.\"io.cri-containerd.kind\"==container,labels.\"io.kubernetes.pod.uid\"==$uid"); do
-    ctr -n k8s.io tasks ls | awk -v id="$c" '$1 == id && $3 == "RUNNING" {f = 1} END {exit !f}' && ok=1
-  done
-  # The kubelet logs attempt N of a container to N.log (it removes dead
-  # containers, not the count).
-  n=$(ls /var/log/pods/kube-system_` + shell.Quote(podName) + `_"$uid"/*/ 2>/dev/null | sed -n 's/^\([0-9]*\)\.log$/\1/p' | sort -n | tail -n1)
-  [ -n "$n" ] && [ "$((n + 1))" -gt "$tries" ] && tries=$((n + 1))
+  # The kubelet logs attempt N of a container to N.log, and removes the
+  # logs of all but the last dead container: the attempts since the
+  # manifest was written are the newest N less the newest before it.
+  logs=/var/log/pods/kube-system_` + shell.Quote(podName) + `_"$uid"/
+  new=$(find "$logs" -name '*.log' -newer ` + shell.Quote(manifest) + ` 2>/dev/null | sed -n 's|.*/\([0-9]*\)\.log$|\1|p' | sort -n | tail -n1)
+  old=$(find "$logs" -name '*.log' ! -newer ` + shell.Quote(manifest) + ` 2>/dev/null | sed -n 's|.*/\([0-9]*\)\.log$|\1|p' | sort -n | tail -n1)
+  n=0
+  [ -n "$new" ] && n=$((new - ${old:--1}))
+  [ "$n" -gt "$tries" ] && tries=$n
 done
 if [ -z "$ok" ] && [ "$tries" -ge ` + strconv.Itoa(crashLoopTries) + ` ]; then echo "` + crashLoopText + `: $tries containers of the pod started and none runs"; fi
 [ -n "$ok" ]`
+}
+
+// sandboxRuns is shell, in a loop over sandboxes ("$sb"), that sets uid to
+// the sandbox's pod UID and flag to 1 when a container of that pod runs.
+func sandboxRuns(flag string) string {
+	return `  uid=$(ctr -n k8s.io containers info "$sb" | sed -n 's/.*"io.kubernetes.pod.uid": "\([^"]*\)".*/\1/p' | head -n1)
+  for c in $(ctr -n k8s.io containers ls -q "labels.\"io.cri-containerd.kind\"==container,labels.\"io.kubernetes.pod.uid\"==$uid"); do
+    ctr -n k8s.io tasks ls | awk -v id="$c" '$1 == id && $3 == "RUNNING" {f = 1} END {exit !f}' && ` + flag + `=1
+  done`
+}
+
+// sandboxFilter is ctr's filter for the sandboxes of the static pod
+// podName (with configLabel digest; any, for "").
+func sandboxFilter(podName, digest string) string {
+	f := `labels."io.cri-containerd.kind"==sandbox,labels."io.kubernetes.pod.name"==` + podName
+	if digest != "" {
+		f += `,labels."` + configLabel + `"==` + digest
+	}
+	return shell.Quote(f)
+}
+
+// podsRecovered is shell that succeeds when each static pod named has a
+// running container, or no sandbox at all (not created yet). A master's
+// controller-manager and scheduler talk to its apiserver: when it restarts
+// they can exit, and the kubelet starts them again only after its back-off;
+// the apiserver's restart is done (and the roll goes on) once they run.
+func podsRecovered(podNames ...string) string {
+	var b strings.Builder
+	b.WriteString("(\n")
+	for _, name := range podNames {
+		fmt.Fprintf(&b, `sbs=$(ctr -n k8s.io containers ls -q %s)
+if [ -n "$sbs" ]; then
+  running=
+  for sb in $sbs; do
+%s
+  done
+  [ -n "$running" ] || { echo %s "is not running again yet"; exit 1; }
+fi
+`, sandboxFilter(name, ""), sandboxRuns("running"), shell.Quote(name))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // A static pod whose container was started crashLoopTries times and does
@@ -177,11 +262,16 @@ func controlPlaneRunner(c *resources.Cluster, n resources.Node, spec *componentS
 		return
 	}
 	image := "registry.k8s.io/" + s.Component + ":" + gitVersion(c.KubernetesVersion)
+	spec.deps = append(spec.deps, runAsStaticPod(c, n, s, image, resources.ControlPlaneImage(s.Component), o, p))
+}
+
+// runAsStaticPod makes s the static pod of image (whose archive is the
+// bundle file archive) rendered from o and p, and returns what it waits
+// for: the node's kubelet, which runs it (and, on an upgrade, rolls first:
+// a new kubelet, then the pods it runs).
+func runAsStaticPod(c *resources.Cluster, n resources.Node, s *service, image, archive string, o unitOptions, p podOptions) string {
 	s.UnitName = s.Component + ".yaml"
 	s.Unit = renderManifest(s.Component, image, o, p)
-	s.Pod = &staticPod{ManifestDir: ManifestDir(c), PodName: s.Component + "-" + n.Name, Image: image,
-		Archive: "/" + resources.ControlPlaneImage(s.Component)}
-	// The kubelet runs the pod: it must run first (and, on an upgrade,
-	// roll first: a new kubelet, then the pods it runs).
-	spec.deps = append(spec.deps, resources.ServiceAddr(resources.CompKubelet, n.Name))
+	s.Pod = &staticPod{ManifestDir: ManifestDir(c), PodName: s.Component + "-" + n.Name, Image: image, Archive: "/" + archive}
+	return resources.ServiceAddr(resources.CompKubelet, n.Name)
 }

@@ -48,7 +48,7 @@ if [ -f %[5]s ]; then cp -p %[5]s %[6]s; else rm -f %[6]s; fi
 		return fmt.Errorf("%s: replacing %s: %w", in.addr, target, err)
 	}
 	// The pod first: its check is the one that sees a crash loop.
-	health := podRunning(p.PodName, digest)
+	health := podRunning(p.PodName, digest, target)
 	if s.Health != "" {
 		health += " && " + s.Health
 	}
@@ -75,7 +75,7 @@ if [ -f %[5]s ]; then cp -p %[5]s %[6]s; else rm -f %[6]s; fi
 // containers to go.
 func removeStaticPod(s service) string {
 	p := s.Pod
-	sandboxes := shell.Quote(`labels."io.cri-containerd.kind"==sandbox,labels."io.kubernetes.pod.name"==` + p.PodName)
+	sandboxes := sandboxFilter(p.PodName, "")
 	return fmt.Sprintf(`rm -f %[1]s %[2]s %[3]s %[4]s
 for i in $(seq 60); do
   running=
@@ -110,7 +110,9 @@ func stopRunner(ctx context.Context, rc *resources.RunContext, conn providers.Co
 	if have.Pod != nil {
 		script = removeStaticPod(have)
 	} else {
+		// Stopped means gone: the pod that follows binds the same ports.
 		script = fmt.Sprintf("systemctl disable -q --now %[1]s 2>/dev/null || systemctl stop %[1]s\n", shell.Quote(have.UnitName)) +
+			fmt.Sprintf("for i in $(seq 60); do case $(systemctl is-active %s) in active|activating|deactivating|reloading) sleep 1 ;; *) break ;; esac; done\n", shell.Quote(have.UnitName)) +
 			fmt.Sprintf("if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\nsystemctl daemon-reload; systemctl reset-failed %[3]s 2>/dev/null || true\n",
 				shell.Quote(have.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")), shell.Quote(have.UnitName))
 	}

@@ -40,6 +40,7 @@ done
 for img in kube-apiserver kube-controller-manager kube-scheduler; do
   [[ -f $tmp/amd64/var/lib/eggo/control-plane/$img.tar ]] || die "assemble: bundle $version has no $img image"
 done
+[[ -f $tmp/amd64/var/lib/eggo/etcd-image/etcd.tar ]] || die "assemble: bundle $version has no etcd image"
 
 {
   echo "# eggo package bundle for Kubernetes $version. Check it with:"

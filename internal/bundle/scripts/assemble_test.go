@@ -52,6 +52,7 @@ func fakeParts(t *testing.T) (debs, image, flannel, kube string) {
 		"var/lib/eggo/control-plane/kube-apiserver.tar":          "apiserver tar",
 		"var/lib/eggo/control-plane/kube-controller-manager.tar": "controller-manager tar",
 		"var/lib/eggo/control-plane/kube-scheduler.tar":          "scheduler tar",
+		"var/lib/eggo/etcd-image/etcd.tar":                       "etcd tar",
 	})
 	flannel = makePart(t, filepath.Join(root, "flannel"), "flannel v0.28.10 k1", map[string]string{
 		"usr/local/bin/flanneld": "flanneld v0.28.10",
@@ -128,8 +129,8 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 			files++
 		}
 	}
-	if files != 21 {
-		t.Errorf("MANIFEST lists %d files, want 21 (6 kube, 6 debian, bridge, host-local, pause.tar, coredns.tar, 3 control-plane images, flanneld, flannel)", files)
+	if files != 22 {
+		t.Errorf("MANIFEST lists %d files, want 22 (6 kube, 6 debian, bridge, host-local, pause.tar, coredns.tar, 3 control-plane images, the etcd image, flanneld, flannel)", files)
 	}
 	check := exec.Command("bash", "-c", "grep -v '^#' MANIFEST | sha256sum -c --quiet")
 	check.Dir = out

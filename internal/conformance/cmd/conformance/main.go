@@ -35,6 +35,7 @@ func main() {
 	flag.BoolVar(&o.Serial, "serial", true, "run the [Serial] [Conformance] tests after the parallel ones")
 	flag.BoolVar(&o.Keep, "keep", false, "leave the cluster up (tear it down with make testbed-down)")
 	flag.StringVar(&o.Implementation, "implementation", "binary", "the cluster's implementation")
+	flag.StringVar(&o.EtcdImplementation, "etcd-implementation", "binary", "the cluster's etcd_implementation")
 	flag.Parse()
 	o.Log = os.Stdout
 	for _, p := range []*string{&o.Eggo, &o.Example, &o.List, &o.Results} {

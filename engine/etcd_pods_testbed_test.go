@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+)
+
+// etcdPodsConfig writes a cluster of masters that are etcd members, the
+// control plane and etcd as static pods, with more lines for the cluster
+// block.
+func etcdPodsConfig(t *testing.T, dir string, tb *testbed.Testbed, extra string, masters ...string) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, `cluster "ep" {
+  kubernetes_version  = %q
+  packages            = %q
+  implementation      = "pod"
+  %s
+  %s
+  network { pod_cidr = "10.244.0.0/16" }
+  addons { coredns = false }
+}
+%s
+`, k8sTo, bundleDir(t, k8sTo), extra, testbedRuntime, connectionBlock(tb))
+	for _, n := range masters {
+		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"master\", \"etcd\"]\n}\n", n, hostAddr(t, tb, n))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEtcdStaticPodsOnTestbed: with etcd_implementation = "pod" each member
+// is a static pod of the bundle's etcd image beside the control plane's;
+// a no-op restarts nothing; a member removed and added again joins the
+// running cluster through the bootstrap environment file the image's etcd
+// reads; a changed etcd flag rolls the members one at a time with the API
+// serving; moving etcd back to a unit is refused; destroy leaves nothing.
+func TestEtcdStaticPodsOnTestbed(t *testing.T) {
+	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "m1", "m2"}, Containers: true})
+	dir := t.TempDir()
+	const etcdPods = `etcd_implementation = "pod"`
+	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1", "m2")
+	start := time.Now()
+	if _, res := runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
+	}
+	t.Logf("deploy of 3 masters with static-pod etcd: %s", time.Since(start).Round(time.Second))
+	if got := strings.Join(etcdMembers(t, tb), " "); got != "m0 m1 m2" {
+		t.Errorf("etcd members:\n%s", got)
+	}
+	for _, h := range []string{"m0", "m1", "m2"} {
+		if got := mustExec(t, tb, h, "ls -A /etc/kubernetes/manifests; systemctl cat etcd.service >/dev/null 2>&1 && echo unit || echo no-unit"); got != "etcd.yaml\nkube-apiserver.yaml\nkube-controller-manager.yaml\nkube-scheduler.yaml\nno-unit" {
+			t.Errorf("%s: %q, want four manifests and no etcd unit", h, got)
+		}
+		phase := mustExec(t, tb, "m0", "for i in $(seq 30); do p=$("+adminKubectl+"-n kube-system get pod etcd-"+h+" -o jsonpath='{.status.phase} {.spec.containers[0].image}' 2>/dev/null); [ \"${p%% *}\" = Running ] && break; sleep 2; done; echo \"$p\"")
+		if phase != "Running registry.k8s.io/etcd:3.5.15-0" {
+			t.Errorf("pod etcd-%s: %q, want Running of the bundle's image", h, phase)
+		}
+	}
+
+	// A no-op restarts nothing.
+	before := mustExec(t, tb, "m0", "ctr -n k8s.io tasks ls -q | sort")
+	if p, _ := runApply(t, dir, nil); p.HasChanges() {
+		t.Errorf("the second apply: %s", changed(p))
+	}
+	if after := mustExec(t, tb, "m0", "ctr -n k8s.io tasks ls -q | sort"); after != before {
+		t.Errorf("a no-op apply changed the containers on m0")
+	}
+
+	// m2 goes (member remove, its pod gone) and comes back: it joins the
+	// running cluster as "existing", from the environment file.
+	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1")
+	if _, res := runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("removing m2 failed: %v %v", res.Failed, res.Skipped)
+	}
+	if got := strings.Join(etcdMembers(t, tb), " "); got != "m0 m1" {
+		t.Errorf("etcd members after m2 left:\n%s", got)
+	}
+	if got := mustExec(t, tb, "m2", "ls -A /etc/kubernetes/manifests 2>/dev/null | wc -l; pgrep -c -x etcd; true"); got != "0\n0" {
+		t.Errorf("m2 after its removal: %q, want no manifests and no etcd", got)
+	}
+	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1", "m2")
+	if _, res := runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("adding m2 back failed: %v %v", res.Failed, res.Skipped)
+	}
+	if got := strings.Join(etcdMembers(t, tb), " "); got != "m0 m1 m2" {
+		t.Errorf("etcd members after m2 joined again:\n%s", got)
+	}
+	if got := mustExec(t, tb, "m2", "cat /etc/kubernetes/etcd/bootstrap.env"); !strings.Contains(got, "ETCD_INITIAL_CLUSTER_STATE=existing") {
+		t.Errorf("m2 joined with:\n%s", got)
+	}
+
+	// A changed flag: one member at a time, the API serving throughout.
+	etcdPodsConfig(t, dir, tb, etcdPods+"\n  extra_args = { etcd = { \"heartbeat-interval\" = \"150\" } }", "m0", "m1", "m2")
+	poll := pollAPI(tb, "m0", adminKubectl+"get ns default -o name", "namespace/default")
+	p, res := runApply(t, dir, nil)
+	poll.Stop()
+	if !res.OK() {
+		t.Fatalf("the etcd flag change failed: %v %v", res.Failed, res.Skipped)
+	}
+	t.Logf("etcd roll: %s; API polled %d times, %d failed", strings.Join(rollOrder(p), ", "), poll.polls.Load(), poll.failures.Load())
+	if poll.failures.Load() > 0 {
+		t.Errorf("the API failed during etcd's roll: %v", poll.first.Load())
+	}
+	if s := p.Step("etcd_member.m1"); s == nil || !contains(s.WaitsFor, "etcd_member.m0") {
+		t.Errorf("etcd_member.m1 does not wait for m0's: %v", s)
+	}
+	for _, h := range []string{"m0", "m1", "m2"} {
+		if got := mustExec(t, tb, h, "grep -c heartbeat-interval=150 /etc/kubernetes/manifests/etcd.yaml"); got != "1" {
+			t.Errorf("%s's etcd manifest lacks the flag", h)
+		}
+	}
+
+	// Back to a unit: refused, with the reason.
+	etcdPodsConfig(t, dir, tb, "", "m0", "m1", "m2")
+	_, _, _, err := planIn(dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "etcd_implementation cannot change") {
+		t.Errorf("moving etcd to a unit: %v, want it refused", err)
+	}
+
+	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1", "m2")
+	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
+	}
+	for _, h := range []string{"m0", "m1", "m2"} {
+		if got := mustExec(t, tb, h, "ls -d /etc/kubernetes/manifests /var/lib/etcd 2>/dev/null | wc -l; pgrep -c -x etcd; true"); got != "0\n0" {
+			t.Errorf("%s after destroy: %q, want no manifests, no etcd data, no etcd", h, got)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/resources"
+)
+
+// podDriftAndRollback is the pod-mode end-to-end run's own part: a manifest
+// deleted by hand is drift the next apply repairs, and only that; a change
+// a scheduler cannot start with fails on the first master it reaches, fast
+// (a crash loop, not the health timeout), with that master's previous
+// manifest back, and the roll stops there — the other master's scheduler is
+// not touched and the cluster keeps serving. Undone, the cluster converges.
+func podDriftAndRollback(t *testing.T, tb *testbed.Testbed, dir string, config k8sWriter) {
+	t.Helper()
+	mustExec(t, tb, "m1", "rm /etc/kubernetes/manifests/kube-scheduler.yaml")
+	p, res := runApply(t, dir, nil)
+	if !res.OK() {
+		t.Fatalf("the repair of a deleted manifest failed: %v %v", res.Failed, res.Skipped)
+	}
+	sched := resources.ServiceAddr(resources.CompScheduler, "m1")
+	if got := changed(p); got != "update "+sched {
+		t.Errorf("after m1's scheduler manifest was removed the apply changed %q, want %s only", got, sched)
+	}
+	if s := p.Step(sched); s == nil || !strings.Contains(reasonsText(s.Reasons), "missing") {
+		t.Errorf("the repair's reasons: %+v, want the manifest named missing", s)
+	}
+
+	config(k8sFrom, `extra_args = { kube-scheduler = { "no-such-flag" = "1" } }`, "w0")
+	started := time.Now()
+	_, res = runApply(t, dir, nil)
+	if res.OK() {
+		t.Fatalf("an apply with a flag the scheduler refuses succeeded")
+	}
+	var failed []string
+	for addr := range res.Failed {
+		failed = append(failed, addr)
+	}
+	t.Logf("the failed change, in %s: %v", time.Since(started).Round(time.Second), res.Failed)
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], `service.kube-scheduler[`) {
+		t.Fatalf("failed: %v, want one master's scheduler only", failed)
+	}
+	msg := fmt.Sprint(res.Failed[failed[0]])
+	if !strings.Contains(msg, "crash-looping") || !strings.Contains(msg, "previous manifest") {
+		t.Errorf("the failure does not say the pod crash-looped and the previous manifest is back: %s", msg)
+	}
+	for _, h := range []string{"m0", "m1"} {
+		if got := mustExec(t, tb, h, "grep -c no-such-flag /etc/kubernetes/manifests/kube-scheduler.yaml; true"); got != "0" {
+			t.Errorf("%s's scheduler manifest has the refused flag after the failed roll", h)
+		}
+		mustExec(t, tb, h, "for i in $(seq 60); do "+adminKubectl+"-n kube-system get pod kube-scheduler-"+h+" -o jsonpath='{.status.containerStatuses[0].ready}' | grep -qx true && exit 0; sleep 2; done; exit 1")
+	}
+	if got := mustExec(t, tb, "m0", adminKubectl+"get --raw /readyz"); got != "ok" {
+		t.Errorf("/readyz after the failed roll: %q", got)
+	}
+	config(k8sFrom, "", "w0")
+	if _, res := runApply(t, dir, nil); !res.OK() {
+		t.Fatalf("the apply after undoing the change failed: %v", res.Failed)
+	}
+	if p, _ := runApply(t, dir, nil); p.HasChanges() {
+		t.Errorf("after converging: %s", changed(p))
+	}
+}
+
+// switchWithPolls switches the two masters' control plane to systemd
+// units and back to static pods, with a real API request through the load
+// balancer every 200 ms all along: one master at a time, no request lost.
+func switchWithPolls(t *testing.T, tb *testbed.Testbed, dir, lb string) {
+	t.Helper()
+	for _, to := range []k8sMode{binaryMode, podMode} {
+		k8sConfigWith(t, dir, tb, k8sFrom, to.cluster(), "w0")
+		poll := pollAPI(tb, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get node w0 -o name", "node/w0")
+		start := time.Now()
+		p, res := runApply(t, dir, nil)
+		poll.Stop()
+		if !res.OK() {
+			t.Fatalf("the switch to pod=%v failed: %v %v", to.pod, res.Failed, res.Skipped)
+		}
+		t.Logf("switch to pod=%v: %s; load balancer polled %d times, %d failed; roll: %s", to.pod, time.Since(start).Round(time.Second),
+			poll.polls.Load(), poll.failures.Load(), strings.Join(rollOrder(p), ", "))
+		if poll.failures.Load() > 0 {
+			t.Errorf("the API was unreachable through the load balancer during the switch to pod=%v: %v", to.pod, poll.first.Load())
+		}
+		for _, c := range controlPlane {
+			for _, h := range []string{"m0", "m1"} {
+				if s := p.Step(resources.ServiceAddr(c, h)); s == nil || s.Action != resources.Update {
+					t.Errorf("the switch does not update %s on %s: %v", c, h, s)
+				}
+			}
+		}
+		if s := p.Step(resources.ServiceAddr(resources.CompAPIServer, "m1")); s == nil || !contains(s.WaitsFor, resources.ServiceAddr(resources.CompScheduler, "m0")) {
+			t.Errorf("m1's apiserver switches without waiting for m0's control plane: %v", s)
+		}
+		to.checkControlPlane(t, tb, lb, k8sFrom, "m0", "m1")
+	}
+}
+
+func reasonsText(rs []resources.Reason) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Detail)
+	}
+	return strings.Join(out, "; ")
+}
