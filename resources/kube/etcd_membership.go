@@ -166,4 +166,3 @@ func (EtcdMember) CheckPlan(changes []resources.Change, recorded []resources.Obj
 	}
 	return nil, nil
 }
-

@@ -296,10 +296,12 @@ func updateService(ctx context.Context, rc *resources.RunContext, prior resource
 	if prior.Pending {
 		d.upload, d.unit = nil, true // converge everything
 	}
-	if have := parseService(prior.Attrs); switchesRunner(have, want) {
+	have := parseService(prior.Attrs)
+	var sw *runnerSwitch
+	if switchesRunner(have, want) {
 		// The old runner stops first (the ports are the same); every file
 		// is written again.
-		if err := stopRunner(ctx, rc, conn, desired.Addr, have); err != nil {
+		if sw, err = stopRunner(ctx, rc, conn, desired.Addr, have, want); err != nil {
 			return prior.Attrs, err
 		}
 		d.upload, d.unit = nil, true
@@ -309,8 +311,14 @@ func updateService(ctx context.Context, rc *resources.RunContext, prior resource
 		in.beforeStart = func(ctx context.Context, _ resources.Attrs) error { return beforeRestart(ctx, in) }
 	}
 	attrs, err := in.run(ctx, desired.Attrs)
+	if sw != nil {
+		// The old runner comes back when the new one did not start.
+		if err = sw.end(ctx, err); err != nil {
+			return prior.Attrs, err
+		}
+	}
 	if err == nil {
-		err = removeStaleFiles(ctx, conn, desired.Addr, parseService(prior.Attrs), want)
+		err = removeStaleFiles(ctx, conn, desired.Addr, have, want)
 	}
 	return attrs, err
 }

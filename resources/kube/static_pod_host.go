@@ -75,18 +75,23 @@ if [ -f %[5]s ]; then cp -p %[5]s %[6]s; else rm -f %[6]s; fi
 // containers to go.
 func removeStaticPod(s service) string {
 	p := s.Pod
-	sandboxes := sandboxFilter(p.PodName, "")
-	return fmt.Sprintf(`rm -f %[1]s %[2]s %[3]s %[4]s
-for i in $(seq 60); do
+	return fmt.Sprintf("rm -f %s %s %s %s\n", shell.Quote(s.unitPath()), shell.Quote(path.Join(p.ManifestDir, "."+s.UnitName)),
+		shell.Quote(path.Join(p.ManifestDir, "."+s.UnitName+".eggo-tmp")), shell.Quote(path.Join(manifestBackupDir, s.UnitName))) +
+		waitPodGone(p.PodName)
+}
+
+// waitPodGone is the shell that waits up to a minute and a half for the
+// sandboxes of the static pod podName to stop (its manifest gone).
+func waitPodGone(podName string) string {
+	return fmt.Sprintf(`for i in $(seq 90); do
   running=
-  for sb in $(ctr -n k8s.io containers ls -q %[5]s 2>/dev/null); do
+  for sb in $(ctr -n k8s.io containers ls -q %s 2>/dev/null); do
     ctr -n k8s.io tasks ls 2>/dev/null | awk -v id="$sb" '$1 == id && $3 == "RUNNING" {f = 1} END {exit !f}' && running=1
   done
   [ -z "$running" ] && break
   sleep 1
 done
-`, shell.Quote(s.unitPath()), shell.Quote(path.Join(p.ManifestDir, "."+s.UnitName)),
-		shell.Quote(path.Join(p.ManifestDir, "."+s.UnitName+".eggo-tmp")), shell.Quote(path.Join(manifestBackupDir, s.UnitName)), sandboxes)
+`, sandboxFilter(podName, ""))
 }
 
 // podLogs prints the last lines of a static pod's newest container log.
@@ -102,23 +107,77 @@ func switchesRunner(have, want service) bool {
 	return have.Component == want.Component && have.UnitName != "" && (have.Pod == nil) != (want.Pod == nil)
 }
 
-// stopRunner stops a service's unit, or removes its static pod, leaving
-// its files: what a switch of implementation does before it starts the
-// other one.
-func stopRunner(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, have service) error {
+// stopRunner stops a service's unit, or takes its static pod away, for a
+// switch to the other runner: what it did can be undone (runnerSwitch.end)
+// until the other one is healthy. A unit is masked and stopped, its file
+// kept, and its process waited for (the pod that follows binds the same
+// ports); a pod's manifest moves to the backup directory and its
+// containers are waited for.
+func stopRunner(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, have, want service) (*runnerSwitch, error) {
+	sw := &runnerSwitch{rc: rc, conn: conn, addr: addr, have: have, want: want}
 	var script string
 	if have.Pod != nil {
-		script = removeStaticPod(have)
+		script = fmt.Sprintf("mkdir -p %[1]s\nif [ -f %[2]s ]; then mv -f %[2]s %[3]s; fi\n", shell.Quote(manifestBackupDir), shell.Quote(have.unitPath()), shell.Quote(sw.backup())) +
+			waitPodGone(have.Pod.PodName)
 	} else {
-		// Stopped means gone: the pod that follows binds the same ports.
-		script = fmt.Sprintf("systemctl disable -q --now %[1]s 2>/dev/null || systemctl stop %[1]s\n", shell.Quote(have.UnitName)) +
-			fmt.Sprintf("for i in $(seq 60); do case $(systemctl is-active %s) in active|activating|deactivating|reloading) sleep 1 ;; *) break ;; esac; done\n", shell.Quote(have.UnitName)) +
-			fmt.Sprintf("if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\nsystemctl daemon-reload; systemctl reset-failed %[3]s 2>/dev/null || true\n",
-				shell.Quote(have.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")), shell.Quote(have.UnitName))
+		// Masked (until the switch ends) before it stops: the units that
+		// still run beside it want it (Wants=kube-apiserver.service), and
+		// systemd would start it again the next time one of them restarts.
+		unit := shell.Quote(have.UnitName)
+		script = fmt.Sprintf(`pid=$(systemctl show -p MainPID --value %[1]s 2>/dev/null)
+systemctl mask -q --runtime %[1]s
+systemctl stop %[1]s
+for i in $(seq 90); do [ "${pid:-0}" -gt 0 ] && kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+if [ "${pid:-0}" -gt 0 ] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; sleep 1; fi
+`, unit)
 	}
 	rc.Progress(addr, "stopping "+have.runnerText())
 	if _, err := resources.RunScript(ctx, conn, script, true); err != nil {
-		return fmt.Errorf("%s: stopping %s: %w", addr, have.runnerText(), err)
+		return nil, fmt.Errorf("%s: stopping %s: %w", addr, have.runnerText(), err)
+	}
+	return sw, nil
+}
+
+// runnerSwitch is a switch of a service between its unit and a static
+// pod, under way: the old runner stopped, kept until the new one runs.
+type runnerSwitch struct {
+	rc         *resources.RunContext
+	conn       providers.Conn
+	addr       string
+	have, want service
+}
+
+// backup is where the old manifest waits (a pod → unit switch).
+func (sw *runnerSwitch) backup() string { return path.Join(manifestBackupDir, sw.have.UnitName) }
+
+// end finishes the switch after the new runner's start (err, nil when it
+// is healthy): the old runner's leftovers go; or, on failure, the new
+// runner stops and the old one starts again, and the error says so.
+func (sw *runnerSwitch) end(ctx context.Context, err error) error {
+	var script string
+	switch {
+	case err == nil && sw.have.Pod != nil:
+		script = "rm -f " + shell.Quote(sw.backup()) + "\n"
+	case err == nil:
+		script = fmt.Sprintf("systemctl unmask -q --runtime %[3]s\nsystemctl disable -q %[3]s 2>/dev/null\n"+
+			"if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\nsystemctl daemon-reload; systemctl reset-failed %[3]s 2>/dev/null || true\n",
+			shell.Quote(sw.have.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")), shell.Quote(sw.have.UnitName))
+	case sw.have.Pod != nil: // the unit did not start: the pod again
+		script = fmt.Sprintf("systemctl disable -q --now %[1]s 2>/dev/null; rm -f %[2]s; systemctl daemon-reload; systemctl reset-failed %[1]s 2>/dev/null\n"+
+			"cp -p %[3]s %[4]s && mv -f %[4]s %[5]s\n",
+			shell.Quote(sw.want.UnitName), shell.Quote(sw.want.unitPath()), shell.Quote(sw.backup()),
+			shell.Quote(path.Join(sw.have.Pod.ManifestDir, "."+sw.have.UnitName)), shell.Quote(sw.have.unitPath()))
+	default: // the pod did not start (runPod took its manifest away): the unit again
+		script = waitPodGone(sw.want.Pod.PodName) + fmt.Sprintf("systemctl unmask -q --runtime %[1]s\nsystemctl enable -q --now %[1]s\n", shell.Quote(sw.have.UnitName))
+	}
+	if _, rerr := resources.RunScript(context.WithoutCancel(ctx), sw.conn, script, true); rerr != nil {
+		if err != nil {
+			return fmt.Errorf("%w\n    starting the %s again failed too: %v", err, sw.have.runnerText(), rerr)
+		}
+		return fmt.Errorf("%s: removing the %s after the switch: %w", sw.addr, sw.have.runnerText(), rerr)
+	}
+	if err != nil {
+		return fmt.Errorf("%w\n    the switch is undone: the %s runs again", err, sw.have.runnerText())
 	}
 	return nil
 }
