@@ -109,9 +109,9 @@ func switchesRunner(have, want service) bool {
 
 // stopRunner stops a service's unit, or takes its static pod away, for a
 // switch to the other runner: what it did can be undone (runnerSwitch.end)
-// until the other one is healthy. A unit is masked and stopped, its file
-// kept, and its process waited for (the pod that follows binds the same
-// ports); a pod's manifest moves to the backup directory and its
+// until the other one is healthy. A unit's file moves to unitBackupDir and
+// the unit stops, its process waited for (the pod that follows binds the
+// same ports); a pod's manifest moves to the backup directory and its
 // containers are waited for.
 func stopRunner(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, have, want service) (*runnerSwitch, error) {
 	sw := &runnerSwitch{rc: rc, conn: conn, addr: addr, have: have, want: want}
@@ -120,16 +120,21 @@ func stopRunner(ctx context.Context, rc *resources.RunContext, conn providers.Co
 		script = fmt.Sprintf("mkdir -p %[1]s\nif [ -f %[2]s ]; then mv -f %[2]s %[3]s; fi\n", shell.Quote(manifestBackupDir), shell.Quote(have.unitPath()), shell.Quote(sw.backup())) +
 			waitPodGone(have.Pod.PodName)
 	} else {
-		// Masked (until the switch ends) before it stops: the units that
-		// still run beside it want it (Wants=kube-apiserver.service), and
-		// systemd would start it again the next time one of them restarts.
-		unit := shell.Quote(have.UnitName)
+		// Its file moves aside (until the switch ends) before it stops:
+		// the units still running beside it want it
+		// (Wants=kube-apiserver.service), and systemd would start it again
+		// the next time one of them restarts. (A runtime mask does not
+		// hide a unit file in /etc.)
 		script = fmt.Sprintf(`pid=$(systemctl show -p MainPID --value %[1]s 2>/dev/null)
-systemctl mask -q --runtime %[1]s
+systemctl disable -q %[1]s 2>/dev/null || true
+mkdir -p %[2]s
+if [ -f %[3]s ]; then mv -f %[3]s %[4]s; fi
+systemctl daemon-reload
 systemctl stop %[1]s
 for i in $(seq 90); do [ "${pid:-0}" -gt 0 ] && kill -0 "$pid" 2>/dev/null || break; sleep 1; done
 if [ "${pid:-0}" -gt 0 ] && kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; sleep 1; fi
-`, unit)
+systemctl reset-failed %[1]s 2>/dev/null || true
+`, shell.Quote(have.UnitName), shell.Quote(unitBackupDir), shell.Quote(have.unitPath()), shell.Quote(sw.unitBackup()))
 	}
 	rc.Progress(addr, "stopping "+have.runnerText())
 	if _, err := resources.RunScript(ctx, conn, script, true); err != nil {
@@ -150,6 +155,13 @@ type runnerSwitch struct {
 // backup is where the old manifest waits (a pod → unit switch).
 func (sw *runnerSwitch) backup() string { return path.Join(manifestBackupDir, sw.have.UnitName) }
 
+// unitBackupDir keeps a unit's file while a switch to its static pod is
+// under way: outside systemd's search path.
+const unitBackupDir = "/var/lib/eggo/units-backup"
+
+// unitBackup is where the old unit's file waits (a unit → pod switch).
+func (sw *runnerSwitch) unitBackup() string { return path.Join(unitBackupDir, sw.have.UnitName) }
+
 // end finishes the switch after the new runner's start (err, nil when it
 // is healthy): the old runner's leftovers go; or, on failure, the new
 // runner stops and the old one starts again, and the error says so.
@@ -159,16 +171,15 @@ func (sw *runnerSwitch) end(ctx context.Context, err error) error {
 	case err == nil && sw.have.Pod != nil:
 		script = "rm -f " + shell.Quote(sw.backup()) + "\n"
 	case err == nil:
-		script = fmt.Sprintf("systemctl unmask -q --runtime %[3]s\nsystemctl disable -q %[3]s 2>/dev/null\n"+
-			"if [ -f %[1]s ] && grep -qxF %[2]s %[1]s; then rm -f %[1]s; fi\nsystemctl daemon-reload; systemctl reset-failed %[3]s 2>/dev/null || true\n",
-			shell.Quote(sw.have.unitPath()), shell.Quote(strings.TrimSuffix(unitHeader, "\n")), shell.Quote(sw.have.UnitName))
+		script = fmt.Sprintf("rm -f %s\nrmdir %s 2>/dev/null || true\n", shell.Quote(sw.unitBackup()), shell.Quote(unitBackupDir))
 	case sw.have.Pod != nil: // the unit did not start: the pod again
 		script = fmt.Sprintf("systemctl disable -q --now %[1]s 2>/dev/null; rm -f %[2]s; systemctl daemon-reload; systemctl reset-failed %[1]s 2>/dev/null\n"+
 			"cp -p %[3]s %[4]s && mv -f %[4]s %[5]s\n",
 			shell.Quote(sw.want.UnitName), shell.Quote(sw.want.unitPath()), shell.Quote(sw.backup()),
 			shell.Quote(path.Join(sw.have.Pod.ManifestDir, "."+sw.have.UnitName)), shell.Quote(sw.have.unitPath()))
 	default: // the pod did not start (runPod took its manifest away): the unit again
-		script = waitPodGone(sw.want.Pod.PodName) + fmt.Sprintf("systemctl unmask -q --runtime %[1]s\nsystemctl enable -q --now %[1]s\n", shell.Quote(sw.have.UnitName))
+		script = waitPodGone(sw.want.Pod.PodName) + fmt.Sprintf("mv -f %[2]s %[3]s\nsystemctl daemon-reload\nsystemctl enable -q --now %[1]s\n",
+			shell.Quote(sw.have.UnitName), shell.Quote(sw.unitBackup()), shell.Quote(sw.have.unitPath()))
 	}
 	if _, rerr := resources.RunScript(context.WithoutCancel(ctx), sw.conn, script, true); rerr != nil {
 		if err != nil {
