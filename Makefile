@@ -38,7 +38,7 @@ check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape
 # so the Kubernetes end-to-end test's load does not stretch their clocks.
 test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster), the conformance smoke
 	@trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true' EXIT; \
-	go test -count=1 -timeout 45m $$(go list ./... | grep -v '/resources/hookrun$$') && \
+	go test -count=1 -timeout 75m $$(go list ./... | grep -v '/resources/hookrun$$') && \
 	go test -count=1 -timeout 15m ./resources/hookrun/ && \
 	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetworkOnTestbed|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
