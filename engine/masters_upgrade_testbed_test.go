@@ -55,10 +55,11 @@ func TestMastersBecomeNodesOnTestbed(t *testing.T) {
 			continue
 		}
 		ok := s.Node == "m0" && (s.Action == resources.Create || s.Addr == "host.m0")
-		// The old eggo knew no control-plane images: from today's bundle it
-		// sent them to every node, and today's eggo takes them off the
-		// worker (only a pod-implementation master gets them).
-		if s.Addr == "host.w0" && onlyRemovesControlPlaneImages(s.Reasons) {
+		// The old eggo knew no control-plane or etcd images: from today's
+		// bundle it sent them to every node, and today's eggo takes them
+		// off the worker (only a pod-implementation master or etcd member
+		// gets them).
+		if s.Addr == "host.w0" && onlyRemovesImages(s.Reasons) {
 			ok = true
 		}
 		if !ok {
@@ -87,16 +88,16 @@ func TestMastersBecomeNodesOnTestbed(t *testing.T) {
 	}
 }
 
-// onlyRemovesControlPlaneImages says a host's update removes the bundle's
-// control-plane images and changes nothing else.
-func onlyRemovesControlPlaneImages(rs []resources.Reason) bool {
+// onlyRemovesImages says a host's update removes the bundle's control-plane
+// or etcd images and changes nothing else.
+func onlyRemovesImages(rs []resources.Reason) bool {
 	for _, r := range rs {
 		_, files, ok := strings.Cut(r.Detail, "files (")
 		if !ok {
 			return false
 		}
 		for _, f := range strings.Split(strings.TrimSuffix(files, ")"), ", ") {
-			if !strings.HasPrefix(f, "- /"+resources.ControlPlaneImageDir) {
+			if !strings.HasPrefix(f, "- /"+resources.ControlPlaneImageDir) && !strings.HasPrefix(f, "- /"+resources.EtcdImageDir) {
 				return false
 			}
 		}
