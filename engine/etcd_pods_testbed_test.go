@@ -43,6 +43,7 @@ func etcdPodsConfig(t *testing.T, dir string, tb *testbed.Testbed, extra string,
 // changed etcd flag rolls the members one at a time with the API serving;
 // moving etcd back to a unit is refused; destroy leaves nothing.
 func TestEtcdStaticPodsOnTestbed(t *testing.T) {
+	t.Parallel()
 	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "m1", "m2"}, Containers: true})
 	dir := t.TempDir()
 	const etcdPods = `etcd_implementation = "pod"`

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -82,8 +83,8 @@ func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error)
 	if _, err := os.Stat(filepath.Join(dir, testIdentityFile)); err == nil {
 		o.Identities = []string{filepath.Join(dir, testIdentityFile)}
 	}
-	if testLog != nil {
-		o.Log = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: testLog})
+	if w, ok := testLogs.Load(dir); ok {
+		o.Log = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: w.(io.Writer)})
 	}
 	if mutate != nil {
 		mutate(&o)
@@ -107,8 +108,16 @@ func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error)
 // directory, is the identity its runs open the state's secrets with.
 const testIdentityFile = "test.identity"
 
-// testLog, when set, receives every run's debug log.
-var testLog io.Writer
+// testLogs holds, by configuration directory, where a test wants every
+// run's debug log to go (a map, not one variable: the Kubernetes tests run
+// in parallel).
+var testLogs sync.Map
+
+// logRunsTo sends the debug log of every run in dir to w until t ends.
+func logRunsTo(t *testing.T, dir string, w io.Writer) {
+	testLogs.Store(dir, w)
+	t.Cleanup(func() { testLogs.Delete(dir) })
+}
 
 // run plans and applies dir with one session, as `eggo apply` does.
 func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) {

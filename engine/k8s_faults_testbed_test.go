@@ -74,6 +74,7 @@ func etcdMembers(t *testing.T, tb *testbed.Testbed) []string {
 // missing a file, an etcd member down while another joins, a master
 // removed, and a dead worker removed with -force.
 func TestKubernetesFaultsOnTestbed(t *testing.T) {
+	t.Parallel()
 	bundle := bundleDir(t, k8sTo)
 	names := []string{"m0", "m1", "e0", "e1", "w0"}
 	tb := testbed.UpForTestWith(t, testbed.Options{N: len(names), Names: names, Containers: true})

@@ -145,13 +145,19 @@ done`)
 // load balancer, two masters with etcd, an etcd-only node and a worker;
 // then a no-op, a join (of a worker on a second subnet, behind a router),
 // a delete, a rolling upgrade and a destroy.
-func TestKubernetesOnTestbed(t *testing.T) { kubernetesE2E(t, binaryMode) }
+func TestKubernetesOnTestbed(t *testing.T) {
+	t.Parallel()
+	kubernetesE2E(t, binaryMode)
+}
 
 // TestKubernetesPodsOnTestbed is the same run with the control plane as
 // static pods (implementation = "pod"), and what only pods have: drift
 // of a manifest, a crash-looping pod rolled back with the roll stopped,
 // and the switch to systemd units and back with the API polled.
-func TestKubernetesPodsOnTestbed(t *testing.T) { kubernetesE2E(t, podMode) }
+func TestKubernetesPodsOnTestbed(t *testing.T) {
+	t.Parallel()
+	kubernetesE2E(t, podMode)
+}
 
 // k8sWriter writes the end-to-end cluster at a version, with lines for the
 // cluster block and the workers.
@@ -178,8 +184,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	config(k8sFrom, "", "w0")
 	sealed := sealStateTo(t, dir, tb)
 	logs := &lockedBuffer{}
-	testLog = logs
-	defer func() { testLog = nil }()
+	logRunsTo(t, dir, logs)
 	start := time.Now()
 	_, res := runApply(t, dir, nil)
 	if !res.OK() {

@@ -24,6 +24,7 @@ const mastersNotNodesRelease = "47c81cb"
 // Ready Node with the control-plane label and taint, and a second apply
 // has nothing to do.
 func TestMastersBecomeNodesOnTestbed(t *testing.T) {
+	t.Parallel()
 	bundleDir(t, k8sTo)
 	old := buildEggoAt(t, mastersNotNodesRelease)
 	tb := testbed.UpForTestWith(t, testbed.Options{N: 2, Names: []string{"m0", "w0"}, Containers: true})

@@ -50,6 +50,7 @@ func buildEggoAt(t *testing.T, commit string) string {
 // before kept their addresses and reach each other again, and a second
 // apply has nothing to do.
 func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
+	t.Parallel()
 	bundleDir(t, k8sTo)
 	old := buildEggoAt(t, routesRelease)
 	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true})
