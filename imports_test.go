@@ -26,6 +26,7 @@ var importRules = map[string][]string{
 	"graph":                   {},
 	"state":                   {"internal/atomicfile"},
 	"state/etcdstate":         {"state"},
+	"state/kubestate":         {"state"},
 	"providers":               {"providers"},
 	"resources":               {"providers", "resources/pki", "internal/recent"},
 	"resources/pki":           {"internal/recent"},
@@ -46,7 +47,9 @@ var importRules = map[string][]string{
 	"command":             {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
 	"internal/sshd":       {},
 	"internal/benchscale": {"engine", "=resources", "resources/kinds", "state"}, // make bench-scale: builds its clusters' state through eggo's own code
-	"internal/etcdtest":   {},
+	"internal/etcdtest":   {"internal/testpki"},
+	"internal/testpki":    {},                                        // the test harnesses' CAs and certificates
+	"internal/apitest":    {"internal/etcdtest", "internal/testpki"}, // a kube-apiserver for tests, over an etcdtest etcd
 	"internal/testbed":    {"internal/testbed"},
 	// make conformance: runs bin/eggo and the suite as programs; it only
 	// brings the testbed up.

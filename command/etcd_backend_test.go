@@ -366,7 +366,7 @@ func (e *etcdEnv) testWaitThenRefused(t *testing.T) {
 func (e *etcdEnv) testRevisionCheck(t *testing.T) {
 	s := e.site(t, "15s", "0s")
 	s.mustRun(0, "apply", "-auto-approve")
-	one, two := openBackend(t, s), openBackend(t, s)
+	one, two := openBackend(t, s.fixture), openBackend(t, s.fixture)
 	st1, err := one.Read()
 	if err != nil {
 		t.Fatal(err)

@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,8 +17,6 @@ import (
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/etcdtest"
-	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/resources/host"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -63,30 +59,19 @@ func newEtcdEnv(t *testing.T) *etcdEnv {
 // under its own prefix.
 type etcdSite struct {
 	*fixture
+	*slowHook
 	etcd   *etcdEnv
 	prefix string
-	delay  string // file holding the slow hook's sleep, in seconds
 }
 
 // site makes a fixture with a backend "etcd" block (written to
-// backend.hcl beside the fixture's main.hcl) and a pre-deploy hook that
-// sleeps as long as the delay file says (0 until setDelay), so a test can
-// keep an apply busy while holding the lock without changing the
-// configuration hash.
+// backend.hcl beside the fixture's main.hcl) and a slow hook.
 func (e *etcdEnv) site(t *testing.T, lockTTL, lockTimeout string) *etcdSite {
 	t.Helper()
 	f := newFixture(t)
-	s := &etcdSite{fixture: f, etcd: e, prefix: "/eggo/" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + "/",
-		delay: filepath.Join(filepath.Dir(f.dir), "delay")}
+	s := &etcdSite{fixture: f, slowHook: f.addSlowHook(), etcd: e,
+		prefix: "/eggo/" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + "/"}
 	s.writeBackend(lockTTL, lockTimeout)
-	s.setDelay(0)
-	f.write("slow.sh", fmt.Sprintf("#!/bin/sh\nsleep \"$(cat %s)\"\n", s.delay))
-	f.write("hook.hcl", `hook "slow" {
-  on      = "pre-deploy"
-  source  = "slow.sh"
-  timeout = "120s"
-}
-`)
 	return s
 }
 
@@ -108,13 +93,6 @@ func (s *etcdSite) writeBackend(lockTTL, lockTimeout string) {
   lock_ttl     = %q
 %s}
 `, s.etcd.srv.Endpoint, s.prefix, s.etcd.srv.CAFile, s.etcd.srv.CertFile, s.etcd.srv.KeyFile, lockTTL, timeout))
-}
-
-func (s *etcdSite) setDelay(seconds int) {
-	s.t.Helper()
-	if err := os.WriteFile(s.delay, []byte(fmt.Sprint(seconds)), 0o644); err != nil {
-		s.t.Fatal(err)
-	}
 }
 
 // key is where eggo keeps the state of the fixture's cluster "t".
@@ -212,102 +190,6 @@ func (s *etcdSite) lockHolder(p *proc, within time.Duration) state.LockInfo {
 	}
 }
 
-// cliEnv, set in a process's environment, makes this test binary the
-// eggo CLI (what main.go does) with the host kind alone, as in every
-// command test: the real binary plans etcd and the Kubernetes services for
-// the fixture's master node, which need a bundle and systemd this machine
-// does not have.
-const cliEnv = "EGGO_COMMAND_TEST_AS_CLI"
-
-func init() {
-	if os.Getenv(cliEnv) != "1" {
-		return
-	}
-	testKinds = []resources.Kind{host.New()}
-	os.Exit(Run(os.Args[1:], StdStreams()))
-}
-
-// binary is this test binary, which runs as eggo under cliEnv.
-func (e *etcdEnv) binary(t *testing.T) string {
-	t.Helper()
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
-// proc is an eggo process; its output goes to files so that a killed
-// process's orphans (the hook's sleep) cannot hold a pipe open.
-type proc struct {
-	t        *testing.T
-	cmd      *exec.Cmd
-	out, err string // file names
-	done     chan struct{}
-	code     int
-	ended    time.Time
-}
-
-// start runs the eggo binary in the site's directory, in a process group
-// of its own so cleanup can reach the hook scripts it started.
-func (s *etcdSite) start(args ...string) *proc {
-	s.t.Helper()
-	dir := s.t.TempDir()
-	p := &proc{t: s.t, out: filepath.Join(dir, "stdout"), err: filepath.Join(dir, "stderr"), done: make(chan struct{})}
-	stdout, err := os.Create(p.out)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	stderr, err := os.Create(p.err)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	p.cmd = exec.Command(s.etcd.binary(s.t), append([]string{s.chdir()}, args...)...)
-	p.cmd.Env = s.env0()
-	p.cmd.Stdout, p.cmd.Stderr = stdout, stderr
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := p.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	stdout.Close()
-	stderr.Close()
-	go func() {
-		p.cmd.Wait()
-		p.code = p.cmd.ProcessState.ExitCode()
-		p.ended = time.Now()
-		close(p.done)
-	}()
-	pgid := p.cmd.Process.Pid
-	s.t.Cleanup(func() {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.done
-	})
-	return p
-}
-
-// env0 is the fixture's environment plus PATH, which the hook's shell needs.
-func (s *etcdSite) env0() []string { return s.env("PATH="+os.Getenv("PATH"), cliEnv+"=1") }
-
-// wait waits for the process to end (the test fails after within) and
-// returns what it printed.
-func (p *proc) wait(within time.Duration) result {
-	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(within):
-		p.t.Fatalf("eggo %v did not end within %s\n%s", p.cmd.Args[1:], within, p.output().all())
-	}
-	r := p.output()
-	r.code = p.code
-	return r
-}
-
-func (p *proc) output() result {
-	out, _ := os.ReadFile(p.out)
-	errb, _ := os.ReadFile(p.err)
-	return result{out: string(out), err: string(errb)}
-}
-
 func bgCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -332,7 +214,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 // assertNoStateFile fails if the fixture's directory holds a state file,
-// its backup or its lock: with the etcd backend the state goes to etcd.
+// its backup or its lock: with a shared backend the state goes there.
 // (The hooks' audit log, STATE.hooks.log, is local by design.)
 func assertNoStateFile(t *testing.T, f *fixture) {
 	t.Helper()
@@ -344,7 +226,7 @@ func assertNoStateFile(t *testing.T, f *fixture) {
 		}
 	}
 	if len(found) > 0 {
-		t.Fatalf("the etcd backend left state files in the configuration directory: %v", found)
+		t.Fatalf("the shared backend left state files in the configuration directory: %v", found)
 	}
 }
 
@@ -402,9 +284,9 @@ func assertSequential(t *testing.T, h []*state.State) []*state.State {
 	return h
 }
 
-// openBackend opens the site's state backend as a command does; it is
+// openBackend opens the fixture's state backend as a command does; it is
 // closed when t ends.
-func openBackend(t *testing.T, s *etcdSite) state.Backend {
+func openBackend(t *testing.T, s *fixture) state.Backend {
 	t.Helper()
 	o := engine.Options{Dir: s.dir}
 	loaded, diags := engine.LoadConfig(o)

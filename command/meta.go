@@ -120,7 +120,7 @@ func (m *meta) prepare(o *engine.Options, v View) (*engine.Loaded, hcl.Diagnosti
 	return loaded, diags, true
 }
 
-// closeBackend closes a backend that holds a connection (etcd's client).
+// closeBackend closes a shared backend (etcd's client; either releases a lock its command left).
 func closeBackend(o *engine.Options) {
 	if c, ok := o.Backend.(interface{ Close() error }); ok {
 		_ = c.Close()

@@ -88,7 +88,7 @@ func (c *ForceUnlockCommand) Run(args []string) int {
 	}
 	var err error
 	if shared, ok := a.o.Backend.(interface{ ForceUnlock(string) error }); ok {
-		err = shared.ForceUnlock(rest[0]) // etcd: revokes the holder's lease
+		err = shared.ForceUnlock(rest[0]) // etcd revokes the holder's lease, kubernetes deletes its Lease
 	} else {
 		err = forceUnlock(a.o.StatePath, rest[0])
 	}

@@ -22,7 +22,7 @@ Subcommands:
   rm ADDR...  Forget resources without touching their hosts
   pull        Print the state as its backend holds it (secrets stay encrypted)
   push FILE   Replace the backend's state with FILE (stale pushes refused)
-  migrate     Move the state between the file and an etcd backend
+  migrate     Move the state between the file and etcd or kubernetes
   rekey-host NODE  Accept a reinstalled host's new SSH host key
 
 Exit codes: 0 success, 1 error.

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/state"
@@ -20,8 +19,9 @@ func (c *StatePullCommand) Synopsis() string { return "Print the state as its ba
 func (c *StatePullCommand) Help() string {
 	return `Usage: eggo [-chdir=DIR] state pull [-state=PATH]
 
-  Prints the state from its backend (etcd, or the file) to stdout exactly as
-  stored: secrets stay encrypted. Save it with 'eggo state pull > FILE'.
+  Prints the state from its backend (the file, etcd or kubernetes) to
+  stdout exactly as stored: secrets stay encrypted. Save it with
+  'eggo state pull > FILE'.
 
 ` + stateFlagsHelp + `
 
@@ -59,7 +59,8 @@ func (c *StatePushCommand) Help() string {
   under its lock. Refused when the backend holds a state of another lineage
   (another cluster), or a newer serial than FILE (FILE is stale: someone
   applied since it was pulled), or the same serial with other content. A
-  write that races another is refused by etcd's revision check.
+  write that races another is refused by the backend's version check
+  (etcd's revision, the Kubernetes Secret's resourceVersion).
 
 Options:
   -force    Push even so (the backend's state is overwritten).
@@ -100,8 +101,8 @@ func (c *StatePushCommand) Run(args []string) int {
 }
 
 // pushInto writes st to be after the checks that keep a push from losing
-// someone's work. be's own write check (etcd's revision) covers a write
-// that lands between this read and the write.
+// someone's work. be's own write check (a shared backend's version)
+// covers a write that lands between this read and the write.
 func pushInto(be state.Backend, st *state.State, from string, force bool) error {
 	cur, err := be.Read()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -124,95 +125,6 @@ func pushInto(be state.Backend, st *state.State, from string, force bool) error 
 		}
 	}
 	return be.Write(st)
-}
-
-// StateMigrateCommand is `eggo state migrate`.
-type StateMigrateCommand struct{ *meta }
-
-func (c *StateMigrateCommand) Synopsis() string { return "Move the state between the file and etcd" }
-func (c *StateMigrateCommand) Help() string {
-	return `Usage: eggo [-chdir=DIR] state migrate -to=etcd|file [-state=PATH]
-
-  -to=etcd   Copies the state file (eggo.state) into the etcd backend the
-             configuration's backend "etcd" block names, then renames the
-             file to eggo.state.migrated so no run uses it by mistake.
-  -to=file   Copies the state from that etcd backend into the state file,
-             then deletes it from etcd; remove the backend block afterwards.
-
-  Both sides are locked; secrets move as they are (still encrypted). The
-  destination must not hold a state yet.
-
-` + stateFlagsHelp + `
-
-Exit codes: 0 migrated, 1 error (nothing moved).
-`
-}
-func (c *StateMigrateCommand) Run(args []string) int {
-	var to string
-	a, ok := c.parseStateArgs("state migrate", args, func(fs *flag.FlagSet) { fs.StringVar(&to, "to", "", "") })
-	if !ok {
-		return 1
-	}
-	defer closeBackend(&a.o)
-	if a.cfg == nil || a.cfg.Backend == nil || a.cfg.Backend.Type != "etcd" {
-		c.errorf("state migrate moves the state between the file and an etcd backend: the configuration needs a backend \"etcd\" { ... } block")
-		return 1
-	}
-	file := state.FileBackend(a.o.StatePath)
-	etcd := a.o.Backend
-	var from, dst state.Backend
-	switch to {
-	case "etcd":
-		from, dst = file, etcd
-	case "file":
-		from, dst = etcd, file
-	default:
-		c.errorf("state migrate: -to must be etcd or file")
-		return 1
-	}
-	for _, be := range []state.Backend{from, dst} {
-		be.SetKeyring(nil)
-		l, err := be.Lock("state migrate")
-		if err != nil {
-			c.errorf("%v", err)
-			return 1
-		}
-		defer l.Unlock()
-	}
-	st, err := from.Read()
-	if err != nil {
-		c.errorf("%v", err)
-		return 1
-	}
-	if existing, err := dst.Read(); err == nil {
-		c.errorf("%s already holds a state (serial %d, lineage %s): nothing was moved. Use 'eggo state push -force' to overwrite it deliberately", dst.Describe(), existing.Serial, existing.Lineage)
-		return 1
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		c.errorf("%v", err)
-		return 1
-	}
-	if err := dst.Write(st); err != nil {
-		c.errorf("%v", err)
-		return 1
-	}
-	switch to {
-	case "etcd":
-		moved := a.o.StatePath + ".migrated"
-		if err := os.Rename(a.o.StatePath, moved); err != nil {
-			c.errorf("the state is in etcd now, but renaming %s failed: %v; remove it so no run uses it", a.o.StatePath, err)
-			return 1
-		}
-		fmt.Fprintf(c.streams.Out, "Moved the state (serial %d) to %s. The file is kept as %s.\n", st.Serial, dst.Describe(), moved)
-	case "file":
-		if d, ok := from.(interface{ Delete() error }); ok {
-			if err := d.Delete(); err != nil {
-				c.errorf("the state is in %s now, but deleting it from etcd failed: %v", a.o.StatePath, err)
-				return 1
-			}
-		}
-		fmt.Fprintf(c.streams.Out, "Moved the state (serial %d) to %s and deleted it from etcd. Remove the backend \"etcd\" block now.\n", st.Serial, a.o.StatePath)
-	}
-	return 0
 }
 
 // StateRekeyHostCommand is `eggo state rekey-host NODE`.

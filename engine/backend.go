@@ -69,17 +69,17 @@ func openBackend(o *Options, cfg *config.Config) (state.Backend, error) {
 		}
 		o.fileBackendPath = o.StatePath
 		return state.FileBackend(o.StatePath), nil
-	case be.Type == "etcd":
-		if openEtcd == nil {
-			return nil, errors.New("this eggo was built without the etcd backend")
-		}
-		return openEtcd(be, cfg.Cluster.Name)
 	}
-	return nil, fmt.Errorf("backend %q is not supported", be.Type)
+	open, ok := sharedBackends[be.Type]
+	if !ok {
+		return nil, fmt.Errorf("this eggo was built without the %q backend", be.Type)
+	}
+	return open(be, cfg.Cluster.Name)
 }
 
-// openEtcd opens the etcd backend; set by etcd_backend.go.
-var openEtcd func(be *config.Backend, cluster string) (state.Backend, error)
+// sharedBackends open the backends several machines share, by type; each
+// registers itself from its own file (etcd_backend.go, kube_backend.go).
+var sharedBackends = map[string]func(be *config.Backend, cluster string) (state.Backend, error){}
 
 // ReadStateOf reads the state from o's backend (see OpenBackend); (nil,
 // nil) when there is none yet.

@@ -1,10 +1,11 @@
 package state
 
-// Backend is where a state lives: the file (Store) or a shared store such
-// as etcd. Every command reads, locks and writes through one.
+// Backend is where a state lives: the file (Store) or a shared store
+// (etcd, a Kubernetes namespace). Every command reads, locks and writes
+// through one.
 type Backend interface {
-	// Describe names the backend in messages: the file's path, or the
-	// etcd key and endpoints.
+	// Describe names the backend in messages: the file's path, the etcd
+	// key and endpoints, or the Kubernetes Secret and server.
 	Describe() string
 	// Read returns the state; errors.Is(err, fs.ErrNotExist) when there is
 	// none yet.

@@ -227,6 +227,26 @@ func NewLockInfo(operation string) LockInfo {
 		Created: time.Now().UTC().Truncate(time.Second)}
 }
 
+// Complete fills what the caller left empty (a new ID, this user@host,
+// this pid, now), the way NewLockInfo describes a holder: a shared
+// backend's lock says the same as the file's.
+func (h LockInfo) Complete() LockInfo {
+	full := NewLockInfo(h.Operation)
+	if h.ID == "" {
+		h.ID = full.ID
+	}
+	if h.Owner == "" {
+		h.Owner = full.Owner
+	}
+	if h.PID == 0 {
+		h.PID = full.PID
+	}
+	if h.Created.IsZero() {
+		h.Created = full.Created
+	}
+	return h
+}
+
 func currentUser() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		return u.Username

@@ -37,6 +37,16 @@ var etcdBackendSchema = &hcl.BodySchema{
 	},
 }
 
+var kubeBackendSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "namespace"},
+		{Name: "kubeconfig"},
+		{Name: "context"},
+		{Name: "lock_ttl"},
+		{Name: "lock_timeout"},
+	},
+}
+
 var fileBackendSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "path"},

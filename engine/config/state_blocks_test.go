@@ -41,6 +41,34 @@ backend "etcd" {
 	}
 }
 
+func TestKubernetesBackend(t *testing.T) {
+	dir := writeDir(t, map[string]string{"main.hcl": minimal + oneNode + `
+backend "kubernetes" {
+  kubeconfig   = "kube/admin.conf"
+  context      = "ops"
+  namespace    = "eggo"
+  lock_ttl     = "30s"
+  lock_timeout = "2m"
+}
+`})
+	be := mustLoad(t, dir, VarInput{}).Backend
+	if be == nil || be.Type != "kubernetes" || be.Kubeconfig != filepath.Join(dir, "kube/admin.conf") || be.Context != "ops" ||
+		be.Namespace != "eggo" || be.LockTTL != 30*time.Second || be.LockTimeout != 2*time.Minute || !be.Shared() {
+		t.Fatalf("backend = %+v", be)
+	}
+	if be.String() != "kubernetes namespace eggo" {
+		t.Errorf("String() = %q", be.String())
+	}
+
+	// Everything has a default: in a pod its service account, else
+	// $KUBECONFIG or ~/.kube/config, and the context's namespace.
+	dir = writeDir(t, map[string]string{"main.hcl": minimal + oneNode + `backend "kubernetes" {}` + "\n"})
+	be = mustLoad(t, dir, VarInput{}).Backend
+	if be.Kubeconfig != "" || be.Context != "" || be.Namespace != "" || be.LockTTL != 15*time.Second || be.LockTimeout != 0 {
+		t.Fatalf("defaults = %+v", be)
+	}
+}
+
 func TestStateBlockErrors(t *testing.T) {
 	tests := []struct{ name, hcl, want string }{
 		{"private key as recipient", `secrets { recipients = ["AGE-SECRET-KEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"] }`, "this is a private key"},
@@ -48,7 +76,11 @@ func TestStateBlockErrors(t *testing.T) {
 		{"empty", `secrets { recipients = [] }`, "needs at least one recipient"},
 		{"two secrets blocks", `secrets { recipients = ["` + ageRecipient + `"] }
 secrets { recipients = ["` + ageRecipient + `"] }`, "one is already at main.hcl:10"},
-		{"unknown backend", `backend "s3" {}`, `Backend "s3" is not one eggo has`},
+		{"unknown backend", `backend "s3" {}`, `Backend "s3" is not one eggo has; use "file" (the default: eggo.state beside the configuration), "etcd" or "kubernetes"`},
+		{"kubernetes: bad namespace", `backend "kubernetes" { namespace = "Eggo_State" }`, `namespace = "Eggo_State" is not a Kubernetes namespace name`},
+		{"kubernetes: short ttl", `backend "kubernetes" { lock_ttl = "1s" }`, "lock_ttl must be at least 2s"},
+		{"kubernetes: negative lock_timeout", `backend "kubernetes" { lock_timeout = "-5s" }`, "lock_timeout must be a duration"},
+		{"kubernetes: etcd's attribute", `backend "kubernetes" { endpoints = ["https://127.0.0.1:2379"] }`, `An argument named "endpoints" is not expected here`},
 		{"bad endpoint", `backend "etcd" { endpoints = ["127.0.0.1:2379"] }`, "is not an URL"},
 		{"half a client cert", `backend "etcd" {
   endpoints = ["https://127.0.0.1:2379"]
@@ -81,4 +113,18 @@ secrets { recipients = ["` + ageRecipient + `"] }`, "one is already at main.hcl:
 			}
 		})
 	}
+}
+
+// The kubernetes backend names Secrets after the cluster: a name that is
+// no DNS label is refused at the backend block, which the others accept.
+func TestKubernetesBackendNeedsADNSLabelClusterName(t *testing.T) {
+	cluster := "cluster \"Demo_1\" {\n  kubernetes_version = \"1.31.4\"\n}\n"
+	cfg, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": cluster + oneNode + "backend \"kubernetes\" {\n}\n"}), VarInput{})
+	got := strings.Join(strings.Fields(render(cfg, diags)), " ")
+	for _, want := range []string{"Cluster name unusable in Kubernetes", `"Demo_1" is not`, "main.hcl line 9"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors:\n%s\nwant %q", got, want)
+		}
+	}
+	mustLoad(t, writeDir(t, map[string]string{"main.hcl": cluster + oneNode + "backend \"file\" {\n}\n"}), VarInput{})
 }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/eggo-project/eggo/internal/testpki"
 )
 
 // Binary is the etcd server the tests run; ETCD_BIN overrides it.
@@ -75,28 +77,31 @@ func Start(t testing.TB) *Server {
 }
 
 func (s *Server) writeCertificates() error {
-	ca, caFile, err := newAuthority(s.Dir, "ca")
+	ca, err := testpki.NewAuthority(s.Dir, "ca")
 	if err != nil {
 		return err
 	}
-	s.CAFile = caFile
-	if _, s.OtherCAFile, err = newAuthority(s.Dir, "other-ca"); err != nil {
+	s.CAFile = ca.CertFile
+	other, err := testpki.NewAuthority(s.Dir, "other-ca")
+	if err != nil {
 		return err
 	}
-	if _, _, err = ca.issue(s.Dir, "server", x509.ExtKeyUsageServerAuth, net.ParseIP("127.0.0.1")); err != nil {
+	s.OtherCAFile = other.CertFile
+	server := testpki.Leaf{Usage: x509.ExtKeyUsageServerAuth, IPs: []net.IP{net.ParseIP("127.0.0.1")}}
+	if _, _, err = ca.Issue(s.Dir, "server", server); err != nil {
 		return err
 	}
-	s.CertFile, s.KeyFile, err = ca.issue(s.Dir, "client", x509.ExtKeyUsageClientAuth)
+	s.CertFile, s.KeyFile, err = ca.Issue(s.Dir, "client", testpki.Leaf{Usage: x509.ExtKeyUsageClientAuth})
 	return err
 }
 
 // start runs etcd on fresh ports and waits until it is healthy.
 func (s *Server) start(bin string) error {
-	clientPort, err := freePort()
+	clientPort, err := FreePort()
 	if err != nil {
 		return err
 	}
-	peerPort, err := freePort()
+	peerPort, err := FreePort()
 	if err != nil {
 		return err
 	}
@@ -214,8 +219,8 @@ func (s *Server) logTail() string {
 	return "etcd log " + s.LogFile + ":\n" + string(data)
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

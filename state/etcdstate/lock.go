@@ -43,7 +43,7 @@ func (s *Store) lockInfoKey() string { return s.key + "/lock-info" }
 // is refused at once if another run holds it; otherwise it waits up to
 // wait. A refusal is a *LockedError naming the holder.
 func (s *Store) Lock(ctx context.Context, info state.LockInfo, wait time.Duration) (*Lock, error) {
-	info = completeLockInfo(info)
+	info = info.Complete()
 	infoJSON, err := json.Marshal(info)
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", s.Describe(), err)
@@ -133,6 +133,19 @@ func (l *Lock) watchLease() {
 // Lost is closed if the lock's lease is lost while it is held; from then
 // on another run may take the lock, so the holder should stop writing.
 func (l *Lock) Lost() <-chan struct{} { return l.lost }
+
+// Held is nil while the lock is held, else why it is not: a write made
+// after that could race another run's.
+func (l *Lock) Held() error {
+	select {
+	case <-l.lost:
+		return fmt.Errorf("the lock's lease on %s expired or was revoked (force-unlock?)", l.store.Describe())
+	case <-l.released:
+		return fmt.Errorf("the lock on %s was released", l.store.Describe())
+	default:
+		return nil
+	}
+}
 
 // Unlock releases the mutex, deletes the holder's LockInfo and revokes the
 // lease. It reports an error if the lock had been lost meanwhile; calling

@@ -10,31 +10,9 @@ import (
 	"github.com/eggo-project/eggo/state"
 )
 
-// LockedError says another run holds the lock on the state key.
-//
-// state.LockedError describes a lock file (its path, and a staleness that
-// only a pid on this host can show); an etcd lock instead expires with its
-// lease, which is what this error tells the user.
-type LockedError struct {
-	Where   string         // Store.Describe()
-	Holder  state.LockInfo // zero if ReadErr is set
-	ReadErr error          // why the holder could not be named
-	TTL     time.Duration  // how long the lock outlives a dead holder
-	Waited  time.Duration  // 0: refused at once
-}
-
-func (e *LockedError) Error() string {
-	waited := ""
-	if e.Waited > 0 {
-		waited = fmt.Sprintf(" (waited %s)", e.Waited)
-	}
-	if e.ReadErr != nil {
-		return fmt.Sprintf("%s is locked by another run%s, which could not be named (%v): the lock frees by itself %s after its holder dies",
-			e.Where, waited, e.ReadErr, e.TTL)
-	}
-	return fmt.Sprintf("%s is locked by %s%s: the lock frees by itself %s after that run dies, or run `eggo force-unlock %s`",
-		e.Where, e.Holder.Describe(), waited, e.TTL, e.Holder.ID)
-}
+// LockedError says another run holds the lock on the state key; its
+// text is every shared backend's (state.LeaseLockedError).
+type LockedError = state.LeaseLockedError
 
 // holderRetries bounds how long a refused run waits for the holder to
 // record its LockInfo: the holder writes it right after taking the mutex.

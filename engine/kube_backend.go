@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/eggo-project/eggo/engine/config"
+	"github.com/eggo-project/eggo/state"
+	"github.com/eggo-project/eggo/state/kubestate"
+)
+
+func init() { sharedBackends["kubernetes"] = newKubeBackend }
+
+// newKubeBackend keeps the state in Secrets of a Kubernetes namespace,
+// every write checked against the head Secret's resourceVersion (see
+// sharedBackend), locked by a Lease.
+func newKubeBackend(be *config.Backend, cluster string) (state.Backend, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), sharedOpTimeout)
+	defer cancel()
+	s, err := kubestate.Open(ctx, kubestate.Config{
+		Kubeconfig: be.Kubeconfig, Context: be.Context, Namespace: be.Namespace,
+		Cluster: cluster, LockTTL: be.LockTTL,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &sharedBackend[string]{store: kubeStore{s}, wait: be.LockTimeout}, nil
+}
+
+// kubeStore is kubestate's Store as a sharedStore.
+type kubeStore struct{ *kubestate.Store }
+
+func (s kubeStore) Lock(ctx context.Context, info state.LockInfo, wait time.Duration) (heldLock, error) {
+	l, err := s.Store.Lock(ctx, info, wait)
+	if err != nil {
+		return nil, err // not a nil *Lock in a non-nil interface
+	}
+	return l, nil
+}
