@@ -1,0 +1,112 @@
+package jobrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// plan is a plan Job's result.
+type plan struct {
+	hash    string
+	summary v1alpha1.PlanSummary
+	text    string // `eggo show`: what may be shown
+	saved   []byte // the saved plan: it may hold sealed values
+	config  []byte // the configuration it was made from
+}
+
+// publish writes the plan as the ConfigMap <cluster>-plan-<hash12> (hash,
+// summary, full text) and the Secret of the same name (the saved plan and
+// its configuration), both labelled with the Job and owned by the
+// EggoCluster. The same plan made again is relabelled with this Job.
+func publish(o Options, p plan) error {
+	cs, err := clientset(o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	summary, err := json.Marshal(p.summary)
+	if err != nil {
+		return err
+	}
+	meta := metav1.ObjectMeta{
+		Name: v1alpha1.PlanObjectName(o.Cluster, p.hash), Namespace: o.Namespace,
+		Labels: map[string]string{v1alpha1.LabelCluster: o.Cluster, v1alpha1.LabelJob: o.Job},
+	}
+	if o.ClusterUID != "" {
+		meta.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: v1alpha1.GroupVersion.String(), Kind: "EggoCluster", Name: o.Cluster, UID: types.UID(o.ClusterUID),
+		}}
+	}
+	// The Secret first: a ConfigMap the controller finds always has its
+	// saved plan beside it.
+	sec := &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{v1alpha1.PlanKeyFile: p.saved, v1alpha1.PlanKeyConfig: p.config}}
+	if err := upsertSecret(ctx, cs, sec); err != nil {
+		return fmt.Errorf("publishing the saved plan: %w", err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: *meta.DeepCopy(), Data: map[string]string{
+		v1alpha1.PlanKeyHash: p.hash, v1alpha1.PlanKeySummary: string(summary), v1alpha1.PlanKeyText: p.text,
+	}}
+	if err := upsertConfigMap(ctx, cs, cm); err != nil {
+		return fmt.Errorf("publishing the plan: %w", err)
+	}
+	return nil
+}
+
+func upsertSecret(ctx context.Context, cs kubernetes.Interface, s *corev1.Secret) error {
+	api := cs.CoreV1().Secrets(s.Namespace)
+	_, err := api.Create(ctx, s, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	cur, err := api.Get(ctx, s.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	cur.Labels, cur.Data = s.Labels, s.Data
+	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
+	return err
+}
+
+func upsertConfigMap(ctx context.Context, cs kubernetes.Interface, c *corev1.ConfigMap) error {
+	api := cs.CoreV1().ConfigMaps(c.Namespace)
+	_, err := api.Create(ctx, c, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	cur, err := api.Get(ctx, c.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	cur.Labels, cur.Data = c.Labels, c.Data
+	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
+	return err
+}
+
+// clientset: the kubeconfig given, else the Job's ServiceAccount.
+func clientset(kubeconfig string) (kubernetes.Interface, error) {
+	var cfg *rest.Config
+	var err error
+	if kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
