@@ -17,32 +17,32 @@ import (
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
-// plan is a plan Job's result.
-type plan struct {
-	hash    string
-	summary v1alpha1.PlanSummary
-	text    string // `eggo show`: what may be shown
-	saved   []byte // the saved plan: it may hold sealed values
-	config  []byte // the configuration it was made from
+// Plan is a plan Job's result.
+type Plan struct {
+	Hash    string // the saved plan's sha256
+	Summary v1alpha1.PlanSummary
+	Text    string // `eggo show`: what may be shown
+	Saved   []byte // the saved plan: it may hold sealed values
+	Config  []byte // the configuration it was made from
 }
 
-// publish writes the plan as the ConfigMap <cluster>-plan-<hash12> (hash,
+// Publish writes the plan as the ConfigMap <cluster>-plan-<hash12> (hash,
 // summary, full text) and the Secret of the same name (the saved plan and
 // its configuration), both labelled with the Job and owned by the
 // EggoCluster. The same plan made again is relabelled with this Job.
-func publish(o Options, p plan) error {
+func Publish(o Options, p Plan) error {
 	cs, err := clientset(o.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	summary, err := json.Marshal(p.summary)
+	summary, err := json.Marshal(p.Summary)
 	if err != nil {
 		return err
 	}
 	meta := metav1.ObjectMeta{
-		Name: v1alpha1.PlanObjectName(o.Cluster, p.hash), Namespace: o.Namespace,
+		Name: v1alpha1.PlanObjectName(o.Cluster, p.Hash), Namespace: o.Namespace,
 		Labels: map[string]string{v1alpha1.LabelCluster: o.Cluster, v1alpha1.LabelJob: o.Job},
 	}
 	if o.ClusterUID != "" {
@@ -53,12 +53,12 @@ func publish(o Options, p plan) error {
 	// The Secret first: a ConfigMap the controller finds always has its
 	// saved plan beside it.
 	sec := &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{v1alpha1.PlanKeyFile: p.saved, v1alpha1.PlanKeyConfig: p.config}}
+		Data: map[string][]byte{v1alpha1.PlanKeyFile: p.Saved, v1alpha1.PlanKeyConfig: p.Config}}
 	if err := upsertSecret(ctx, cs, sec); err != nil {
 		return fmt.Errorf("publishing the saved plan: %w", err)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: *meta.DeepCopy(), Data: map[string]string{
-		v1alpha1.PlanKeyHash: p.hash, v1alpha1.PlanKeySummary: string(summary), v1alpha1.PlanKeyText: p.text,
+		v1alpha1.PlanKeyHash: p.Hash, v1alpha1.PlanKeySummary: string(summary), v1alpha1.PlanKeyText: p.Text,
 	}}
 	if err := upsertConfigMap(ctx, cs, cm); err != nil {
 		return fmt.Errorf("publishing the plan: %w", err)

@@ -129,5 +129,5 @@ func runPlan(o Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return publish(o, plan{hash: hashOf(saved), summary: summary, text: text.String(), saved: saved, config: config})
+	return Publish(o, Plan{Hash: hashOf(saved), Summary: summary, Text: text.String(), Saved: saved, Config: config})
 }
