@@ -116,7 +116,8 @@ func runPlan(o Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	var text bytes.Buffer
-	show := append([]string{"show"}, o.identityArgs()...)
+	// show loads the configuration (for its backend): it needs the variables too.
+	show := append(append([]string{"show"}, o.identityArgs()...), o.varArgs()...)
 	if err := eggo(o, &text, stderr, append(show, planFile)...); err != nil {
 		return err
 	}

@@ -1,0 +1,144 @@
+package jobrun_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/controller/jobrun"
+	"github.com/eggo-project/eggo/internal/apitest"
+)
+
+const bundle = "/var/cache/eggo/bundle/v1.31.4"
+
+// A one-node cluster: planning it reaches no host (nothing is in the
+// state yet), so the real eggo plans it here.
+const clusterHCL = `
+variable "address" { type = string }
+variable "packages" { type = string }
+cluster "single" {
+  kubernetes_version = "1.31.4"
+  packages           = var.packages
+  network {
+    service_cidr = "10.32.0.0/16"
+    pod_cidr     = "10.244.0.0/16"
+  }
+}
+connection {
+  user             = "root"
+  private_key_file = "` + v1alpha1.MountSSH + `/ssh-privatekey"
+}
+node "m0" {
+  address = var.address
+  roles   = ["master", "etcd", "worker"]
+}
+`
+
+// TestPlanJobPublishesThePlan runs `job plan` with the real eggo CLI
+// against a real kube-apiserver and reads back what it published.
+func TestPlanJobPublishesThePlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds eggo and starts a kube-apiserver")
+	}
+	if _, err := os.Stat(bundle); err != nil {
+		t.Fatalf("no bundle at %s: run make bundle", bundle)
+	}
+	api := apitest.Start(t)
+	ns := api.Namespace(t, "jobs")
+	dir := t.TempDir()
+	eggo := filepath.Join(dir, "eggo")
+	if out, err := exec.Command("go", "build", "-o", eggo, "github.com/eggo-project/eggo").CombinedOutput(); err != nil {
+		t.Fatalf("go build eggo: %v\n%s", err, out)
+	}
+	config := filepath.Join(dir, "config")
+	must(t, os.MkdirAll(config, 0o755))
+	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(clusterHCL), 0o644))
+	o := jobrun.Options{
+		Phase: "plan", Namespace: ns, Cluster: "demo", Job: "demo-plan-g1", Bundle: bundle,
+		Vars: []string{"address=192.0.2.10", "packages=./packages"}, Eggo: eggo,
+		WorkDir: filepath.Join(dir, "run"), ConfigDir: config, Kubeconfig: api.Kubeconfig,
+	}
+	var errOut strings.Builder
+	if err := jobrun.Run(o, io.Discard, &errOut); err != nil {
+		t.Fatalf("job plan: %v\n%s", err, errOut.String())
+	}
+
+	ctx := context.Background()
+	cms, err := api.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelJob + "=demo-plan-g1"})
+	must(t, err)
+	if len(cms.Items) != 1 {
+		t.Fatalf("%d plan ConfigMaps", len(cms.Items))
+	}
+	cm := cms.Items[0]
+	hash := cm.Data[v1alpha1.PlanKeyHash]
+	if cm.Name != v1alpha1.PlanObjectName("demo", hash) {
+		t.Fatalf("ConfigMap %s for plan %s", cm.Name, hash)
+	}
+	sec, err := api.Client.CoreV1().Secrets(ns).Get(ctx, cm.Name, metav1.GetOptions{})
+	must(t, err)
+	sum := sha256.Sum256(sec.Data[v1alpha1.PlanKeyFile])
+	if hex.EncodeToString(sum[:]) != hash || string(sec.Data[v1alpha1.PlanKeyConfig]) != clusterHCL {
+		t.Fatalf("the Secret's saved plan is not plan %s, or its configuration differs", hash)
+	}
+	var s v1alpha1.PlanSummary
+	must(t, json.Unmarshal([]byte(cm.Data[v1alpha1.PlanKeySummary]), &s))
+	var m0 []string
+	for _, n := range s.Nodes {
+		if n.Name == "m0" {
+			m0 = n.Operations
+		}
+	}
+	if s.Add == 0 || !strings.Contains(strings.Join(m0, ","), "create host.m0") {
+		t.Fatalf("summary %+v", s)
+	}
+	if !strings.Contains(cm.Data[v1alpha1.PlanKeyText], "m0") || strings.Contains(cm.Data[v1alpha1.PlanKeyText], "\x1b[") {
+		t.Fatalf("plan text (colours or no node):\n%s", cm.Data[v1alpha1.PlanKeyText])
+	}
+	if strings.Contains(cm.Data[v1alpha1.PlanKeyText]+cm.Data[v1alpha1.PlanKeySummary], "PRIVATE KEY") {
+		t.Fatal("a private key in the published plan")
+	}
+	applyRefusesAnotherPlan(t, o, sec.Data, hash)
+}
+
+// applyRefusesAnotherPlan: `job apply` applies only the plan whose hash
+// it was given.
+func applyRefusesAnotherPlan(t *testing.T, o jobrun.Options, secret map[string][]byte, hash string) {
+	planDir := filepath.Join(t.TempDir(), "plan")
+	must(t, os.MkdirAll(planDir, 0o755))
+	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyConfig), secret[v1alpha1.PlanKeyConfig], 0o600))
+	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyFile), append(secret[v1alpha1.PlanKeyFile], ' '), 0o600))
+	o.Phase, o.PlanDir, o.PlanHash, o.Vars = "apply", planDir, hash, nil
+	err := jobrun.Run(o, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not the approved") {
+		t.Fatalf("apply of a changed plan file: %v", err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	o, err := jobrun.Parse([]string{"plan", "-namespace=n", "-cluster=c", "-job=j", "-var=a=1", "-var=b=2"})
+	if err != nil || o.Phase != "plan" || len(o.Vars) != 2 || o.Vars[1] != "b=2" || o.WorkDir != v1alpha1.MountWork {
+		t.Fatalf("Parse: %+v, %v", o, err)
+	}
+	for _, bad := range [][]string{nil, {"run"}, {"plan"}, {"apply", "-namespace=n", "-cluster=c", "-job=j"}} {
+		if _, err := jobrun.Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
