@@ -22,8 +22,13 @@ import (
 const bundle = "/var/cache/eggo/bundle/v1.31.4"
 
 // A one-node cluster: planning it reaches no host (nothing is in the
-// state yet), so the real eggo plans it here.
+// state yet), so the real eggo plans it here, its state in the test's
+// kube-apiserver.
 const clusterHCL = `
+backend "kubernetes" {
+  kubeconfig = "KUBECONFIG"
+  namespace  = "jobs"
+}
 variable "address" { type = string }
 variable "packages" { type = string }
 cluster "single" {
@@ -62,7 +67,8 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	}
 	config := filepath.Join(dir, "config")
 	must(t, os.MkdirAll(config, 0o755))
-	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(clusterHCL), 0o644))
+	hcl := strings.Replace(clusterHCL, "KUBECONFIG", api.Kubeconfig, 1)
+	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(hcl), 0o644))
 	o := jobrun.Options{
 		Phase: "plan", Namespace: ns, Cluster: "demo", Job: "demo-plan-g1", Bundle: bundle,
 		Vars: []string{"address=192.0.2.10", "packages=./packages"}, Eggo: eggo,
@@ -87,7 +93,7 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	sec, err := api.Client.CoreV1().Secrets(ns).Get(ctx, cm.Name, metav1.GetOptions{})
 	must(t, err)
 	sum := sha256.Sum256(sec.Data[v1alpha1.PlanKeyFile])
-	if hex.EncodeToString(sum[:]) != hash || string(sec.Data[v1alpha1.PlanKeyConfig]) != clusterHCL {
+	if hex.EncodeToString(sum[:]) != hash || string(sec.Data[v1alpha1.PlanKeyConfig]) != hcl {
 		t.Fatalf("the Secret's saved plan is not plan %s, or its configuration differs", hash)
 	}
 	var s v1alpha1.PlanSummary
@@ -121,6 +127,21 @@ func applyRefusesAnotherPlan(t *testing.T, o jobrun.Options, secret map[string][
 	err := jobrun.Run(o, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "not the approved") {
 		t.Fatalf("apply of a changed plan file: %v", err)
+	}
+}
+
+// TestJobRefusesAStateInThePod: a configuration without backend
+// "kubernetes" would leave its state in the pod.
+func TestJobRefusesAStateInThePod(t *testing.T) {
+	dir := t.TempDir()
+	for _, hcl := range []string{`cluster "c" {}`, `backend "etcd" {}`} {
+		must(t, os.WriteFile(filepath.Join(dir, v1alpha1.ConfigFile), []byte(hcl), 0o644))
+		o := jobrun.Options{Phase: "plan", Namespace: "n", Cluster: "c", Job: "j", Eggo: "/nonexistent",
+			WorkDir: filepath.Join(dir, "run"), ConfigDir: dir}
+		err := jobrun.Run(o, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), `backend "kubernetes"`) {
+			t.Errorf("%s: %v", hcl, err)
+		}
 	}
 }
 

@@ -26,6 +26,9 @@ func layout(o Options, src string) error {
 	if err != nil {
 		return err
 	}
+	if err := requireKubeBackend(data); err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(o.WorkDir, v1alpha1.ConfigFile), data, 0o600); err != nil {
 		return err
 	}
