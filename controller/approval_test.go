@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/controller/jobrun"
 )
 
 func (e *env) testManualApproval(t *testing.T) {
@@ -95,6 +96,10 @@ func (e *env) testApplyFailure(t *testing.T) {
 	e.waitJob(t, ns, applyJob(h)) // Automatic: no annotation needed
 	msg := "Error: host.w0: dial tcp 10.77.0.21:22: connect: no route to host"
 	e.failPod(t, ns, applyJob(h), msg)
+	// What the apply Job's command publishes after eggo apply, failed or not.
+	c := e.cluster(t, ns)
+	nodes := []v1alpha1.NodeStatus{{Name: "m0", State: "Applied (14 resources)"}, {Name: "w0", State: "Pending (1 of 3 resources pending)"}}
+	must(t, jobrun.WriteNodes(jobrun.Options{Namespace: ns, Cluster: "demo", ClusterUID: string(c.UID), Job: applyJob(h), Kubeconfig: e.api.Kubeconfig}, nodes))
 	e.finishJob(t, ns, applyJob(h), false)
 	eventually(t, 10*time.Second, func() (bool, string) {
 		c := e.cluster(t, ns)
@@ -110,8 +115,12 @@ func (e *env) testApplyFailure(t *testing.T) {
 		jobs := e.jobs(t, ns)
 		return len(jobs) == 2, "after the failed apply: jobs " + names(jobs) + " (a failed plan is not applied again)"
 	})
-	if c := e.cluster(t, ns); c.Status.LastAppliedPlanHash != "" {
+	c = e.cluster(t, ns)
+	if c.Status.LastAppliedPlanHash != "" {
 		t.Fatalf("lastAppliedPlanHash %q after a failed apply", c.Status.LastAppliedPlanHash)
+	}
+	if fmt.Sprint(c.Status.Nodes) != fmt.Sprint(nodes) {
+		t.Fatalf("status.nodes %v, want what the Job published: %v", c.Status.Nodes, nodes)
 	}
 }
 

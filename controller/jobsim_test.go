@@ -80,6 +80,7 @@ func (e *env) publishPlan(t *testing.T, c *v1alpha1.EggoCluster, job, tag string
 			Hooks: []string{`hook.prepare["w0"]`}},
 	}
 	must(t, jobrun.Publish(o, p))
+	must(t, jobrun.WriteNodes(o, []v1alpha1.NodeStatus{})) // as the command does after every run
 	return hash
 }
 

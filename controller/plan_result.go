@@ -28,7 +28,7 @@ var planHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 func (r *Reconciler) readPlan(ctx context.Context, c *v1alpha1.EggoCluster, job string) (planResult, error) {
 	var list corev1.ConfigMapList
 	err := r.APIReader.List(ctx, &list, client.InNamespace(c.Namespace),
-		client.MatchingLabels{v1alpha1.LabelCluster: c.Name, v1alpha1.LabelJob: job})
+		client.MatchingLabels{v1alpha1.LabelCluster: c.Name, v1alpha1.LabelJob: job, v1alpha1.LabelContent: "plan"})
 	if err != nil {
 		return planResult{}, err
 	}

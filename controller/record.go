@@ -20,6 +20,7 @@ func (r *Reconciler) record(ctx context.Context, c *v1alpha1.EggoCluster, name s
 		return nil
 	}
 	phase := job.Labels[v1alpha1.LabelPhase]
+	r.recordNodes(ctx, c, job.Name)
 	if jobOutcome(job) == failed {
 		r.recordFailure(ctx, c, job, phase)
 		return nil

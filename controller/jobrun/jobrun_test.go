@@ -80,7 +80,7 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	cms, err := api.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelJob + "=demo-plan-g1"})
+	cms, err := api.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelJob + "=demo-plan-g1," + v1alpha1.LabelContent + "=plan"})
 	must(t, err)
 	if len(cms.Items) != 1 {
 		t.Fatalf("%d plan ConfigMaps", len(cms.Items))
@@ -112,6 +112,16 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	}
 	if strings.Contains(cm.Data[v1alpha1.PlanKeyText]+cm.Data[v1alpha1.PlanKeySummary], "PRIVATE KEY") {
 		t.Fatal("a private key in the published plan")
+	}
+	if string(sec.Data[v1alpha1.PlanKeyVars]) != "address=192.0.2.10\npackages=./packages" {
+		t.Fatalf("the plan's variables %q", sec.Data[v1alpha1.PlanKeyVars])
+	}
+	nodes, err := api.Client.CoreV1().ConfigMaps(ns).Get(ctx, v1alpha1.NodesConfigMapName("demo"), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("%v; the job's log:\n%s", err, errOut.String())
+	}
+	if nodes.Labels[v1alpha1.LabelJob] != "demo-plan-g1" || nodes.Data[v1alpha1.NodesKey] != "[]" {
+		t.Fatalf("(job log: %s) nodes ConfigMap %v %v: want the empty state's nodes, from this Job", errOut.String(), nodes.Labels, nodes.Data)
 	}
 	applyRefusesAnotherPlan(t, o, sec.Data, hash)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,19 +42,12 @@ func Publish(o Options, p Plan) error {
 	if err != nil {
 		return err
 	}
-	meta := metav1.ObjectMeta{
-		Name: v1alpha1.PlanObjectName(o.Cluster, p.Hash), Namespace: o.Namespace,
-		Labels: map[string]string{v1alpha1.LabelCluster: o.Cluster, v1alpha1.LabelJob: o.Job},
-	}
-	if o.ClusterUID != "" {
-		meta.OwnerReferences = []metav1.OwnerReference{{
-			APIVersion: v1alpha1.GroupVersion.String(), Kind: "EggoCluster", Name: o.Cluster, UID: types.UID(o.ClusterUID),
-		}}
-	}
+	meta := objectMeta(o, v1alpha1.PlanObjectName(o.Cluster, p.Hash), "plan")
 	// The Secret first: a ConfigMap the controller finds always has its
 	// saved plan beside it.
 	sec := &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{v1alpha1.PlanKeyFile: p.Saved, v1alpha1.PlanKeyConfig: p.Config}}
+		Data: map[string][]byte{v1alpha1.PlanKeyFile: p.Saved, v1alpha1.PlanKeyConfig: p.Config,
+			v1alpha1.PlanKeyVars: []byte(strings.Join(o.Vars, "\n"))}}
 	if err := upsertSecret(ctx, cs, sec); err != nil {
 		return fmt.Errorf("publishing the saved plan: %w", err)
 	}
@@ -95,6 +89,8 @@ func upsertConfigMap(ctx context.Context, cs kubernetes.Interface, c *corev1.Con
 	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
 	return err
 }
+
+func typesUID(s string) types.UID { return types.UID(s) }
 
 // clientset: the kubeconfig given, else the Job's ServiceAccount.
 func clientset(kubeconfig string) (kubernetes.Interface, error) {

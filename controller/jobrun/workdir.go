@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
@@ -61,12 +62,25 @@ func (o Options) identityArgs() []string {
 	return []string{"-identity=" + o.Identity}
 }
 
-func (o Options) varArgs() []string {
+func (o Options) varArgs() []string { return varFlags(o.Vars) }
+
+func varFlags(vars []string) []string {
 	var a []string
-	for _, v := range o.Vars {
+	for _, v := range vars {
 		a = append(a, "-var="+v)
 	}
 	return a
+}
+
+// lines are the non-empty lines of s.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func hashOf(data []byte) string {
@@ -90,7 +104,12 @@ func runApply(o Options, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(o.WorkDir, planFile), data, 0o600); err != nil {
 		return err
 	}
-	return eggo(o, stdout, stderr, append(append([]string{"apply"}, o.identityArgs()...), planFile)...)
+	err = eggo(o, stdout, stderr, append(append([]string{"apply"}, o.identityArgs()...), planFile)...)
+	// What the run did, done or not: show loads the configuration, with
+	// the variables the plan was made with.
+	vars, _ := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyVars))
+	publishNodes(o, stderr, lines(string(vars)))
+	return err
 }
 
 // runDestroy destroys the cluster of the mounted configuration.
@@ -99,7 +118,9 @@ func runDestroy(o Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	args := append([]string{"destroy", "-auto-approve"}, o.identityArgs()...)
-	return eggo(o, stdout, stderr, append(args, o.varArgs()...)...)
+	err := eggo(o, stdout, stderr, append(args, o.varArgs()...)...)
+	publishNodes(o, stderr, o.Vars)
+	return err
 }
 
 // runPlan plans with -out, reads the plan's JSON lines for the summary and
@@ -133,5 +154,9 @@ func runPlan(o Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return Publish(o, Plan{Hash: hashOf(saved), Summary: summary, Text: text.String(), Saved: saved, Config: config})
+	if err := Publish(o, Plan{Hash: hashOf(saved), Summary: summary, Text: text.String(), Saved: saved, Config: config}); err != nil {
+		return err
+	}
+	publishNodes(o, stderr, o.Vars)
+	return nil
 }

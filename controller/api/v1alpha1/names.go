@@ -9,7 +9,8 @@ const (
 	LabelCluster    = "eggo.io/cluster"    // the EggoCluster's name
 	LabelPhase      = "eggo.io/phase"      // plan, apply or destroy
 	LabelGeneration = "eggo.io/generation" // the spec generation a plan Job plans
-	LabelJob        = "eggo.io/job"        // on a published plan: the Job that made it
+	LabelJob        = "eggo.io/job"        // on what a Job published: the Job
+	LabelContent    = "eggo.io/content"    // what a Job published: plan or nodes
 	// AnnotationPlanHash is the full hash an apply Job applies (a label
 	// value cannot hold 64 characters).
 	AnnotationPlanHash = "eggo.io/plan-hash"
@@ -43,7 +44,15 @@ const (
 	PlanKeyText    = "plan.txt"
 	PlanKeyFile    = "plan"
 	PlanKeyConfig  = ConfigFile
+	PlanKeyVars    = "vars" // the -var values the plan was made with, one a line
+	// NodesKey holds the nodes' state (JSON, []NodeStatus) in the
+	// ConfigMap NodesConfigMapName a Job writes after its run.
+	NodesKey = "nodes.json"
 )
+
+// NodesConfigMapName is where a Job publishes the nodes' state from
+// eggo's state after its run (success or not).
+func NodesConfigMapName(cluster string) string { return cluster + "-nodes" }
 
 // PlanObjectName is the name of the ConfigMap and the Secret publishing a
 // cluster's plan: <cluster>-plan-<first 12 of the hash>.
