@@ -24,14 +24,18 @@ controller: ## Build bin/eggo-controller (the GitOps controller and its Jobs' co
 # generated files are committed and `make check` fails when they are stale.
 CONTROLLER_GEN := go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.17.3
 CRD_DIR        := controller/config/crd
-crds: ## Generate the GitOps controller's CRDs and deep copies from controller/api
+RBAC_DIR       := controller/config/rbac
+crds: ## Generate the GitOps controller's CRDs, deep copies and role from controller/
 	$(CONTROLLER_GEN) object paths=./controller/api/...
 	$(CONTROLLER_GEN) crd paths=./controller/api/... output:crd:artifacts:config=$(CRD_DIR)
+	$(CONTROLLER_GEN) rbac:roleName=eggo-controller paths=./controller output:rbac:artifacts:config=$(RBAC_DIR)
 
 crds-check: ## Fail if the committed CRDs or deep copies are not what controller-gen makes now
 	@tmp=$$(mktemp -d); trap 'rm -rf '"$$tmp" EXIT; \
 	$(CONTROLLER_GEN) crd paths=./controller/api/... output:crd:artifacts:config=$$tmp && \
 	diff -r $(CRD_DIR) $$tmp || { echo "$(CRD_DIR) is stale: run make crds"; exit 1; }; \
+	$(CONTROLLER_GEN) rbac:roleName=eggo-controller paths=./controller output:rbac:artifacts:config=$$tmp/rbac && \
+	diff $(RBAC_DIR)/role.yaml $$tmp/rbac/role.yaml || { echo "$(RBAC_DIR)/role.yaml is stale: run make crds"; exit 1; }; \
 	cp controller/api/v1alpha1/zz_generated.deepcopy.go $$tmp/deepcopy.go && \
 	$(CONTROLLER_GEN) object paths=./controller/api/... && \
 	if ! diff $$tmp/deepcopy.go controller/api/v1alpha1/zz_generated.deepcopy.go; then \

@@ -12,10 +12,13 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -75,7 +78,7 @@ func startEnv(t *testing.T) *env {
 	}
 	e.installCRD(t)
 	ctrl.SetLogger(zap.New(zap.WriteTo(e.log), zap.UseDevMode(true)))
-	mgr, err := ctrl.NewManager(e.api.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(e.controllerConfig(t), ctrl.Options{
 		Scheme: e.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 	})
 	if err != nil {
@@ -95,6 +98,25 @@ func startEnv(t *testing.T) *env {
 		}
 	})
 	return e
+}
+
+// controllerConfig is a user bound to the generated ClusterRole and no
+// more: the controller runs with exactly the permissions the role grants.
+func (e *env) controllerConfig(t *testing.T) *rest.Config {
+	data, err := os.ReadFile("config/rbac/role.yaml")
+	must(t, err)
+	var role rbacv1.ClusterRole
+	must(t, yaml.Unmarshal(data, &role))
+	ctx := context.Background()
+	must(t, e.c.Create(ctx, &role))
+	must(t, e.c.Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "eggo-controller"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "eggo-controller"}},
+	}))
+	cfg, err := clientcmd.BuildConfigFromFlags("", e.api.UserKubeconfig(t, "eggo-controller"))
+	must(t, err)
+	return cfg
 }
 
 // installCRD creates the committed CRD and waits until it is served.

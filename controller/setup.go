@@ -7,6 +7,21 @@ import (
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
+// The controller's permissions (make crds writes them to
+// controller/config/rbac/role.yaml). Secrets: get only, to check that the
+// referenced ones exist and are of the right type, and that a plan's
+// saved plan is there; the Jobs, not the controller, read their contents.
+//
+// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters/finalizers,verbs=update
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;create;update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
+
 // SetupWithManager registers the reconciler: it runs on every change of
 // an EggoCluster (its spec, and the approval annotation, which does not
 // change the generation) and of the Jobs it owns. One reconcile at a time

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 	"github.com/eggo-project/eggo/controller/jobrun"
@@ -60,6 +62,7 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	}
 	api := apitest.Start(t)
 	ns := api.Namespace(t, "jobs")
+	kubeconfig := jobUser(t, api, ns)
 	dir := t.TempDir()
 	eggo := filepath.Join(dir, "eggo")
 	if out, err := exec.Command("go", "build", "-o", eggo, "github.com/eggo-project/eggo").CombinedOutput(); err != nil {
@@ -67,12 +70,12 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	}
 	config := filepath.Join(dir, "config")
 	must(t, os.MkdirAll(config, 0o755))
-	hcl := strings.Replace(clusterHCL, "KUBECONFIG", api.Kubeconfig, 1)
+	hcl := strings.Replace(clusterHCL, "KUBECONFIG", kubeconfig, 1)
 	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(hcl), 0o644))
 	o := jobrun.Options{
 		Phase: "plan", Namespace: ns, Cluster: "demo", Job: "demo-plan-g1", Bundle: bundle,
 		Vars: []string{"address=192.0.2.10", "packages=./packages"}, Eggo: eggo,
-		WorkDir: filepath.Join(dir, "run"), ConfigDir: config, Kubeconfig: api.Kubeconfig,
+		WorkDir: filepath.Join(dir, "run"), ConfigDir: config, Kubeconfig: kubeconfig,
 	}
 	var errOut strings.Builder
 	if err := jobrun.Run(o, io.Discard, &errOut); err != nil {
@@ -124,6 +127,25 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 		t.Fatalf("(job log: %s) nodes ConfigMap %v %v: want the empty state's nodes, from this Job", errOut.String(), nodes.Labels, nodes.Data)
 	}
 	applyRefusesAnotherPlan(t, o, sec.Data, hash)
+}
+
+// jobUser is a user with the Jobs' role (config/rbac/job_role.yaml) in
+// namespace ns and nothing else, as the Jobs' ServiceAccount would be.
+func jobUser(t *testing.T, api *apitest.Server, ns string) string {
+	data, err := os.ReadFile("../config/rbac/job_role.yaml")
+	must(t, err)
+	var role rbacv1.ClusterRole
+	must(t, yaml.Unmarshal(data, &role))
+	ctx := context.Background()
+	_, err = api.Client.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{})
+	must(t, err)
+	_, err = api.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "eggo-job"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "eggo-job"}},
+	}, metav1.CreateOptions{})
+	must(t, err)
+	return api.UserKubeconfig(t, "eggo-job")
 }
 
 // applyRefusesAnotherPlan: `job apply` applies only the plan whose hash
