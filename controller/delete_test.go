@@ -63,6 +63,19 @@ func (e *env) testOrphan(t *testing.T) {
 	}
 }
 
+// testNeverApplied: deleting an EggoCluster that never ran an apply
+// destroys nothing, whatever its policy.
+func (e *env) testNeverApplied(t *testing.T) {
+	ns := "never-applied"
+	e.newCluster(t, ns, nil)
+	e.plan(t, ns, 1, "unapproved", 2)
+	must(t, e.c.Delete(context.Background(), e.cluster(t, ns)))
+	e.gone(t, ns)
+	if jobs := e.jobs(t, ns); len(jobs) != 1 {
+		t.Fatalf("jobs %s: want the plan alone", names(jobs))
+	}
+}
+
 // testJobSpecs checks every Job the other subtests made, then scans the
 // Jobs, EggoClusters, ConfigMaps and the controller's log for the test's
 // key and identity.

@@ -27,6 +27,9 @@ func (r *Reconciler) finalize(ctx context.Context, c *v1alpha1.EggoCluster) erro
 	if err != nil {
 		return err
 	}
+	if neverApplied(c, jobs) {
+		return r.dropFinalizer(ctx, c) // it changed no host: there is nothing of its own to destroy
+	}
 	before := c.Status.DeepCopy()
 	done, err := r.destroyStep(ctx, c, jobs)
 	if err != nil {
@@ -66,6 +69,22 @@ func (r *Reconciler) destroyStep(ctx context.Context, c *v1alpha1.EggoCluster, j
 	}
 	_, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhaseDestroy})
 	return false, err
+}
+
+// neverApplied: no apply Job of the cluster ever started (none recorded,
+// none there). Destroying then would take down whatever the state holds
+// from elsewhere (a cluster migrated in from the CLI) although this
+// EggoCluster never touched a host.
+func neverApplied(c *v1alpha1.EggoCluster, jobs []batchv1.Job) bool {
+	if c.Status.LastAppliedPlanHash != "" || c.Status.LastFailedPlanHash != "" {
+		return false
+	}
+	for _, j := range jobs {
+		if p := j.Labels[v1alpha1.LabelPhase]; p == v1alpha1.PhaseApply || p == v1alpha1.PhaseDestroy {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Reconciler) dropFinalizer(ctx context.Context, c *v1alpha1.EggoCluster) error {
