@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,9 +92,14 @@ func (e *env) testNoCredentialLeaks(t *testing.T) {
 	}
 	var clusters v1alpha1.EggoClusterList
 	var cms corev1.ConfigMapList
+	var events corev1.EventList
 	must(t, e.c.List(ctx, &clusters))
 	must(t, e.c.List(ctx, &cms))
-	for name, obj := range map[string]any{"jobs": jobs, "EggoClusters": clusters, "ConfigMaps": cms} {
+	must(t, e.c.List(ctx, &events))
+	if !strings.Contains(fmt.Sprint(events.Items), "JobFailed") {
+		t.Fatalf("no JobFailed event among %d events: the scan would miss them", len(events.Items))
+	}
+	for name, obj := range map[string]any{"jobs": jobs, "EggoClusters": clusters, "ConfigMaps": cms, "Events": events} {
 		data, err := json.Marshal(obj)
 		must(t, err)
 		scan(t, name, string(data))

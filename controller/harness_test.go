@@ -84,7 +84,8 @@ func startEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &controller.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: e.scheme}
+	r := &controller.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: e.scheme,
+		Recorder: mgr.GetEventRecorderFor("eggo-controller")}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}

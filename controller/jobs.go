@@ -93,8 +93,12 @@ func (r *Reconciler) startJob(ctx context.Context, c *v1alpha1.EggoCluster, req 
 	if err := controllerutil.SetControllerReference(c, j, r.Scheme); err != nil {
 		return "", err
 	}
-	if err := r.Create(ctx, j); err != nil && !apierrors.IsAlreadyExists(err) {
+	err := r.Create(ctx, j)
+	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("creating job %s: %w", j.Name, err)
+	}
+	if err == nil {
+		r.event(c, false, "JobStarted", "started "+req.phase+" job "+j.Name)
 	}
 	markRunning(c, req.phase, j.Name)
 	return j.Name, nil

@@ -6,8 +6,10 @@ package controller
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -23,6 +25,21 @@ type Reconciler struct {
 	// watch.
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
+	// Recorder, if set, records an Event on the EggoCluster when a Job
+	// starts and ends (names and phases only: a failure's text is in the
+	// status).
+	Recorder record.EventRecorder
+}
+
+func (r *Reconciler) event(c *v1alpha1.EggoCluster, warning bool, reason, msg string) {
+	if r.Recorder == nil {
+		return
+	}
+	typ := corev1.EventTypeNormal
+	if warning {
+		typ = corev1.EventTypeWarning
+	}
+	r.Recorder.Event(c, typ, reason, msg)
 }
 
 // Reconcile moves one EggoCluster one step: record a finished Job, then

@@ -22,9 +22,11 @@ func (r *Reconciler) record(ctx context.Context, c *v1alpha1.EggoCluster, name s
 	phase := job.Labels[v1alpha1.LabelPhase]
 	r.recordNodes(ctx, c, job.Name)
 	if jobOutcome(job) == failed {
+		r.event(c, true, "JobFailed", phase+" job "+job.Name+" failed: see status.lastFailure")
 		r.recordFailure(ctx, c, job, phase)
 		return nil
 	}
+	r.event(c, false, "JobSucceeded", phase+" job "+job.Name+" succeeded")
 	switch phase {
 	case v1alpha1.PhasePlan:
 		return r.recordPlan(ctx, c, job)

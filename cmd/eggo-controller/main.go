@@ -67,7 +67,8 @@ func run(args []string) error {
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	r := &controller.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme}
+	r := &controller.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme,
+		Recorder: mgr.GetEventRecorderFor("eggo-controller")}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}
