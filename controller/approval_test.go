@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
@@ -136,5 +137,37 @@ func (e *env) testInvalidSSHSecret(t *testing.T) {
 	})
 	if jobs := e.jobs(t, ns); len(jobs) != 0 {
 		t.Fatalf("jobs %s for an invalid spec", names(jobs))
+	}
+}
+
+// testCRDValidation: the API server itself refuses a config with both or
+// neither source, and an unknown approval policy.
+func (e *env) testCRDValidation(t *testing.T) {
+	ns := e.api.Namespace(t, "crd-validation")
+	hcl := "cluster \"x\" {}"
+	base := v1alpha1.EggoClusterSpec{
+		Bundle:          v1alpha1.BundleSource{Volume: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		SSHKeySecretRef: corev1.LocalObjectReference{Name: "ssh"}, Image: "eggo:test",
+	}
+	for name, edit := range map[string]func(*v1alpha1.EggoClusterSpec){
+		"both": func(s *v1alpha1.EggoClusterSpec) {
+			s.Config = v1alpha1.ConfigSource{Inline: &hcl, ConfigMapRef: &v1alpha1.ConfigMapKeyRef{Name: "a", Key: "b"}}
+		},
+		"neither":  func(s *v1alpha1.EggoClusterSpec) { s.Config = v1alpha1.ConfigSource{} },
+		"approval": func(s *v1alpha1.EggoClusterSpec) { s.Config.Inline = &hcl; s.Approval = "Sometimes" },
+	} {
+		spec := base
+		edit(&spec)
+		c := &v1alpha1.EggoCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: spec}
+		if err := e.c.Create(context.Background(), c); err == nil {
+			t.Errorf("%s: the API server accepted %+v", name, spec.Config)
+		}
+	}
+	spec := base
+	spec.Config.Inline = &hcl
+	c := &v1alpha1.EggoCluster{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns}, Spec: spec}
+	must(t, e.c.Create(context.Background(), c))
+	if c.Spec.Approval != v1alpha1.ApprovalManual || c.Spec.DeletionPolicy != v1alpha1.DeletionDestroy {
+		t.Fatalf("defaults: approval %q deletionPolicy %q, want Manual and Destroy", c.Spec.Approval, c.Spec.DeletionPolicy)
 	}
 }

@@ -21,6 +21,7 @@ func TestController(t *testing.T) {
 		t.Skip("starts a kube-apiserver")
 	}
 	e := startEnv(t)
+	t.Run("the CRD refuses a bad spec and defaults the policies", e.testCRDValidation)
 	t.Run("one plan Job per generation, never two at once", e.testPlanPerGeneration)
 	t.Run("manual approval needs exactly the plan's hash", e.testManualApproval)
 	t.Run("a failed apply is Failed and not Ready", e.testApplyFailure)
