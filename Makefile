@@ -7,7 +7,7 @@ CACHE     ?= /var/cache/eggo
 DEMO_ID   := demo
 DEMO_DIR  := examples/demo
 
-.PHONY: help build check test test-unit test-e2e bench bench-scale fuzz deps demo demo-down testbed-down clean conformance conformance-smoke
+.PHONY: help build controller crds crds-check check test test-unit test-e2e bench bench-scale fuzz deps demo demo-down testbed-down clean conformance conformance-smoke
 
 include bundle.mk
 
@@ -16,6 +16,30 @@ help: ## List the targets
 
 build: ## Build bin/eggo
 	go build -o $(BIN) .
+
+controller: ## Build bin/eggo-controller (the GitOps controller and its Jobs' command)
+	go build -o bin/eggo-controller ./cmd/eggo-controller
+
+# The CRDs and deep copies come from the Go types of controller/api; the
+# generated files are committed and `make check` fails when they are stale.
+CONTROLLER_GEN := go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.17.3
+CRD_DIR        := controller/config/crd
+RBAC_DIR       := controller/config/rbac
+crds: ## Generate the GitOps controller's CRDs, deep copies and role from controller/
+	$(CONTROLLER_GEN) object paths=./controller/api/...
+	$(CONTROLLER_GEN) crd paths=./controller/api/... output:crd:artifacts:config=$(CRD_DIR)
+	$(CONTROLLER_GEN) rbac:roleName=eggo-controller paths=./controller output:rbac:artifacts:config=$(RBAC_DIR)
+
+crds-check: ## Fail if the committed CRDs or deep copies are not what controller-gen makes now
+	@tmp=$$(mktemp -d); trap 'rm -rf '"$$tmp" EXIT; \
+	$(CONTROLLER_GEN) crd paths=./controller/api/... output:crd:artifacts:config=$$tmp && \
+	diff -r $(CRD_DIR) $$tmp || { echo "$(CRD_DIR) is stale: run make crds"; exit 1; }; \
+	$(CONTROLLER_GEN) rbac:roleName=eggo-controller paths=./controller output:rbac:artifacts:config=$$tmp/rbac && \
+	diff $(RBAC_DIR)/role.yaml $$tmp/rbac/role.yaml || { echo "$(RBAC_DIR)/role.yaml is stale: run make crds"; exit 1; }; \
+	cp controller/api/v1alpha1/zz_generated.deepcopy.go $$tmp/deepcopy.go && \
+	$(CONTROLLER_GEN) object paths=./controller/api/... && \
+	if ! diff $$tmp/deepcopy.go controller/api/v1alpha1/zz_generated.deepcopy.go; then \
+	  cp $$tmp/deepcopy.go controller/api/v1alpha1/zz_generated.deepcopy.go; echo "deep copies are stale: run make crds"; exit 1; fi
 
 deps: ## Install what tests and the demo need (Debian packages), if missing
 	@need=""; \
@@ -31,7 +55,8 @@ check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape
 	@go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; go mod tidy -diff; exit 1; }
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
-	go test -count=1 -run 'TestImportBoundaries|TestCodeShape' .
+	go test -count=1 -run 'TestImportBoundaries|TestCodeShape|TestCLIWithoutControllerRuntime' .
+	@$(MAKE) --no-print-directory crds-check
 
 # resources/hookrun's tests measure a hook's time limits on real hosts
 # (SIGTERM, then SIGKILL after the grace): they run alone, after the rest,

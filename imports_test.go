@@ -57,6 +57,12 @@ var importRules = map[string][]string{
 	"internal/text":        {}, // wording helpers (Plural) any package may import
 	"internal/atomicfile":  {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
 	"internal/recent":      {}, // a bounded memo of a pure function's recent answers (digests, kubeconfigs)
+	// The GitOps controller: its API types, reconciler and Jobs' command
+	// (which runs the eggo CLI as a program), built as cmd/eggo-controller.
+	"controller":          {"controller"},
+	"controller/api":      {},
+	"controller/jobrun":   {"controller/api"},
+	"cmd/eggo-controller": {"controller"},
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`
@@ -68,6 +74,21 @@ func TestImportBoundaries(t *testing.T) {
 	}
 	for _, v := range importViolations(string(out), importRules) {
 		t.Error(v)
+	}
+}
+
+// TestCLIWithoutControllerRuntime keeps controller-runtime (and the
+// controller) out of the eggo CLI: its start-up and size are measured
+// (bin/eggo plan is benchmarked); the controller is bin/eggo-controller.
+func TestCLIWithoutControllerRuntime(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "sigs.k8s.io/controller-runtime") || strings.HasPrefix(dep, module+"/controller") {
+			t.Errorf("the eggo CLI imports %s: the controller belongs in cmd/eggo-controller", dep)
+		}
 	}
 }
 

@@ -1,0 +1,68 @@
+package v1alpha1
+
+import "fmt"
+
+// Labels and annotations the controller puts on what it makes, and the
+// contract between the controller and its Jobs' command (where the Job
+// mounts what, and where it publishes a plan).
+const (
+	LabelCluster    = "eggo.io/cluster"    // the EggoCluster's name
+	LabelPhase      = "eggo.io/phase"      // plan, apply or destroy
+	LabelGeneration = "eggo.io/generation" // the spec generation a plan Job plans
+	LabelJob        = "eggo.io/job"        // on what a Job published: the Job
+	LabelContent    = "eggo.io/content"    // what a Job published: plan or nodes
+	// AnnotationPlanHash is the full hash an apply Job applies (a label
+	// value cannot hold 64 characters).
+	AnnotationPlanHash = "eggo.io/plan-hash"
+)
+
+// Phases of a Job.
+const (
+	PhasePlan    = "plan"
+	PhaseApply   = "apply"
+	PhaseDestroy = "destroy"
+)
+
+// Where a Job finds its inputs.
+const (
+	MountConfig   = "/etc/eggo/config"       // cluster.hcl
+	MountSSH      = "/var/run/eggo/ssh"      // ssh-privatekey (read-only)
+	MountIdentity = "/var/run/eggo/identity" // identity (read-only)
+	MountBundle   = "/var/lib/eggo/bundle"   // the bundle volume (read-only)
+	MountPlan     = "/var/run/eggo/plan"     // an apply Job's saved plan (read-only)
+	MountWork     = "/var/lib/eggo/run"      // an emptyDir: the run's directory
+	ConfigFile    = "cluster.hcl"
+	IdentityKey   = "identity"
+)
+
+// Keys of a published plan: the ConfigMap holds what may be shown, the
+// Secret of the same name the saved plan (it may hold sealed values) and
+// the configuration it was made from.
+const (
+	PlanKeyHash    = "hash"
+	PlanKeySummary = "summary.json"
+	PlanKeyText    = "plan.txt"
+	PlanKeyFile    = "plan"
+	PlanKeyConfig  = ConfigFile
+	PlanKeyVars    = "vars" // the -var values the plan was made with, one a line
+	// NodesKey holds the nodes' state (JSON, []NodeStatus) in the
+	// ConfigMap NodesConfigMapName a Job writes after its run.
+	NodesKey = "nodes.json"
+)
+
+// NodesConfigMapName is where a Job publishes the nodes' state from
+// eggo's state after its run (success or not).
+func NodesConfigMapName(cluster string) string { return cluster + "-nodes" }
+
+// PlanObjectName is the name of the ConfigMap and the Secret publishing a
+// cluster's plan: <cluster>-plan-<first 12 of the hash>.
+func PlanObjectName(cluster, hash string) string {
+	if len(hash) > 12 {
+		hash = hash[:12]
+	}
+	return fmt.Sprintf("%s-plan-%s", cluster, hash)
+}
+
+// ConfigMapName is the ConfigMap the controller writes an inline
+// configuration into.
+func ConfigMapName(cluster string) string { return cluster + "-config" }

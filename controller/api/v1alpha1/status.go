@@ -1,0 +1,81 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Condition types of an EggoCluster.
+const (
+	ConditionPlanned         = "Planned"
+	ConditionApprovalPending = "ApprovalPending"
+	ConditionApplying        = "Applying"
+	ConditionReady           = "Ready"
+	ConditionFailed          = "Failed"
+)
+
+// EggoClusterStatus is what the controller last saw. It never holds a
+// credential.
+type EggoClusterStatus struct {
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// ObservedGeneration is the spec generation the last finished plan
+	// was made for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// LastPlanHash is the sha256 of the last saved plan.
+	// +optional
+	LastPlanHash string `json:"lastPlanHash,omitempty"`
+	// LastAppliedPlanHash is the hash of the last plan applied in full.
+	// +optional
+	LastAppliedPlanHash string `json:"lastAppliedPlanHash,omitempty"`
+	// LastFailedPlanHash is the hash of a plan whose apply failed: it is
+	// not applied again; a new plan (a spec change) is needed.
+	// +optional
+	LastFailedPlanHash string `json:"lastFailedPlanHash,omitempty"`
+
+	// PlanSummary is what the last plan does.
+	// +optional
+	PlanSummary *PlanSummary `json:"planSummary,omitempty"`
+	// PlanRef names the ConfigMap holding the last plan's full text.
+	// +optional
+	PlanRef string `json:"planRef,omitempty"`
+
+	// Nodes is the state of each node as the last run's result names it.
+	// +optional
+	Nodes []NodeStatus `json:"nodes,omitempty"`
+
+	// LastFailure is the message of the last failed Job (its termination
+	// message, or the end of its log).
+	// +optional
+	LastFailure string `json:"lastFailure,omitempty"`
+
+	// ActiveJob is the Job running for this cluster, if any.
+	// +optional
+	ActiveJob string `json:"activeJob,omitempty"`
+}
+
+// PlanSummary counts a plan's changes and names what runs where.
+type PlanSummary struct {
+	Add     int `json:"add"`
+	Change  int `json:"change"`
+	Destroy int `json:"destroy"`
+	// +optional
+	Nodes []NodePlan `json:"nodes,omitempty"`
+	// Hooks are the addresses of the hooks the plan runs.
+	// +optional
+	Hooks []string `json:"hooks,omitempty"`
+}
+
+// NodePlan is one node's planned operations ("create host.w0", …).
+type NodePlan struct {
+	Name       string   `json:"name"`
+	Operations []string `json:"operations"`
+}
+
+// NodeStatus is one node's state.
+type NodeStatus struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+}

@@ -1,0 +1,120 @@
+package controller_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+func (e *env) gone(t *testing.T, ns string) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() (bool, string) {
+		var c v1alpha1.EggoCluster
+		err := e.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "demo"}, &c)
+		return apierrors.IsNotFound(err), "the EggoCluster is still there: finalizers " + strings.Join(c.Finalizers, ",")
+	})
+}
+
+func (e *env) testDestroyOnDelete(t *testing.T) {
+	ns := "destroy-on-delete"
+	e.newCluster(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.Approval = v1alpha1.ApprovalAutomatic })
+	h := e.plan(t, ns, 1, "d", 1)
+	e.waitJob(t, ns, applyJob(h))
+	e.finishJob(t, ns, applyJob(h), true)
+	eventually(t, 10*time.Second, func() (bool, string) {
+		return conditionIs(e.cluster(t, ns), v1alpha1.ConditionReady, "True")
+	})
+	must(t, e.c.Delete(context.Background(), e.cluster(t, ns)))
+	j := e.waitJob(t, ns, "demo-destroy")
+	if j.Spec.Template.Spec.Containers[0].Command[2] != "destroy" {
+		t.Fatalf("destroy job runs %q", j.Spec.Template.Spec.Containers[0].Command)
+	}
+	consistently(t, 2*time.Second, func() (bool, string) {
+		c := e.cluster(t, ns)
+		return len(c.Finalizers) == 1, "the finalizer went before the destroy Job ended"
+	})
+	e.finishJob(t, ns, "demo-destroy", true)
+	e.gone(t, ns)
+}
+
+func (e *env) testOrphan(t *testing.T) {
+	ns := "orphan"
+	e.newCluster(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.DeletionPolicy = v1alpha1.DeletionOrphan })
+	e.waitJob(t, ns, "demo-plan-g1")
+	eventually(t, 10*time.Second, func() (bool, string) {
+		c := e.cluster(t, ns)
+		return len(c.Finalizers) == 1, "no finalizer yet"
+	})
+	must(t, e.c.Delete(context.Background(), e.cluster(t, ns)))
+	e.gone(t, ns)
+	for name := range e.jobs(t, ns) {
+		if strings.Contains(name, "destroy") {
+			t.Fatalf("Orphan started %s", name)
+		}
+	}
+}
+
+// testNeverApplied: deleting an EggoCluster that never ran an apply
+// destroys nothing, whatever its policy.
+func (e *env) testNeverApplied(t *testing.T) {
+	ns := "never-applied"
+	e.newCluster(t, ns, nil)
+	e.plan(t, ns, 1, "unapproved", 2)
+	must(t, e.c.Delete(context.Background(), e.cluster(t, ns)))
+	e.gone(t, ns)
+	if jobs := e.jobs(t, ns); len(jobs) != 1 {
+		t.Fatalf("jobs %s: want the plan alone", names(jobs))
+	}
+}
+
+// testJobSpecs checks every Job the other subtests made, then scans the
+// Jobs, EggoClusters, ConfigMaps and the controller's log for the test's
+// key and identity.
+func (e *env) testNoCredentialLeaks(t *testing.T) {
+	ctx := context.Background()
+	var jobs batchv1.JobList
+	must(t, e.c.List(ctx, &jobs))
+	if len(jobs.Items) < 8 {
+		t.Fatalf("only %d jobs to check", len(jobs.Items))
+	}
+	for _, j := range jobs.Items {
+		checkJob(t, &j)
+	}
+	var clusters v1alpha1.EggoClusterList
+	var cms corev1.ConfigMapList
+	var events corev1.EventList
+	must(t, e.c.List(ctx, &clusters))
+	must(t, e.c.List(ctx, &cms))
+	must(t, e.c.List(ctx, &events))
+	if !strings.Contains(fmt.Sprint(events.Items), "JobFailed") {
+		t.Fatalf("no JobFailed event among %d events: the scan would miss them", len(events.Items))
+	}
+	for name, obj := range map[string]any{"jobs": jobs, "EggoClusters": clusters, "ConfigMaps": cms, "Events": events} {
+		data, err := json.Marshal(obj)
+		must(t, err)
+		scan(t, name, string(data))
+	}
+	if !strings.Contains(e.log.String(), "demo") {
+		t.Fatalf("the controller's log says nothing of the clusters: the scan would see nothing")
+	}
+	scan(t, "the controller's log", e.log.String())
+}
+
+func scan(t *testing.T, where, text string) {
+	t.Helper()
+	for _, secret := range []string{"PRIVATE KEY", "testKEYsecret0123456789", testIdentity, "TESTIDENTITYTOKEN"} {
+		if strings.Contains(text, secret) {
+			t.Errorf("%s hold %q", where, secret)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package jobrun_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/controller/jobrun"
+	"github.com/eggo-project/eggo/internal/apitest"
+)
+
+const bundle = "/var/cache/eggo/bundle/v1.31.4"
+
+// A one-node cluster: planning it reaches no host (nothing is in the
+// state yet), so the real eggo plans it here, its state in the test's
+// kube-apiserver.
+const clusterHCL = `
+backend "kubernetes" {
+  kubeconfig = "KUBECONFIG"
+  namespace  = "jobs"
+}
+variable "address" { type = string }
+variable "packages" { type = string }
+cluster "single" {
+  kubernetes_version = "1.31.4"
+  packages           = var.packages
+  network {
+    service_cidr = "10.32.0.0/16"
+    pod_cidr     = "10.244.0.0/16"
+  }
+}
+connection {
+  user             = "root"
+  private_key_file = "` + v1alpha1.MountSSH + `/ssh-privatekey"
+}
+node "m0" {
+  address = var.address
+  roles   = ["master", "etcd", "worker"]
+}
+`
+
+// TestPlanJobPublishesThePlan runs `job plan` with the real eggo CLI
+// against a real kube-apiserver and reads back what it published.
+func TestPlanJobPublishesThePlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds eggo and starts a kube-apiserver")
+	}
+	if _, err := os.Stat(bundle); err != nil {
+		t.Fatalf("no bundle at %s: run make bundle", bundle)
+	}
+	api := apitest.Start(t)
+	ns := api.Namespace(t, "jobs")
+	kubeconfig := jobUser(t, api, ns)
+	dir := t.TempDir()
+	eggo := filepath.Join(dir, "eggo")
+	if out, err := exec.Command("go", "build", "-o", eggo, "github.com/eggo-project/eggo").CombinedOutput(); err != nil {
+		t.Fatalf("go build eggo: %v\n%s", err, out)
+	}
+	config := filepath.Join(dir, "config")
+	must(t, os.MkdirAll(config, 0o755))
+	hcl := strings.Replace(clusterHCL, "KUBECONFIG", kubeconfig, 1)
+	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(hcl), 0o644))
+	o := jobrun.Options{
+		Phase: "plan", Namespace: ns, Cluster: "demo", Job: "demo-plan-g1", Bundle: bundle,
+		Vars: []string{"address=192.0.2.10", "packages=./packages"}, Eggo: eggo,
+		WorkDir: filepath.Join(dir, "run"), ConfigDir: config, Kubeconfig: kubeconfig,
+	}
+	var errOut strings.Builder
+	if err := jobrun.Run(o, io.Discard, &errOut); err != nil {
+		t.Fatalf("job plan: %v\n%s", err, errOut.String())
+	}
+
+	ctx := context.Background()
+	cms, err := api.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelJob + "=demo-plan-g1," + v1alpha1.LabelContent + "=plan"})
+	must(t, err)
+	if len(cms.Items) != 1 {
+		t.Fatalf("%d plan ConfigMaps", len(cms.Items))
+	}
+	cm := cms.Items[0]
+	hash := cm.Data[v1alpha1.PlanKeyHash]
+	if cm.Name != v1alpha1.PlanObjectName("demo", hash) {
+		t.Fatalf("ConfigMap %s for plan %s", cm.Name, hash)
+	}
+	sec, err := api.Client.CoreV1().Secrets(ns).Get(ctx, cm.Name, metav1.GetOptions{})
+	must(t, err)
+	sum := sha256.Sum256(sec.Data[v1alpha1.PlanKeyFile])
+	if hex.EncodeToString(sum[:]) != hash || string(sec.Data[v1alpha1.PlanKeyConfig]) != hcl {
+		t.Fatalf("the Secret's saved plan is not plan %s, or its configuration differs", hash)
+	}
+	var s v1alpha1.PlanSummary
+	must(t, json.Unmarshal([]byte(cm.Data[v1alpha1.PlanKeySummary]), &s))
+	var m0 []string
+	for _, n := range s.Nodes {
+		if n.Name == "m0" {
+			m0 = n.Operations
+		}
+	}
+	if s.Add == 0 || !strings.Contains(strings.Join(m0, ","), "create host.m0") {
+		t.Fatalf("summary %+v", s)
+	}
+	if !strings.Contains(cm.Data[v1alpha1.PlanKeyText], "m0") || strings.Contains(cm.Data[v1alpha1.PlanKeyText], "\x1b[") {
+		t.Fatalf("plan text (colours or no node):\n%s", cm.Data[v1alpha1.PlanKeyText])
+	}
+	if strings.Contains(cm.Data[v1alpha1.PlanKeyText]+cm.Data[v1alpha1.PlanKeySummary], "PRIVATE KEY") {
+		t.Fatal("a private key in the published plan")
+	}
+	if string(sec.Data[v1alpha1.PlanKeyVars]) != "address=192.0.2.10\npackages=./packages" {
+		t.Fatalf("the plan's variables %q", sec.Data[v1alpha1.PlanKeyVars])
+	}
+	nodes, err := api.Client.CoreV1().ConfigMaps(ns).Get(ctx, v1alpha1.NodesConfigMapName("demo"), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("%v; the job's log:\n%s", err, errOut.String())
+	}
+	if nodes.Labels[v1alpha1.LabelJob] != "demo-plan-g1" || nodes.Data[v1alpha1.NodesKey] != "[]" {
+		t.Fatalf("(job log: %s) nodes ConfigMap %v %v: want the empty state's nodes, from this Job", errOut.String(), nodes.Labels, nodes.Data)
+	}
+	applyRefusesAnotherPlan(t, o, sec.Data, hash)
+}
+
+// jobUser is a user with the Jobs' role (config/rbac/job_role.yaml) in
+// namespace ns and nothing else, as the Jobs' ServiceAccount would be.
+func jobUser(t *testing.T, api *apitest.Server, ns string) string {
+	data, err := os.ReadFile("../config/rbac/job_role.yaml")
+	must(t, err)
+	var role rbacv1.ClusterRole
+	must(t, yaml.Unmarshal(data, &role))
+	ctx := context.Background()
+	_, err = api.Client.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{})
+	must(t, err)
+	_, err = api.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "eggo-job"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "eggo-job"}},
+	}, metav1.CreateOptions{})
+	must(t, err)
+	return api.UserKubeconfig(t, "eggo-job")
+}
+
+// applyRefusesAnotherPlan: `job apply` applies only the plan whose hash
+// it was given.
+func applyRefusesAnotherPlan(t *testing.T, o jobrun.Options, secret map[string][]byte, hash string) {
+	planDir := filepath.Join(t.TempDir(), "plan")
+	must(t, os.MkdirAll(planDir, 0o755))
+	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyConfig), secret[v1alpha1.PlanKeyConfig], 0o600))
+	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyFile), append(secret[v1alpha1.PlanKeyFile], ' '), 0o600))
+	o.Phase, o.PlanDir, o.PlanHash, o.Vars = "apply", planDir, hash, nil
+	err := jobrun.Run(o, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not the approved") {
+		t.Fatalf("apply of a changed plan file: %v", err)
+	}
+}
+
+// TestJobRefusesAStateInThePod: a configuration without backend
+// "kubernetes" would leave its state in the pod.
+func TestJobRefusesAStateInThePod(t *testing.T) {
+	dir := t.TempDir()
+	for _, hcl := range []string{`cluster "c" {}`, `backend "etcd" {}`} {
+		must(t, os.WriteFile(filepath.Join(dir, v1alpha1.ConfigFile), []byte(hcl), 0o644))
+		o := jobrun.Options{Phase: "plan", Namespace: "n", Cluster: "c", Job: "j", Eggo: "/nonexistent",
+			WorkDir: filepath.Join(dir, "run"), ConfigDir: dir}
+		err := jobrun.Run(o, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), `backend "kubernetes"`) {
+			t.Errorf("%s: %v", hcl, err)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	o, err := jobrun.Parse([]string{"plan", "-namespace=n", "-cluster=c", "-job=j", "-var=a=1", "-var=b=2"})
+	if err != nil || o.Phase != "plan" || len(o.Vars) != 2 || o.Vars[1] != "b=2" || o.WorkDir != v1alpha1.MountWork {
+		t.Fatalf("Parse: %+v, %v", o, err)
+	}
+	for _, bad := range [][]string{nil, {"run"}, {"plan"}, {"apply", "-namespace=n", "-cluster=c", "-job=j"}} {
+		if _, err := jobrun.Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

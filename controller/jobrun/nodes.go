@@ -1,0 +1,109 @@
+package jobrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// stateDoc is the part of `eggo show -json` the nodes' state needs.
+type stateDoc struct {
+	Resources []struct {
+		Node   string `json:"node"`
+		Status string `json:"status"`
+	} `json:"resources"`
+}
+
+// nodeStates reads eggo's state (`eggo show -json`) and says, per node,
+// how many of its resources are recorded and how many an interrupted run
+// left pending.
+func nodeStates(o Options, stderr io.Writer, vars []string) ([]v1alpha1.NodeStatus, error) {
+	var out bytes.Buffer
+	args := append(append([]string{"show", "-json"}, o.identityArgs()...), varFlags(vars)...)
+	if err := eggo(o, &out, stderr, args...); err != nil {
+		return nil, err
+	}
+	var doc stateDoc
+	if !bytes.HasPrefix(bytes.TrimSpace(out.Bytes()), []byte("{")) {
+		return []v1alpha1.NodeStatus{}, nil // no state yet: eggo says so in words
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		return nil, fmt.Errorf("eggo show -json: %v", err)
+	}
+	type count struct{ all, pending int }
+	per := map[string]*count{}
+	for _, r := range doc.Resources {
+		if r.Node == "" {
+			continue
+		}
+		if per[r.Node] == nil {
+			per[r.Node] = &count{}
+		}
+		per[r.Node].all++
+		if r.Status != "" {
+			per[r.Node].pending++
+		}
+	}
+	nodes := make([]v1alpha1.NodeStatus, 0, len(per))
+	for name, c := range per {
+		s := fmt.Sprintf("Applied (%d resources)", c.all)
+		if c.pending > 0 {
+			s = fmt.Sprintf("Pending (%d of %d resources pending)", c.pending, c.all)
+		}
+		nodes = append(nodes, v1alpha1.NodeStatus{Name: name, State: s})
+	}
+	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
+	return nodes, nil
+}
+
+// publishNodes writes the nodes' state into <cluster>-nodes, labelled with
+// the Job. It is best effort: a failure is logged, not the Job's outcome.
+func publishNodes(o Options, stderr io.Writer, vars []string) {
+	nodes, err := nodeStates(o, stderr, vars)
+	if err == nil {
+		err = WriteNodes(o, nodes)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "warning: the nodes' state was not published:", err)
+	}
+}
+
+// WriteNodes publishes the nodes' state as the ConfigMap <cluster>-nodes.
+func WriteNodes(o Options, nodes []v1alpha1.NodeStatus) error {
+	cs, err := clientset(o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(nodes)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	meta := objectMeta(o, v1alpha1.NodesConfigMapName(o.Cluster), "nodes")
+	return upsertConfigMap(ctx, cs, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{v1alpha1.NodesKey: string(data)}})
+}
+
+// objectMeta names an object the Job publishes: labelled with the cluster
+// and the Job, owned by the EggoCluster.
+func objectMeta(o Options, name, content string) metav1.ObjectMeta {
+	meta := metav1.ObjectMeta{
+		Name: name, Namespace: o.Namespace,
+		Labels: map[string]string{v1alpha1.LabelCluster: o.Cluster, v1alpha1.LabelJob: o.Job, v1alpha1.LabelContent: content},
+	}
+	if o.ClusterUID != "" {
+		meta.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: v1alpha1.GroupVersion.String(), Kind: "EggoCluster", Name: o.Cluster, UID: typesUID(o.ClusterUID),
+		}}
+	}
+	return meta
+}

@@ -1,0 +1,162 @@
+package jobrun
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// planFile is the saved plan's name in the run's directory.
+const planFile = "saved.plan"
+
+// layout fills the run's directory: cluster.hcl from src, and packages,
+// a link to the bundle (a configuration names it `packages = "./packages"`).
+func layout(o Options, src string) error {
+	if err := os.MkdirAll(o.WorkDir, 0o700); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(src, v1alpha1.ConfigFile))
+	if err != nil {
+		return err
+	}
+	if err := requireKubeBackend(data); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.WorkDir, v1alpha1.ConfigFile), data, 0o600); err != nil {
+		return err
+	}
+	if o.Bundle == "" {
+		return nil
+	}
+	link := filepath.Join(o.WorkDir, "packages")
+	_ = os.Remove(link)
+	return os.Symlink(o.Bundle, link)
+}
+
+// eggo runs the eggo CLI in the run's directory, its output copied to out
+// and errOut (and so into the Job's log).
+func eggo(o Options, out, errOut io.Writer, args ...string) error {
+	full := append([]string{"-chdir=" + o.WorkDir}, args...)
+	cmd := exec.Command(o.Eggo, full...)
+	cmd.Stdout, cmd.Stderr = out, errOut
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("eggo %s: %v", args[0], err)
+	}
+	return nil
+}
+
+// common are the flags every eggo run of this Job gets.
+func (o Options) identityArgs() []string {
+	if o.Identity == "" {
+		return nil
+	}
+	return []string{"-identity=" + o.Identity}
+}
+
+func (o Options) varArgs() []string { return varFlags(o.Vars) }
+
+func varFlags(vars []string) []string {
+	var a []string
+	for _, v := range vars {
+		a = append(a, "-var="+v)
+	}
+	return a
+}
+
+// lines are the non-empty lines of s.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// runApply applies exactly the saved plan of the mounted Secret, after
+// checking it is the plan the controller asked for.
+func runApply(o Options, stdout, stderr io.Writer) error {
+	if err := layout(o, o.PlanDir); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyFile))
+	if err != nil {
+		return err
+	}
+	if got := hashOf(data); got != o.PlanHash {
+		return fmt.Errorf("the mounted plan is %s, not the approved %s: not applied", got[:12], o.PlanHash)
+	}
+	if err := os.WriteFile(filepath.Join(o.WorkDir, planFile), data, 0o600); err != nil {
+		return err
+	}
+	err = eggo(o, stdout, stderr, append(append([]string{"apply"}, o.identityArgs()...), planFile)...)
+	// What the run did, done or not: show loads the configuration, with
+	// the variables the plan was made with.
+	vars, _ := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyVars))
+	publishNodes(o, stderr, lines(string(vars)))
+	return err
+}
+
+// runDestroy destroys the cluster of the mounted configuration.
+func runDestroy(o Options, stdout, stderr io.Writer) error {
+	if err := layout(o, o.ConfigDir); err != nil {
+		return err
+	}
+	args := append([]string{"destroy", "-auto-approve"}, o.identityArgs()...)
+	err := eggo(o, stdout, stderr, append(args, o.varArgs()...)...)
+	publishNodes(o, stderr, o.Vars)
+	return err
+}
+
+// runPlan plans with -out, reads the plan's JSON lines for the summary and
+// `eggo show` for the full text, and publishes them.
+func runPlan(o Options, stdout, stderr io.Writer) error {
+	if err := layout(o, o.ConfigDir); err != nil {
+		return err
+	}
+	var js bytes.Buffer
+	args := append([]string{"plan", "-json", "-out=" + planFile}, o.identityArgs()...)
+	if err := eggo(o, &js, stderr, append(args, o.varArgs()...)...); err != nil {
+		stdout.Write(js.Bytes())
+		return err
+	}
+	summary, err := summarize(js.Bytes())
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	// show loads the configuration (for its backend): it needs the variables too.
+	show := append(append([]string{"show"}, o.identityArgs()...), o.varArgs()...)
+	if err := eggo(o, &text, stderr, append(show, planFile)...); err != nil {
+		return err
+	}
+	stdout.Write(text.Bytes())
+	saved, err := os.ReadFile(filepath.Join(o.WorkDir, planFile))
+	if err != nil {
+		return err
+	}
+	config, err := os.ReadFile(filepath.Join(o.WorkDir, v1alpha1.ConfigFile))
+	if err != nil {
+		return err
+	}
+	if err := Publish(o, Plan{Hash: hashOf(saved), Summary: summary, Text: text.String(), Saved: saved, Config: config}); err != nil {
+		return err
+	}
+	publishNodes(o, stderr, o.Vars)
+	return nil
+}

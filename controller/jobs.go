@@ -1,0 +1,140 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// outcome of a Job as the job controller reports it.
+type outcome int
+
+const (
+	running outcome = iota
+	succeeded
+	failed
+)
+
+func jobOutcome(j *batchv1.Job) outcome {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return succeeded
+		case batchv1.JobFailed:
+			return failed
+		}
+	}
+	return running
+}
+
+// clusterJobs lists the cluster's Jobs from the API server itself, not the
+// cache: a Job created a moment ago must be seen, or a second one could
+// start.
+func (r *Reconciler) clusterJobs(ctx context.Context, c *v1alpha1.EggoCluster) ([]batchv1.Job, error) {
+	var list batchv1.JobList
+	err := r.APIReader.List(ctx, &list, client.InNamespace(c.Namespace),
+		client.MatchingLabels{v1alpha1.LabelCluster: c.Name})
+	if err != nil {
+		return nil, err
+	}
+	var own []batchv1.Job
+	for _, j := range list.Items {
+		if isOwnedBy(&j, c) {
+			own = append(own, j)
+		}
+	}
+	sort.Slice(own, func(a, b int) bool { return own[a].Name < own[b].Name })
+	return own, nil
+}
+
+func isOwnedBy(j *batchv1.Job, c *v1alpha1.EggoCluster) bool {
+	for _, o := range j.OwnerReferences {
+		if o.UID == c.UID && o.Controller != nil && *o.Controller {
+			return true
+		}
+	}
+	return false
+}
+
+func activeJob(jobs []batchv1.Job) *batchv1.Job {
+	for i := range jobs {
+		if jobOutcome(&jobs[i]) == running {
+			return &jobs[i]
+		}
+	}
+	return nil
+}
+
+func findJob(jobs []batchv1.Job, name string) *batchv1.Job {
+	for i := range jobs {
+		if jobs[i].Name == name {
+			return &jobs[i]
+		}
+	}
+	return nil
+}
+
+// startJob creates the run's Job, owned by the cluster. A Job of that
+// name already there is the same run: it is not started twice.
+func (r *Reconciler) startJob(ctx context.Context, c *v1alpha1.EggoCluster, req jobRequest) (string, error) {
+	j := buildJob(c, req)
+	if err := controllerutil.SetControllerReference(c, j, r.Scheme); err != nil {
+		return "", err
+	}
+	err := r.Create(ctx, j)
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("creating job %s: %w", j.Name, err)
+	}
+	if err == nil {
+		r.event(c, false, "JobStarted", "started "+req.phase+" job "+j.Name)
+	}
+	markRunning(c, req.phase, j.Name)
+	return j.Name, nil
+}
+
+// maxFailure bounds the failure message kept in the status.
+const maxFailure = 4000
+
+// failureMessage is what a failed Job says: its pods' termination
+// messages (eggo's last lines, FallbackToLogsOnError), else the Job's
+// Failed condition.
+func (r *Reconciler) failureMessage(ctx context.Context, j *batchv1.Job) string {
+	var pods corev1.PodList
+	_ = r.APIReader.List(ctx, &pods, client.InNamespace(j.Namespace),
+		client.MatchingLabels{batchv1.JobNameLabel: j.Name})
+	var msgs []string
+	for _, p := range pods.Items {
+		for _, s := range p.Status.ContainerStatuses {
+			if t := s.State.Terminated; t != nil && t.Message != "" {
+				msgs = append(msgs, strings.TrimSpace(t.Message))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		for _, c := range j.Status.Conditions {
+			if c.Type == batchv1.JobFailed {
+				msgs = append(msgs, fmt.Sprintf("job %s failed: %s: %s", j.Name, c.Reason, c.Message))
+			}
+		}
+	}
+	msg := strings.Join(msgs, "\n")
+	if len(msg) > maxFailure {
+		msg = "…" + msg[len(msg)-maxFailure:]
+	}
+	if msg == "" {
+		msg = "job " + j.Name + " failed"
+	}
+	return msg
+}

@@ -1,0 +1,127 @@
+package controller
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// Defaults of spec.jobDefaults.
+const (
+	DefaultActiveDeadlineSeconds   int64 = 3600
+	DefaultBackoffLimit            int32 = 0
+	DefaultTTLSecondsAfterFinished int32 = 86400
+	DefaultServiceAccount                = "eggo-job"
+	readOnlyMode                   int32 = 0o400
+)
+
+// jobRequest is one run to start: its phase and, for apply, the plan.
+type jobRequest struct {
+	phase    string
+	planHash string // apply: the full hash of the plan it applies
+}
+
+// jobName is deterministic, so that creating a Job twice for one run
+// fails as AlreadyExists instead of starting a second Job: a plan per
+// generation, an apply per plan, one destroy.
+func jobName(c *v1alpha1.EggoCluster, r jobRequest) string {
+	switch r.phase {
+	case v1alpha1.PhasePlan:
+		return fmt.Sprintf("%s-plan-g%d", c.Name, c.Generation)
+	case v1alpha1.PhaseApply:
+		return fmt.Sprintf("%s-apply-%s", c.Name, r.planHash[:12])
+	default:
+		return c.Name + "-destroy"
+	}
+}
+
+// buildJob is the Job of one run: eggo-controller's job command in eggo's
+// image, every Secret mounted read-only, bounded in time and retries,
+// labelled with its cluster and phase. The caller sets the owner.
+func buildJob(c *v1alpha1.EggoCluster, r jobRequest) *batchv1.Job {
+	name := jobName(c, r)
+	labels := map[string]string{
+		v1alpha1.LabelCluster:    c.Name,
+		v1alpha1.LabelPhase:      r.phase,
+		v1alpha1.LabelGeneration: strconv.FormatInt(c.Generation, 10),
+	}
+	annotations := map[string]string{}
+	if r.planHash != "" {
+		annotations[v1alpha1.AnnotationPlanHash] = r.planHash
+	}
+	d := c.Spec.JobDefaults
+	sa := c.Spec.ServiceAccountName
+	if sa == "" {
+		sa = DefaultServiceAccount
+	}
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: labels, Annotations: annotations},
+		Spec: batchv1.JobSpec{
+			ActiveDeadlineSeconds:   ptrOr(d.ActiveDeadlineSeconds, DefaultActiveDeadlineSeconds),
+			BackoffLimit:            ptrOr(d.BackoffLimit, DefaultBackoffLimit),
+			TTLSecondsAfterFinished: ptrOr(d.TTLSecondsAfterFinished, DefaultTTLSecondsAfterFinished),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: sa,
+					Containers: []corev1.Container{{
+						Name:                     "eggo",
+						Image:                    c.Spec.Image,
+						Command:                  []string{"eggo-controller", "job", r.phase},
+						Args:                     jobArgs(c, r, name),
+						VolumeMounts:             mounts(c, r),
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+					}},
+					Volumes: volumes(c, r),
+				},
+			},
+		},
+	}
+}
+
+// jobArgs name the cluster, the Job and the files; -var values are the
+// spec's variables, which are not credentials. No key reaches an argument
+// or the environment: only the paths of mounted Secrets.
+func jobArgs(c *v1alpha1.EggoCluster, r jobRequest, name string) []string {
+	args := []string{
+		"-namespace=" + c.Namespace, "-cluster=" + c.Name, "-cluster-uid=" + string(c.UID),
+		"-job=" + name, "-bundle=" + bundleDir(c),
+	}
+	if c.Spec.IdentitySecretRef != nil {
+		args = append(args, "-identity="+v1alpha1.MountIdentity+"/"+v1alpha1.IdentityKey)
+	}
+	if r.phase == v1alpha1.PhaseApply {
+		return append(args, "-plan-hash="+r.planHash)
+	}
+	names := make([]string, 0, len(c.Spec.Variables))
+	for k := range c.Spec.Variables {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		args = append(args, "-var="+k+"="+c.Spec.Variables[k])
+	}
+	return args
+}
+
+func bundleDir(c *v1alpha1.EggoCluster) string {
+	if c.Spec.Bundle.Path == "" {
+		return v1alpha1.MountBundle
+	}
+	return v1alpha1.MountBundle + "/" + c.Spec.Bundle.Path
+}
+
+func ptrOr[T any](p *T, def T) *T {
+	if p != nil {
+		v := *p
+		return &v
+	}
+	return &def
+}

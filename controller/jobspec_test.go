@@ -1,0 +1,66 @@
+package controller_test
+
+import (
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// checkJob: Secrets mounted read-only (volume and mount), bounds set,
+// owned by its EggoCluster, labelled, no value in the environment, the
+// termination message falling back to the log.
+func checkJob(t *testing.T, j *batchv1.Job) {
+	t.Helper()
+	s := j.Spec
+	if s.BackoffLimit == nil || s.ActiveDeadlineSeconds == nil || s.TTLSecondsAfterFinished == nil {
+		t.Errorf("%s: backoffLimit %v, activeDeadlineSeconds %v, ttlSecondsAfterFinished %v: all must be set",
+			j.Name, s.BackoffLimit, s.ActiveDeadlineSeconds, s.TTLSecondsAfterFinished)
+	}
+	if len(j.OwnerReferences) != 1 || j.OwnerReferences[0].Kind != "EggoCluster" || j.OwnerReferences[0].Controller == nil {
+		t.Errorf("%s: owner references %+v", j.Name, j.OwnerReferences)
+	}
+	if j.Labels[v1alpha1.LabelCluster] != "demo" || j.Labels[v1alpha1.LabelPhase] == "" {
+		t.Errorf("%s: labels %v", j.Name, j.Labels)
+	}
+	pod := s.Template.Spec
+	secrets := map[string]bool{}
+	for _, v := range pod.Volumes {
+		if v.Secret != nil {
+			secrets[v.Name] = true
+			if v.Secret.DefaultMode == nil || *v.Secret.DefaultMode&0o077 != 0 {
+				t.Errorf("%s: Secret volume %s readable by others", j.Name, v.Name)
+			}
+		}
+	}
+	if !secrets["ssh"] || !secrets["identity"] {
+		t.Errorf("%s: Secret volumes %v, want ssh and identity", j.Name, secrets)
+	}
+	c := pod.Containers[0]
+	for _, m := range c.VolumeMounts {
+		if secrets[m.Name] && !m.ReadOnly {
+			t.Errorf("%s: Secret %s mounted writable", j.Name, m.Name)
+		}
+	}
+	if len(c.Env) != 0 || len(c.EnvFrom) != 0 {
+		t.Errorf("%s: environment %v %v: the Job gets paths in its arguments, nothing in its environment", j.Name, c.Env, c.EnvFrom)
+	}
+	if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError || pod.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("%s: terminationMessagePolicy %q restartPolicy %q", j.Name, c.TerminationMessagePolicy, pod.RestartPolicy)
+	}
+	if !strings.Contains(strings.Join(c.Args, " "), "-identity="+v1alpha1.MountIdentity+"/") {
+		t.Errorf("%s: args %q do not name the identity's path", j.Name, c.Args)
+	}
+}
+
+func planVolume(j batchv1.Job) string {
+	for _, v := range j.Spec.Template.Spec.Volumes {
+		if v.Name == "plan" && v.Secret != nil {
+			return v.Secret.SecretName
+		}
+	}
+	return ""
+}

@@ -1,0 +1,61 @@
+package controller
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// volumes of a Job: the configuration (plan, destroy) or the saved plan
+// (apply), the SSH key, the identity, the bundle and a work directory.
+func volumes(c *v1alpha1.EggoCluster, r jobRequest) []corev1.Volume {
+	mode := readOnlyMode
+	secret := func(name string) corev1.VolumeSource {
+		return corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: &mode}}
+	}
+	v := []corev1.Volume{
+		{Name: "ssh", VolumeSource: secret(c.Spec.SSHKeySecretRef.Name)},
+		{Name: "bundle", VolumeSource: c.Spec.Bundle.Volume},
+		{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+	}
+	if r.phase == v1alpha1.PhaseApply {
+		v = append(v, corev1.Volume{Name: "plan", VolumeSource: secret(v1alpha1.PlanObjectName(c.Name, r.planHash))})
+	} else {
+		v = append(v, corev1.Volume{Name: "config", VolumeSource: configVolume(c)})
+	}
+	if c.Spec.IdentitySecretRef != nil {
+		v = append(v, corev1.Volume{Name: "identity", VolumeSource: secret(c.Spec.IdentitySecretRef.Name)})
+	}
+	return v
+}
+
+// configVolume is the inline configuration's ConfigMap (the controller
+// writes it) or the referenced key, seen as cluster.hcl either way.
+func configVolume(c *v1alpha1.EggoCluster) corev1.VolumeSource {
+	name, key := v1alpha1.ConfigMapName(c.Name), v1alpha1.ConfigFile
+	if ref := c.Spec.Config.ConfigMapRef; ref != nil {
+		name, key = ref.Name, ref.Key
+	}
+	return corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: name},
+		Items:                []corev1.KeyToPath{{Key: key, Path: v1alpha1.ConfigFile}},
+	}}
+}
+
+// mounts: everything but the work directory read-only.
+func mounts(c *v1alpha1.EggoCluster, r jobRequest) []corev1.VolumeMount {
+	m := []corev1.VolumeMount{
+		{Name: "ssh", MountPath: v1alpha1.MountSSH, ReadOnly: true},
+		{Name: "bundle", MountPath: v1alpha1.MountBundle, ReadOnly: true},
+		{Name: "work", MountPath: v1alpha1.MountWork},
+	}
+	if r.phase == v1alpha1.PhaseApply {
+		m = append(m, corev1.VolumeMount{Name: "plan", MountPath: v1alpha1.MountPlan, ReadOnly: true})
+	} else {
+		m = append(m, corev1.VolumeMount{Name: "config", MountPath: v1alpha1.MountConfig, ReadOnly: true})
+	}
+	if c.Spec.IdentitySecretRef != nil {
+		m = append(m, corev1.VolumeMount{Name: "identity", MountPath: v1alpha1.MountIdentity, ReadOnly: true})
+	}
+	return m
+}
