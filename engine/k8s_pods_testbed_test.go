@@ -74,6 +74,9 @@ func switchWithPolls(t *testing.T, tb *testbed.Testbed, dir, lb string) {
 	t.Helper()
 	for _, to := range []k8sMode{binaryMode, podMode} {
 		k8sConfigWith(t, dir, tb, k8sFrom, to.cluster(), "w0")
+		if to.pod {
+			undoneSwitch(t, tb, dir)
+		}
 		poll := pollAPI(tb, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get node w0 -o name", "node/w0")
 		start := time.Now()
 		p, res := runApply(t, dir, nil)
@@ -106,4 +109,43 @@ func reasonsText(rs []resources.Reason) string {
 		out = append(out, r.Detail)
 	}
 	return strings.Join(out, "; ")
+}
+
+// undoneSwitch is a switch from units to static pods whose first pod
+// cannot run: m0's kube-apiserver image is replaced by the pause image
+// under its name (containerd has "the image", so eggo does not import it
+// again), the pod's command does not exist in it, and the switch must be
+// undone — the unit back and running, the manifest gone, the roll stopped
+// before anything else changed. Then the image comes back from the bundle.
+func undoneSwitch(t *testing.T, tb *testbed.Testbed, dir string) {
+	t.Helper()
+	image := "registry.k8s.io/" + resources.CompAPIServer + ":v" + k8sFrom
+	mustExec(t, tb, "m0", "ctr -n k8s.io images tag --force \"$(ctr -n k8s.io images ls -q | grep -m1 /pause:)\" "+image+" >/dev/null")
+	started := time.Now()
+	_, res := runApply(t, dir, nil)
+	if res.OK() {
+		t.Fatalf("a switch whose pod cannot run succeeded")
+	}
+	apiserver := resources.ServiceAddr(resources.CompAPIServer, "m0")
+	msg := fmt.Sprint(res.Failed[apiserver])
+	t.Logf("the switch with a broken image, in %s: %v", time.Since(started).Round(time.Second), res.Failed)
+	if len(res.Failed) != 1 || !strings.Contains(msg, "the switch is undone: the systemd unit") {
+		t.Errorf("failed: %v, want %s only, its switch undone", res.Failed, apiserver)
+	}
+	for _, addr := range res.Applied {
+		for _, c := range controlPlane {
+			if addr == resources.ServiceAddr(c, "m0") || addr == resources.ServiceAddr(c, "m1") {
+				t.Errorf("the failed switch went on to %s", addr)
+			}
+		}
+	}
+	if got := mustExec(t, tb, "m0", "for i in $(seq 60); do systemctl -q is-active kube-apiserver && break; sleep 1; done; systemctl is-active kube-apiserver; ls /etc/kubernetes/manifests 2>/dev/null; true"); got != "active" {
+		t.Errorf("m0 after the undone switch: %q, want the apiserver unit active and no manifests", got)
+	}
+	for _, c := range controlPlane {
+		if got := mustExec(t, tb, "m1", "systemctl is-active "+c); got != "active" {
+			t.Errorf("m1's %s after the undone switch: %q", c, got)
+		}
+	}
+	mustExec(t, tb, "m0", "ctr -n k8s.io images rm "+image+" >/dev/null")
 }
