@@ -112,15 +112,13 @@ func reasonsText(rs []resources.Reason) string {
 }
 
 // undoneSwitch is a switch from units to static pods whose first pod
-// cannot run: m0's kube-apiserver image is replaced by the pause image
-// under its name (containerd has "the image", so eggo does not import it
-// again), the pod's command does not exist in it, and the switch must be
-// undone — the unit back and running, the manifest gone, the roll stopped
-// before anything else changed. Then the image comes back from the bundle.
+// cannot run: m0's containerd loses the pause image (no registry to pull it
+// from, so no pod sandbox can start there), and the switch must be undone —
+// the unit back and running, the manifest gone, the roll stopped before
+// anything else changed. Then the pause image comes back from the bundle.
 func undoneSwitch(t *testing.T, tb *testbed.Testbed, dir string) {
 	t.Helper()
-	image := "registry.k8s.io/" + resources.CompAPIServer + ":v" + k8sFrom
-	mustExec(t, tb, "m0", "ctr -n k8s.io images tag --force \"$(ctr -n k8s.io images ls -q | grep -m1 /pause:)\" "+image+" >/dev/null")
+	mustExec(t, tb, "m0", "ctr -n k8s.io images rm $(ctr -n k8s.io images ls -q | grep /pause:) >/dev/null")
 	started := time.Now()
 	_, res := runApply(t, dir, nil)
 	if res.OK() {
@@ -128,7 +126,7 @@ func undoneSwitch(t *testing.T, tb *testbed.Testbed, dir string) {
 	}
 	apiserver := resources.ServiceAddr(resources.CompAPIServer, "m0")
 	msg := fmt.Sprint(res.Failed[apiserver])
-	t.Logf("the switch with a broken image, in %s: %v", time.Since(started).Round(time.Second), res.Failed)
+	t.Logf("the switch without the pause image, in %s: %v", time.Since(started).Round(time.Second), res.Failed)
 	if len(res.Failed) != 1 || !strings.Contains(msg, "the switch is undone: the systemd unit") {
 		t.Errorf("failed: %v, want %s only, its switch undone", res.Failed, apiserver)
 	}
@@ -147,5 +145,5 @@ func undoneSwitch(t *testing.T, tb *testbed.Testbed, dir string) {
 			t.Errorf("m1's %s after the undone switch: %q", c, got)
 		}
 	}
-	mustExec(t, tb, "m0", "ctr -n k8s.io images rm "+image+" >/dev/null")
+	mustExec(t, tb, "m0", "ctr -n k8s.io images import /var/lib/eggo/images/pause.tar >/dev/null")
 }

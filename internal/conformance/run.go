@@ -198,9 +198,25 @@ func withImages(o Options) (string, error) {
 	if out, err := exec.Command("cp", "-al", o.Bundle, dir).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("copying the bundle: %v: %s", err, out)
 	}
-	images := filepath.Join(dir, "amd64", "var", "lib", "eggo", "images")
+	lib := filepath.Join(dir, "amd64", "var", "lib", "eggo")
+	ours, err := bundleImages(lib)
+	if err != nil {
+		return "", err
+	}
 	for _, a := range archives {
-		if err := os.Link(a, filepath.Join(images, filepath.Base(a))); err != nil {
+		name, err := archiveImageName(a)
+		if err != nil {
+			return "", err
+		}
+		// A test image under a name the bundle's own image has (the
+		// sample API server's registry.k8s.io/etcd): the bundle's goes in
+		// its place. containerd imports the images directory at start,
+		// and the cluster's static-pod etcd must not become the tests'.
+		if own, ok := ours[name]; ok {
+			fmt.Fprintf(o.Log, "test image %s: the bundle's own (%s) serves the tests\n", name, own)
+			a = own
+		}
+		if err := os.Link(a, filepath.Join(lib, "images", filepath.Base(a))); err != nil {
 			return "", err
 		}
 	}

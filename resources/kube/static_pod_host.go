@@ -30,14 +30,8 @@ func (in *serviceInstall) runPod(ctx context.Context) error {
 	manifest := s.unitText(digests)
 	target, staged, backup := s.unitPath(), path.Join(p.ManifestDir, "."+s.UnitName), path.Join(manifestBackupDir, s.UnitName)
 	in.rc.Progress(in.addr, "writing the static pod "+target)
-	prepare := fmt.Sprintf(`set -e
-mkdir -p %[1]s %[2]s
-if ! ctr -n k8s.io images ls -q | grep -qxF %[3]s; then
-  [ -f %[4]s ] || { echo "containerd has no image, and the package bundle did not bring its archive:" %[3]s %[4]s >&2; exit 1; }
-  ctr -n k8s.io images import %[4]s >/dev/null
-fi
-if [ -f %[5]s ]; then cp -p %[5]s %[6]s; else rm -f %[6]s; fi
-`, shell.Quote(p.ManifestDir), shell.Quote(manifestBackupDir), shell.Quote(p.Image), shell.Quote(p.Archive), shell.Quote(target), shell.Quote(backup))
+	prepare := fmt.Sprintf("set -e\nmkdir -p %[1]s %[2]s\n%[3]sif [ -f %[4]s ]; then cp -p %[4]s %[5]s; else rm -f %[5]s; fi\n",
+		shell.Quote(p.ManifestDir), shell.Quote(manifestBackupDir), importImage(p.Image, p.Archive), shell.Quote(target), shell.Quote(backup))
 	if _, err := resources.RunScript(ctx, in.conn, prepare, true); err != nil {
 		return fmt.Errorf("%s: preparing the static pod: %w", in.addr, err)
 	}
