@@ -1,11 +1,12 @@
 package conformance
 
 import (
-	"archive/tar"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // TestWithImagesKeepsTheBundlesOwn: a test image named like one of the
@@ -74,22 +75,5 @@ func stat(t *testing.T, path string) os.FileInfo {
 // nothing else: only the name is read here).
 func writeImageArchive(t *testing.T, path, image string) {
 	t.Helper()
-	index := `{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:00","size":1,"annotations":{"io.containerd.image.name":"` + image + `"}}]}`
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := tar.NewWriter(f)
-	if err := w.WriteHeader(&tar.Header{Name: "index.json", Mode: 0o644, Size: int64(len(index))}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte(index)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	resourcestest.WriteOCIIndex(t, path, `{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:00","size":1,"annotations":{"io.containerd.image.name":"`+image+`"}}]}`)
 }

@@ -1,12 +1,13 @@
 package kube
 
 import (
-	"archive/tar"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eggo-project/eggo/resources/resourcestest"
 )
 
 // TestImportImage runs importImage's shell with a stand-in for ctr (the
@@ -19,10 +20,10 @@ func TestImportImage(t *testing.T) {
 	const ours = "sha256:3424e6edf5ca2d9bd531dd7069f3ea2ca0d325856f898c2d44e3f969487bff61"
 	dir := t.TempDir()
 	archive := filepath.Join(dir, "etcd.tar")
-	writeIndexArchive(t, archive, `{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"`+ours+`","size":401}]}`)
+	resourcestest.WriteOCIIndex(t, archive, `{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"`+ours+`","size":401}]}`)
 	for _, c := range []struct {
 		name, have, archive string
-		imports, fails     bool
+		imports, fails      bool
 	}{
 		{"the bundle's image", ours, archive, false, false},
 		{"another image under the name", "sha256:981503243cb80ef5bb8a489773c6cd7e58908d63bdba9a91051008637575c209", archive, true, false},
@@ -48,28 +49,5 @@ func TestImportImage(t *testing.T) {
 				t.Errorf("imported: %v, want %v (%s)", got, c.imports, logged)
 			}
 		})
-	}
-}
-
-// writeIndexArchive writes a tar holding index.json, as an OCI archive
-// opens.
-func writeIndexArchive(t *testing.T, path, index string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := tar.NewWriter(f)
-	if err := w.WriteHeader(&tar.Header{Name: "index.json", Mode: 0o644, Size: int64(len(index))}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write([]byte(index)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
