@@ -76,7 +76,7 @@ test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end 
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
 	$(MAKE) --no-print-directory bundle-test && \
 	$(MAKE) --no-print-directory conformance-smoke && \
-	$(MAKE) --no-print-directory conformance-smoke IMPLEMENTATION=pod RESULTS=$(RESULTS)-pod
+	$(MAKE) --no-print-directory conformance-smoke IMPLEMENTATION=pod ETCD_IMPLEMENTATION=pod RESULTS=$(RESULTS)-pod
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...
