@@ -128,9 +128,9 @@ Other commands:
   state list     List the resources in the state
   state show     Show one resource in the state
   state rm       Forget a resource without touching its host
-  state pull     Print the state as its backend (file or etcd) holds it
+  state pull     Print the state as its backend (file, etcd or kubernetes) holds it
   state push     Replace the backend's state with a file (stale pushes refused)
-  state migrate  Move the state between the file and etcd
+  state migrate  Move the state between the file and etcd or Kubernetes
   state rekey-host  Accept a reinstalled host's new SSH host key
   hooks          List the recorded hook runs (hooks show ID: one in full)
   force-unlock   Remove a stale state lock
