@@ -1,6 +1,8 @@
 package testbed
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,4 +84,34 @@ func logTail(tbDir, node string) string {
 		return "(no log: " + err.Error() + ")"
 	}
 	return tailLines(string(data), 15)
+}
+
+// errExitedEarly: a node's systemd-nspawn exited before its sshd answered.
+var errExitedEarly = errors.New("systemd-nspawn exited before sshd answered")
+
+// bootRetries is how many more times a node whose systemd-nspawn exited
+// before its sshd answered is booted. On a legacy cgroup hierarchy every
+// node's nspawn (run with --keep-unit from this machine's root cgroup) puts
+// its container in the same /payload cgroup, and one nspawn exiting can
+// remove it while another attaches ("Failed to attach … to compat systemd
+// cgroup //payload: No such file or directory"): seen when the engine's
+// tests boot one testbed while another shuts down. The next try succeeds.
+const bootRetries = 2
+
+// waitBooted waits for a node's sshd, booting the node again when its
+// nspawn exits first (see bootRetries); save records a new nspawn's pid.
+func (tb *Testbed) waitBooted(ctx context.Context, n *nodeRecord, exited <-chan struct{}, save func() error, logf func(string, ...any)) error {
+	for try := 0; ; try++ {
+		err := tb.waitSSH(ctx, n.Name, exited)
+		if err == nil || !errors.Is(err, errExitedEarly) || try == bootRetries || ctx.Err() != nil {
+			return err
+		}
+		logf("testbed %s: node %s: %v; booting it again", tb.ID, n.Name, errExitedEarly)
+		if exited, err = bootNode(tb.Dir, n, tb.rec.Containers); err != nil {
+			return err
+		}
+		if err := save(); err != nil {
+			return err
+		}
+	}
 }

@@ -91,7 +91,8 @@ func (tb *Testbed) Start(ctx context.Context, name string) error {
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, bootTimeout)
 	defer cancel()
-	if err := tb.waitSSH(waitCtx, name, exited); err != nil {
+	save := func() error { tb.mu.Lock(); defer tb.mu.Unlock(); return tb.rec.save() }
+	if err := tb.waitBooted(waitCtx, n, exited, save, func(string, ...any) {}); err != nil {
 		return fmt.Errorf("testbed %s: %w", tb.ID, err)
 	}
 	return nil

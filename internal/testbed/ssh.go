@@ -98,8 +98,8 @@ func (tb *Testbed) waitSSH(ctx context.Context, name string, exited <-chan struc
 			return fmt.Errorf("node %s: sshd did not answer (%v); last error: %v\n--- tail of %s ---\n%s",
 				name, ctx.Err(), last, logPath(tb.Dir, name), logTail(tb.Dir, name))
 		case <-exited:
-			return fmt.Errorf("node %s: systemd-nspawn exited before sshd answered; last error: %v\n--- tail of %s ---\n%s",
-				name, last, logPath(tb.Dir, name), logTail(tb.Dir, name))
+			return fmt.Errorf("node %s: %w; last error: %v\n--- tail of %s ---\n%s",
+				name, errExitedEarly, last, logPath(tb.Dir, name), logTail(tb.Dir, name))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -216,12 +216,14 @@ func (tb *Testbed) create(ctx context.Context, logf func(string, ...any)) error 
 	waitCtx, cancel := context.WithTimeout(ctx, bootTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
+	var saveMu sync.Mutex
+	save := func() error { saveMu.Lock(); defer saveMu.Unlock(); return rec.save() }
 	errs := make([]error, len(rec.Nodes))
 	for i, n := range rec.Nodes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = tb.waitSSH(waitCtx, n.Name, exited[n.Name])
+			errs[i] = tb.waitBooted(waitCtx, &rec.Nodes[i], exited[n.Name], save, logf)
 		}()
 	}
 	wg.Wait()
