@@ -72,7 +72,7 @@ test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end 
 	trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances='"$$inotify" EXIT; \
 	go test -count=1 -timeout 75m $$(go list ./... | grep -v '/resources/hookrun$$') && \
 	go test -count=1 -timeout 15m ./resources/hookrun/ && \
-	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetworkOnTestbed|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
+	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
 	$(MAKE) --no-print-directory bundle-test && \
 	$(MAKE) --no-print-directory conformance-smoke && \
