@@ -58,14 +58,14 @@ check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape
 	go test -count=1 -run 'TestImportBoundaries|TestCodeShape|TestCLIWithoutControllerRuntime' .
 	@$(MAKE) --no-print-directory crds-check
 
-# resources/hookrun's tests measure a hook's time limits on real hosts
-# (SIGTERM, then SIGKILL after the grace): they run alone, after the rest,
-# so the Kubernetes end-to-end test's load does not stretch their clocks.
 # The engine's Kubernetes tests run two clusters at once (t.Parallel): a
 # systemd container takes ~15 inotify instances, all root's, and Debian's
 # limit of 128 fits one cluster; the run raises it to 512 (what kind asks
 # of its hosts) and puts it back at the end.
 INOTIFY_INSTANCES := 512
+# resources/hookrun's tests measure a hook's time limits on real hosts
+# (SIGTERM, then SIGKILL after the grace): they run alone, after the rest,
+# so the Kubernetes end-to-end test's load does not stretch their clocks.
 test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster), the conformance smoke
 	@inotify=$$(sysctl -n fs.inotify.max_user_instances); \
 	if [ "$$inotify" -lt $(INOTIFY_INSTANCES) ]; then sysctl -q -w fs.inotify.max_user_instances=$(INOTIFY_INSTANCES); fi; \
