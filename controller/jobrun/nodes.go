@@ -23,20 +23,15 @@ type stateDoc struct {
 	} `json:"resources"`
 }
 
-// nodeStates reads eggo's state (`eggo show -json`) and says, per node,
+// nodeStates reads eggo's state (`eggo show -json`'s output) and says, per node,
 // how many of its resources are recorded and how many an interrupted run
 // left pending.
-func nodeStates(o Options, stderr io.Writer, vars []string) ([]v1alpha1.NodeStatus, error) {
-	var out bytes.Buffer
-	args := append(append([]string{"show", "-json"}, o.identityArgs()...), varFlags(vars)...)
-	if err := eggo(o, &out, stderr, args...); err != nil {
-		return nil, err
-	}
+func nodeStates(show []byte) ([]v1alpha1.NodeStatus, error) {
 	var doc stateDoc
-	if !bytes.HasPrefix(bytes.TrimSpace(out.Bytes()), []byte("{")) {
+	if !bytes.HasPrefix(bytes.TrimSpace(show), []byte("{")) {
 		return []v1alpha1.NodeStatus{}, nil // no state yet: eggo says so in words
 	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(show, &doc); err != nil {
 		return nil, fmt.Errorf("eggo show -json: %v", err)
 	}
 	type count struct{ all, pending int }
@@ -68,7 +63,26 @@ func nodeStates(o Options, stderr io.Writer, vars []string) ([]v1alpha1.NodeStat
 // publishNodes writes the nodes' state into <cluster>-nodes, labelled with
 // the Job. It is best effort: a failure is logged, not the Job's outcome.
 func publishNodes(o Options, stderr io.Writer, vars []string) {
-	nodes, err := nodeStates(o, stderr, vars)
+	show, err := showState(o, stderr, vars)
+	publishNodesOf(o, stderr, show, err)
+}
+
+// showState is `eggo show -json`: the state as JSON (or eggo's words when
+// there is none yet).
+func showState(o Options, stderr io.Writer, vars []string) ([]byte, error) {
+	var out bytes.Buffer
+	args := append(append([]string{"show", "-json"}, o.identityArgs()...), varFlags(vars)...)
+	err := eggo(o, &out, stderr, args...)
+	return out.Bytes(), err
+}
+
+// publishNodesOf publishes the nodes of a state eggo showed (show, or the
+// error showing it gave).
+func publishNodesOf(o Options, stderr io.Writer, show []byte, err error) {
+	var nodes []v1alpha1.NodeStatus
+	if err == nil {
+		nodes, err = nodeStates(show)
+	}
 	if err == nil {
 		err = WriteNodes(o, nodes)
 	}

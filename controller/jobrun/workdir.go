@@ -108,8 +108,37 @@ func runApply(o Options, stdout, stderr io.Writer) error {
 	// What the run did, done or not: show loads the configuration, with
 	// the variables the plan was made with.
 	vars, _ := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyVars))
-	publishNodes(o, stderr, lines(string(vars)))
-	return err
+	show, showErr := showState(o, stderr, lines(string(vars)))
+	publishNodesOf(o, stderr, show, showErr)
+	if err != nil {
+		return err
+	}
+	return publishAccessAfterApply(o, stderr, show, showErr)
+}
+
+// publishAccessAfterApply publishes, after a successful apply, the admin
+// kubeconfig eggo wrote and the CA certificate as the Secrets
+// <cluster>-kubeconfig and <cluster>-ca. Failing to is the Job's failure:
+// the cluster is applied, but its users would not get in, and a Ready
+// status would hide it.
+func publishAccessAfterApply(o Options, stderr io.Writer, show []byte, showErr error) error {
+	if showErr != nil {
+		return fmt.Errorf("applied, but the state could not be read to publish the admin kubeconfig: %v", showErr)
+	}
+	a, err := accessFromState(o.WorkDir, show)
+	if err != nil {
+		return fmt.Errorf("applied, but the admin kubeconfig was not published: %v", err)
+	}
+	if a == nil {
+		fmt.Fprintln(stderr, "note: the cluster has no admin kubeconfig (no master): no "+
+			v1alpha1.KubeconfigSecretName(o.Cluster)+" Secret published")
+		return nil
+	}
+	if err := PublishAccess(o, *a); err != nil {
+		return fmt.Errorf("applied, but %v", err)
+	}
+	fmt.Fprintf(stderr, "published the Secrets %s and %s\n", v1alpha1.KubeconfigSecretName(o.Cluster), v1alpha1.CASecretName(o.Cluster))
+	return nil
 }
 
 // runDestroy destroys the cluster of the mounted configuration.

@@ -66,3 +66,21 @@ func PlanObjectName(cluster, hash string) string {
 // ConfigMapName is the ConfigMap the controller writes an inline
 // configuration into.
 func ConfigMapName(cluster string) string { return cluster + "-config" }
+
+// The workload cluster's access, published by an apply Job after a
+// successful apply under the names and keys Cluster API uses: the admin
+// kubeconfig (it holds the admin client key: a Secret, never a ConfigMap,
+// status, event or log) and the cluster CA's certificate only (never its
+// key).
+const (
+	KubeconfigKey = "value"   // <cluster>-kubeconfig: the admin kubeconfig
+	CACertKey     = "tls.crt" // <cluster>-ca: the cluster CA's certificate (PEM)
+)
+
+// KubeconfigSecretName is the Secret holding the workload cluster's admin
+// kubeconfig (Cluster API's <cluster>-kubeconfig).
+func KubeconfigSecretName(cluster string) string { return cluster + "-kubeconfig" }
+
+// CASecretName is the Secret holding the workload cluster's CA certificate
+// (Cluster API's <cluster>-ca, without its tls.key).
+func CASecretName(cluster string) string { return cluster + "-ca" }

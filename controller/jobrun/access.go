@@ -1,0 +1,94 @@
+package jobrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// adminKubeconfigAddr is the state address of the admin kubeconfig the
+// eggo CLI writes beside its state (resources/certs' kubeconfig kind,
+// certs.KubeconfigAdminAddr; jobrun runs eggo as a program and imports
+// none of its packages).
+const adminKubeconfigAddr = "kubeconfig.admin"
+
+// Access is what an apply publishes for the workload cluster's users.
+type Access struct {
+	Kubeconfig []byte // the admin kubeconfig eggo wrote (it holds the admin key)
+	CACert     []byte // the cluster CA's certificate (PEM); never a key
+}
+
+// accessFromState finds the admin kubeconfig eggo apply wrote: the
+// state's kubeconfig.admin names the file (relative to the run's
+// directory), its sha256 and the CA certificate it embeds. The file is
+// read as eggo wrote it, and published only when its sha256 is the one
+// the state recorded. A cluster without a master has none: nil, no error.
+func accessFromState(workDir string, show []byte) (*Access, error) {
+	var doc struct {
+		Resources []struct {
+			Address    string         `json:"address"`
+			Attributes map[string]any `json:"attributes"`
+		} `json:"resources"`
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(show), []byte("{")) {
+		return nil, nil // no state
+	}
+	if err := json.Unmarshal(show, &doc); err != nil {
+		return nil, fmt.Errorf("eggo show -json: %v", err)
+	}
+	for _, r := range doc.Resources {
+		if r.Address != adminKubeconfigAddr {
+			continue
+		}
+		rel, _ := r.Attributes["path"].(string)
+		sum, _ := r.Attributes["sha256"].(string)
+		ca, _ := r.Attributes["ca"].(string)
+		if rel == "" || sum == "" || ca == "" {
+			return nil, fmt.Errorf("the state's %s has no path, sha256 or ca", adminKubeconfigAddr)
+		}
+		path := rel
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(workDir, rel)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("the admin kubeconfig eggo wrote: %v", err)
+		}
+		if hashOf(data) != sum {
+			return nil, fmt.Errorf("the admin kubeconfig %s is not the one the state records (sha256 differs)", rel)
+		}
+		return &Access{Kubeconfig: data, CACert: []byte(ca)}, nil
+	}
+	return nil, nil
+}
+
+// PublishAccess writes the Secrets <cluster>-kubeconfig (key value: the
+// admin kubeconfig) and <cluster>-ca (key tls.crt: the CA certificate,
+// no key), labelled with the Job and owned by the EggoCluster.
+func PublishAccess(o Options, a Access) error {
+	cs, err := clientset(o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kc := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.KubeconfigSecretName(o.Cluster), "kubeconfig"),
+		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.KubeconfigKey: a.Kubeconfig}}
+	if err := upsertSecret(ctx, cs, kc); err != nil {
+		return fmt.Errorf("publishing the admin kubeconfig as Secret %s: %w", kc.Name, err)
+	}
+	ca := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.CASecretName(o.Cluster), "ca"),
+		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.CACertKey: a.CACert}}
+	if err := upsertSecret(ctx, cs, ca); err != nil {
+		return fmt.Errorf("publishing the CA certificate as Secret %s: %w", ca.Name, err)
+	}
+	return nil
+}

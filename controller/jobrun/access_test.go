@@ -1,0 +1,173 @@
+package jobrun_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/controller/jobrun"
+	"github.com/eggo-project/eggo/internal/apitest"
+)
+
+// adminKeyMarker stands in for the admin client key: it must reach the
+// kubeconfig Secret and nothing else.
+const adminKeyMarker = "ADMINKEYsecret0123456789"
+
+const testCACert = "-----BEGIN CERTIFICATE-----\nTESTCACERT\n-----END CERTIFICATE-----\n"
+
+// fakeEggo writes a stand-in for the eggo CLI: `apply` writes the admin
+// kubeconfig beside the state as eggo does (<cluster>.kubeconfig in the
+// run's directory) or fails when failFile exists; `show -json` prints a
+// state whose kubeconfig.admin records that file, its sha256 and the CA.
+func fakeEggo(t *testing.T, dir, kubeconfig, recordedSum, failFile string) string {
+	t.Helper()
+	state := map[string]any{"format_version": 1, "resources": []map[string]any{
+		{"address": "host.m0", "node": "m0", "kind": "host", "attributes": map[string]any{}},
+		{"address": "kubeconfig.admin", "kind": "kubeconfig", "attributes": map[string]any{
+			"cluster": "single", "path": "single.kubeconfig", "sha256": recordedSum, "ca": testCACert,
+			"user": "kubernetes-admin", "server": "https://192.0.2.10:6443"}},
+	}}
+	js, err := json.Marshal(state)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "show.json"), js, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "admin.kubeconfig"), []byte(kubeconfig), 0o600))
+	script := fmt.Sprintf(`#!/bin/sh
+dir=${1#-chdir=}; shift
+case $1 in
+apply) if [ -e %[1]q ]; then echo "Error: host m0 unreachable" >&2; exit 1; fi
+       cp %[2]q "$dir/single.kubeconfig" ;;
+show)  cat %[3]q ;;
+*)     echo "fake eggo: $*" >&2; exit 2 ;;
+esac
+`, failFile, filepath.Join(dir, "admin.kubeconfig"), filepath.Join(dir, "show.json"))
+	eggo := filepath.Join(dir, "eggo")
+	must(t, os.WriteFile(eggo, []byte(script), 0o755))
+	return eggo
+}
+
+func adminKubeconfig() string {
+	key := base64.StdEncoding.EncodeToString([]byte("-----BEGIN EC PRIVATE KEY-----\n" + adminKeyMarker + "\n-----END EC PRIVATE KEY-----\n"))
+	ca := base64.StdEncoding.EncodeToString([]byte(testCACert))
+	return `apiVersion: v1
+kind: Config
+clusters:
+- name: single
+  cluster: {server: "https://192.0.2.10:6443", certificate-authority-data: ` + ca + `}
+users:
+- name: kubernetes-admin
+  user: {client-certificate-data: Y2VydA==, client-key-data: ` + key + `}
+contexts:
+- name: single
+  context: {cluster: single, user: kubernetes-admin}
+current-context: single
+`
+}
+
+// applyOptions lays out a mounted plan Secret for `job apply`.
+func applyOptions(t *testing.T, api *apitest.Server, ns, kubeconfig, eggo, cluster string) jobrun.Options {
+	t.Helper()
+	dir := t.TempDir()
+	planDir := filepath.Join(dir, "plan")
+	must(t, os.MkdirAll(planDir, 0o755))
+	saved := []byte("saved plan of " + cluster)
+	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyFile), saved, 0o600))
+	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyConfig), []byte(`backend "kubernetes" {}`), 0o600))
+	sum := sha256.Sum256(saved)
+	return jobrun.Options{
+		Phase: "apply", Namespace: ns, Cluster: cluster, ClusterUID: "0b6c1d3e-uid-" + cluster, Job: cluster + "-apply-1",
+		Eggo: eggo, WorkDir: filepath.Join(dir, "run"), PlanDir: planDir, PlanHash: hex.EncodeToString(sum[:]),
+		Kubeconfig: kubeconfig,
+	}
+}
+
+// TestApplyJobPublishesClusterAccess: after a successful apply the Job
+// publishes the admin kubeconfig eggo wrote as <cluster>-kubeconfig (key
+// value) and the CA certificate as <cluster>-ca (tls.crt only), owned by
+// the EggoCluster, as a user bound to exactly the Jobs' role; after a
+// failed apply, or when the file is not the one the state records,
+// nothing is published.
+func TestApplyJobPublishesClusterAccess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a kube-apiserver")
+	}
+	api := apitest.Start(t)
+	ns := api.Namespace(t, "jobs")
+	kubeconfig := jobUser(t, api, ns)
+	ctx := context.Background()
+	secrets := api.Client.CoreV1().Secrets(ns)
+	content := adminKubeconfig()
+	sum := sha256.Sum256([]byte(content))
+	dir := t.TempDir()
+	fail := filepath.Join(dir, "fail")
+	eggo := fakeEggo(t, dir, content, hex.EncodeToString(sum[:]), fail)
+
+	// A failed apply publishes nothing (and fails the Job).
+	must(t, os.WriteFile(fail, nil, 0o644))
+	o := applyOptions(t, api, ns, kubeconfig, eggo, "broken")
+	if err := jobrun.Run(o, io.Discard, io.Discard); err == nil {
+		t.Fatal("a failed apply succeeded")
+	}
+	if _, err := secrets.Get(ctx, v1alpha1.KubeconfigSecretName("broken"), metav1.GetOptions{}); err == nil {
+		t.Fatal("a failed apply published a kubeconfig")
+	}
+	must(t, os.Remove(fail))
+
+	o = applyOptions(t, api, ns, kubeconfig, eggo, "demo")
+	var log strings.Builder
+	if err := jobrun.Run(o, &log, &log); err != nil {
+		t.Fatalf("job apply: %v\n%s", err, log.String())
+	}
+	kc, err := secrets.Get(ctx, "demo-kubeconfig", metav1.GetOptions{})
+	must(t, err)
+	if string(kc.Data["value"]) != content || len(kc.Data) != 1 {
+		t.Fatalf("demo-kubeconfig holds %d keys, value %q: want exactly eggo's admin kubeconfig", len(kc.Data), kc.Data["value"])
+	}
+	ca, err := secrets.Get(ctx, "demo-ca", metav1.GetOptions{})
+	must(t, err)
+	if len(ca.Data) != 1 || string(ca.Data["tls.crt"]) != testCACert {
+		t.Fatalf("demo-ca holds %v: want tls.crt only, the state's CA certificate", ca.Data)
+	}
+	for _, s := range []metav1.ObjectMeta{kc.ObjectMeta, ca.ObjectMeta} {
+		if len(s.OwnerReferences) != 1 || s.OwnerReferences[0].Kind != "EggoCluster" || s.OwnerReferences[0].Name != "demo" ||
+			string(s.OwnerReferences[0].UID) != o.ClusterUID {
+			t.Errorf("%s is owned by %+v, want the EggoCluster demo", s.Name, s.OwnerReferences)
+		}
+		if s.Labels[v1alpha1.LabelCluster] != "demo" || s.Labels[v1alpha1.LabelJob] != o.Job {
+			t.Errorf("%s labels %v", s.Name, s.Labels)
+		}
+	}
+	// The key is in that Secret only: not in a ConfigMap, nor the Job's log.
+	cms, err := api.Client.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	must(t, err)
+	js, err := json.Marshal(cms)
+	must(t, err)
+	encoded := base64.StdEncoding.EncodeToString([]byte("-----BEGIN EC PRIVATE KEY-----\n" + adminKeyMarker))
+	for where, text := range map[string]string{"ConfigMaps": string(js), "the Job's log": log.String()} {
+		if strings.Contains(text, adminKeyMarker) || strings.Contains(text, encoded[:40]) || strings.Contains(text, "PRIVATE KEY") {
+			t.Errorf("%s hold the admin key", where)
+		}
+	}
+	if !strings.Contains(string(js), "demo-nodes") {
+		t.Fatalf("no nodes ConfigMap: the scan saw nothing")
+	}
+
+	// A kubeconfig that is not the one the state records is not published.
+	tampered := applyOptions(t, api, ns, kubeconfig, fakeEggo(t, t.TempDir(), content, strings.Repeat("0", 64), fail), "tampered")
+	if err := jobrun.Run(tampered, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "not the one the state records") {
+		t.Fatalf("apply with a kubeconfig the state does not record: %v", err)
+	}
+	if _, err := secrets.Get(ctx, v1alpha1.KubeconfigSecretName("tampered"), metav1.GetOptions{}); err == nil {
+		t.Fatal("a kubeconfig the state does not record was published")
+	}
+}
