@@ -51,6 +51,7 @@ func (e *env) testManualApproval(t *testing.T) {
 		}
 		return conditionIs(c, v1alpha1.ConditionApplying, metav1.ConditionTrue)
 	})
+	e.publishAccess(t, ns, applyJob(h1))
 	e.finishJob(t, ns, applyJob(h1), true)
 	eventually(t, 10*time.Second, func() (bool, string) {
 		c := e.cluster(t, ns)

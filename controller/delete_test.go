@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -30,6 +31,7 @@ func (e *env) testDestroyOnDelete(t *testing.T) {
 	e.newCluster(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.Approval = v1alpha1.ApprovalAutomatic })
 	h := e.plan(t, ns, 1, "d", 1)
 	e.waitJob(t, ns, applyJob(h))
+	e.publishAccess(t, ns, applyJob(h))
 	e.finishJob(t, ns, applyJob(h), true)
 	eventually(t, 10*time.Second, func() (bool, string) {
 		return conditionIs(e.cluster(t, ns), v1alpha1.ConditionReady, "True")
@@ -99,7 +101,19 @@ func (e *env) testNoCredentialLeaks(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(events.Items), "JobFailed") {
 		t.Fatalf("no JobFailed event among %d events: the scan would miss them", len(events.Items))
 	}
-	for name, obj := range map[string]any{"jobs": jobs, "EggoClusters": clusters, "ConfigMaps": cms, "Events": events} {
+	// The admin kubeconfig was published (so a leak of it could be seen),
+	// in its Secret only; the CA Secret holds no key.
+	var secrets corev1.SecretList
+	must(t, e.c.List(ctx, &secrets, client.MatchingLabels{v1alpha1.LabelContent: "kubeconfig"}))
+	if len(secrets.Items) == 0 || !strings.Contains(string(secrets.Items[0].Data[v1alpha1.KubeconfigKey]), "client-key-data") {
+		t.Fatalf("%d kubeconfig Secrets published: the scan would miss the admin key", len(secrets.Items))
+	}
+	var cas corev1.SecretList
+	must(t, e.c.List(ctx, &cas, client.MatchingLabels{v1alpha1.LabelContent: "ca"}))
+	if len(cas.Items) == 0 {
+		t.Fatal("no CA Secret published")
+	}
+	for name, obj := range map[string]any{"jobs": jobs, "EggoClusters": clusters, "ConfigMaps": cms, "Events": events, "CA Secrets": cas} {
 		data, err := json.Marshal(obj)
 		must(t, err)
 		scan(t, name, string(data))
@@ -112,7 +126,9 @@ func (e *env) testNoCredentialLeaks(t *testing.T) {
 
 func scan(t *testing.T, where, text string) {
 	t.Helper()
-	for _, secret := range []string{"PRIVATE KEY", "testKEYsecret0123456789", testIdentity, "TESTIDENTITYTOKEN"} {
+	adminKey := base64.StdEncoding.EncodeToString([]byte(testAdminKey))
+	for _, secret := range []string{"PRIVATE KEY", "testKEYsecret0123456789", testIdentity, "TESTIDENTITYTOKEN",
+		"ADMINKEYsecret", adminKey[:40], "client-key-data"} {
 		if strings.Contains(text, secret) {
 			t.Errorf("%s hold %q", where, secret)
 		}

@@ -35,6 +35,10 @@ import (
 const (
 	testPrivateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAtestKEYsecret0123456789\n-----END OPENSSH PRIVATE KEY-----\n"
 	testIdentity   = "AGE-SECRET-KEY-1TESTIDENTITYTOKEN0123456789QWERTYUIOPASDFGHJKL"
+	// The workload cluster's admin client key, in the admin kubeconfig an
+	// apply Job publishes as <cluster>-kubeconfig (base64 there, as
+	// client-key-data): only that Secret may hold it.
+	testAdminKey = "-----BEGIN EC PRIVATE KEY-----\nADMINKEYsecret0123456789\n-----END EC PRIVATE KEY-----\n"
 )
 
 // env is one real kube-apiserver with the CRD installed and the

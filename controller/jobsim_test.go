@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"testing"
 	"time"
@@ -96,4 +97,24 @@ func (e *env) waitJob(t *testing.T, ns, name string) batchv1.Job {
 		return ok, "no job " + name + "; jobs: " + names(jobs)
 	})
 	return j
+}
+
+// publishAccess does what a successful apply Job's command does once eggo
+// apply has written the admin kubeconfig: it publishes it and the CA
+// certificate through jobrun.PublishAccess, the command's own code. The
+// kubeconfig holds testAdminKey, as eggo's holds the admin key.
+func (e *env) publishAccess(t *testing.T, ns, job string) {
+	t.Helper()
+	c := e.cluster(t, ns)
+	o := jobrun.Options{Namespace: ns, Cluster: c.Name, ClusterUID: string(c.UID), Job: job, Kubeconfig: e.api.Kubeconfig}
+	must(t, jobrun.PublishAccess(o, jobrun.Access{Kubeconfig: []byte(adminKubeconfig()), CACert: []byte(testCACert)}))
+}
+
+const testCACert = "-----BEGIN CERTIFICATE-----\nTESTCACERT\n-----END CERTIFICATE-----\n"
+
+func adminKubeconfig() string {
+	b64 := base64.StdEncoding.EncodeToString
+	return "apiVersion: v1\nkind: Config\nclusters:\n- name: demo\n  cluster: {server: \"https://192.0.2.10:6443\", certificate-authority-data: " +
+		b64([]byte(testCACert)) + "}\nusers:\n- name: kubernetes-admin\n  user: {client-certificate-data: Y2VydA==, client-key-data: " +
+		b64([]byte(testAdminKey)) + "}\ncontexts:\n- name: demo\n  context: {cluster: demo, user: kubernetes-admin}\ncurrent-context: demo\n"
 }
