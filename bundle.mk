@@ -5,6 +5,7 @@
 #   make bundle BUNDLE_VERSIONS=v1.31.4 CACHE=/tmp/c
 #   make conformance-tools          build or reuse e2e.test, ginkgo and agnhost; prints their directory last
 #   make conformance-images         build or reuse the conformance tests' image archives; prints their directory last
+#   make eggo-image                 build or reuse eggo's own image (not part of the bundle); prints its archive last
 #   make bundle-test                the bundle tools' own tests
 #   make bundle-gomod V=v1.31.5     write the test-only module for another Kubernetes version
 #   make bundle-clean               forget the built bundles (the Go caches stay)
@@ -14,10 +15,19 @@ BUNDLE_VERSIONS ?= v1.31.3 v1.31.4
 BUNDLE_SRC      := internal/bundle
 CONFORMANCE_VERSION ?= v1.31.4
 
-.PHONY: bundle conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
+.PHONY: bundle eggo-image conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
 
 bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prints $(CACHE)/bundle last
 	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(BUNDLE_VERSIONS)
+
+# eggo's own image (eggo and eggo-controller, static, one layer): what an
+# EggoCluster's Jobs and the controller's Deployment run. Not a bundle part:
+# it changes with every eggo commit, the bundle with a Kubernetes version
+# (README.md, "eggo's own image"). Checked in a throwaway containerd when
+# the bundle's Debian binaries are there.
+EGGO_IMAGE_VERIFY := $(if $(wildcard $(CACHE)/bundle/.parts/debs/.eggo-bundle-stamp),$(CACHE)/bundle/.parts/debs/usr/local/bin)
+eggo-image: ## Build (or reuse) eggo's own image at $(CACHE)/eggo-image/KEY/eggo.tar (eggo.io/eggo:<git describe>); prints it last
+	@$(BUNDLE_SRC)/scripts/eggo-image.sh $(CACHE)/eggo-image $(EGGO_IMAGE_VERIFY)
 
 # Heavy (e2e.test is a long compile; cached): make test builds it for the conformance smoke.
 conformance-tools: ## Build (or reuse) e2e.test, ginkgo and agnhost in $(CACHE)/conformance/$(CONFORMANCE_VERSION); prints it last

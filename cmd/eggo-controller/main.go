@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -31,6 +32,9 @@ func realMain(args []string) int {
 		args = args[1:]
 	}
 	if err := run(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // -help: the flags were printed
+		}
 		fmt.Fprintln(os.Stderr, "eggo-controller:", err)
 		return 1
 	}
@@ -40,6 +44,11 @@ func realMain(args []string) int {
 // run runs the controller until it is signalled.
 func run(args []string) error {
 	fs := flag.NewFlagSet("eggo-controller", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: eggo-controller [run] [flags]   (the GitOps controller)\n"+
+			"       eggo-controller job plan|apply|destroy -cluster=NAME …   (what an EggoCluster's Jobs run)\nflags of run:")
+		fs.PrintDefaults()
+	}
 	metrics := fs.String("metrics-bind-address", "0", "where to serve metrics (0: not at all)")
 	probes := fs.String("health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
 	leader := fs.Bool("leader-elect", false, "elect one active controller among replicas")

@@ -12,3 +12,13 @@ func TestJobSubcommandReportsUsage(t *testing.T) {
 		t.Fatalf("eggo-controller job plan without -cluster: exit %d, want 1", code)
 	}
 }
+
+// TestHelp: -help prints the flags and succeeds, without starting the
+// controller (the image's build runs it).
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"run", "-help"}} {
+		if code := realMain(args); code != 0 {
+			t.Errorf("eggo-controller %v: exit %d, want 0", args, code)
+		}
+	}
+}
