@@ -88,8 +88,8 @@ func TestDeploymentManifests(t *testing.T) {
 
 	can := func(sa, ns, verb, group, resource, where string) bool {
 		r := &authv1.SubjectAccessReview{Spec: authv1.SubjectAccessReviewSpec{
-			User:   "system:serviceaccount:" + ns + ":" + sa,
-			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns},
+			User:               "system:serviceaccount:" + ns + ":" + sa,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns},
 			ResourceAttributes: &authv1.ResourceAttributes{Namespace: where, Verb: verb, Group: group, Resource: resource},
 		}}
 		must(t, c.Create(ctx, r))

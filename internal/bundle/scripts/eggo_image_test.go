@@ -52,7 +52,7 @@ func TestEggoImage(t *testing.T) {
 		t.Fatalf("index.json %s does not name %s", blobs["index.json"], name)
 	}
 	var manifest struct {
-		Config struct{ Digest string } `json:"config"`
+		Config struct{ Digest string }   `json:"config"`
 		Layers []struct{ Digest string } `json:"layers"`
 	}
 	unmarshal(t, blob(t, blobs, index.Manifests[0].Digest), &manifest)
