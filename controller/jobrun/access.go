@@ -10,6 +10,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
@@ -82,13 +84,24 @@ func PublishAccess(o Options, a Access) error {
 	defer cancel()
 	kc := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.KubeconfigSecretName(o.Cluster), "kubeconfig"),
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.KubeconfigKey: a.Kubeconfig}}
-	if err := upsertSecret(ctx, cs, kc); err != nil {
+	if err := upsertOwnSecret(ctx, cs, o, kc); err != nil {
 		return fmt.Errorf("publishing the admin kubeconfig as Secret %s: %w", kc.Name, err)
 	}
 	ca := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.CASecretName(o.Cluster), "ca"),
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.CACertKey: a.CACert}}
-	if err := upsertSecret(ctx, cs, ca); err != nil {
+	if err := upsertOwnSecret(ctx, cs, o, ca); err != nil {
 		return fmt.Errorf("publishing the CA certificate as Secret %s: %w", ca.Name, err)
 	}
 	return nil
+}
+
+// upsertOwnSecret writes s unless a Secret of that name exists that is not
+// this EggoCluster's (labelled with another cluster, or with none): a
+// user's own <name>-kubeconfig is never overwritten.
+func upsertOwnSecret(ctx context.Context, cs kubernetes.Interface, o Options, s *corev1.Secret) error {
+	cur, err := cs.CoreV1().Secrets(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+	if err == nil && cur.Labels[v1alpha1.LabelCluster] != o.Cluster {
+		return fmt.Errorf("a Secret %s that is not the EggoCluster's is already there: not overwritten", s.Name)
+	}
+	return upsertSecret(ctx, cs, s)
 }

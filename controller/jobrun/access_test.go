@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
@@ -160,6 +161,18 @@ func TestApplyJobPublishesClusterAccess(t *testing.T) {
 	}
 	if !strings.Contains(string(js), "demo-nodes") {
 		t.Fatalf("no nodes ConfigMap: the scan saw nothing")
+	}
+
+	// A Secret of that name that is not the cluster's is left alone.
+	_, err = secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine-kubeconfig"},
+		Data: map[string][]byte{"value": []byte("the user's own")}}, metav1.CreateOptions{})
+	must(t, err)
+	mine := applyOptions(t, api, ns, kubeconfig, eggo, "mine")
+	if err := jobrun.Run(mine, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "not the EggoCluster's") {
+		t.Fatalf("apply over a user's mine-kubeconfig: %v", err)
+	}
+	if got, _ := secrets.Get(ctx, "mine-kubeconfig", metav1.GetOptions{}); string(got.Data["value"]) != "the user's own" {
+		t.Fatal("a user's Secret was overwritten")
 	}
 
 	// A kubeconfig that is not the one the state records is not published.
