@@ -37,7 +37,7 @@ conformance-tools: ## Build (or reuse) e2e.test, ginkgo and agnhost in $(CACHE)/
 conformance-images: conformance-tools ## Build (or reuse) the images the [Conformance] tests run, as OCI archives in $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images; prints it last
 	@$(BUNDLE_SRC)/scripts/conformance-images.sh $(CONFORMANCE_VERSION) $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images $(CACHE)/conformance/$(CONFORMANCE_VERSION)
 
-bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the etcd image's environment file)
+bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the etcd image's environment file, eggo's own image)
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
 	cd $(BUNDLE_SRC)/etcd && go vet . && go test -count=1 .
 

@@ -34,7 +34,14 @@ base=$(sed -n 's/^var Version = "\(.*\)"$/\1/p' "$repo/engine/engine.go")
 [[ -n $base ]] || die "eggo-image: no 'var Version = \"…\"' in engine/engine.go"
 # The main module's sources: what `go build` of eggo and eggo-controller
 # can read (embedded templates too), tracked or not, but ignored files.
-sources=$(cd "$repo" && git ls-files -co --exclude-standard -z 2>/dev/null |
+list_sources() {
+  if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$repo" ls-files -co --exclude-standard -z
+  else # not a checkout: every file
+    (cd "$repo" && find . -type f -printf '%P\0')
+  fi
+}
+sources=$(cd "$repo" && list_sources |
   grep -zv -e '^internal/bundle/' -e '^website/' -e '_test\.go$' -e '\.md$' -e '/testdata/' |
   LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum | cut -c1-16)
 writer=$(cd "$BUNDLE_SRC" && cat ociimage/*.go cmd/ociarchive/*.go scripts/eggo-image.sh scripts/lib.sh | sha256sum | cut -c1-16)
