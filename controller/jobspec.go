@@ -71,6 +71,7 @@ func buildJob(c *v1alpha1.EggoCluster, r jobRequest) *batchv1.Job {
 				Spec: corev1.PodSpec{
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: sa,
+					SecurityContext:    podSecurity(),
 					Containers: []corev1.Container{{
 						Name:                     "eggo",
 						Image:                    c.Spec.Image,
@@ -78,6 +79,10 @@ func buildJob(c *v1alpha1.EggoCluster, r jobRequest) *batchv1.Job {
 						Args:                     jobArgs(c, r, name),
 						VolumeMounts:             mounts(c, r),
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
 					}},
 					Volumes: volumes(c, r),
 				},
@@ -85,6 +90,23 @@ func buildJob(c *v1alpha1.EggoCluster, r jobRequest) *batchv1.Job {
 		},
 	}
 }
+
+// ImageUser is the user of eggo's image (make eggo-image: nonroot,
+// 65532), which a Job runs as.
+const ImageUser int64 = 65532
+
+// podSecurity runs a Job as eggo's image's user, non-root, with that
+// user's group as the fsGroup: the kubelet gives the Secrets' files (mode
+// 0400, root's) to the group, readable (0440), so the SSH key and the
+// identity are readable by eggo and by no other user.
+func podSecurity() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot: ptr(true), RunAsUser: ptr(ImageUser), RunAsGroup: ptr(ImageUser), FSGroup: ptr(ImageUser),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // jobArgs name the cluster, the Job and the files; -var values are the
 // spec's variables, which are not credentials. No key reaches an argument

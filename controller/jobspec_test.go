@@ -51,6 +51,15 @@ func checkJob(t *testing.T, j *batchv1.Job) {
 	if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError || pod.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("%s: terminationMessagePolicy %q restartPolicy %q", j.Name, c.TerminationMessagePolicy, pod.RestartPolicy)
 	}
+	// eggo's image runs as nonroot 65532: the Secrets' files reach it
+	// through the fsGroup.
+	if sc := pod.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil ||
+		*sc.RunAsUser != 65532 || sc.FSGroup == nil || *sc.FSGroup != 65532 {
+		t.Errorf("%s: pod security %+v: want non-root 65532 with fsGroup 65532", j.Name, sc)
+	}
+	if c.SecurityContext == nil || c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
+		t.Errorf("%s: the container may escalate its privileges", j.Name)
+	}
 	if !strings.Contains(strings.Join(c.Args, " "), "-identity="+v1alpha1.MountIdentity+"/") {
 		t.Errorf("%s: args %q do not name the identity's path", j.Name, c.Args)
 	}
