@@ -92,6 +92,7 @@ func (e *env) testNoCredentialLeaks(t *testing.T) {
 	for _, j := range jobs.Items {
 		checkJob(t, &j)
 	}
+	e.jobPodIsRestricted(t, &jobs.Items[0])
 	var clusters v1alpha1.EggoClusterList
 	var cms corev1.ConfigMapList
 	var events corev1.EventList

@@ -1,11 +1,14 @@
 package controller_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
@@ -72,4 +75,27 @@ func planVolume(j batchv1.Job) string {
 		}
 	}
 	return ""
+}
+
+// jobPodIsRestricted: a Job's pod is admitted (a dry run) in a namespace
+// enforcing the restricted Pod Security level: what the controller sets
+// (user, group, capabilities, seccomp, the Secrets' volumes) passes.
+func (e *env) jobPodIsRestricted(t *testing.T, j *batchv1.Job) {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "restricted-jobs",
+		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}}
+	must(t, e.c.Create(ctx, ns))
+	must(t, e.c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: j.Spec.Template.Spec.ServiceAccountName, Namespace: ns.Name}}))
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: j.Name, Namespace: ns.Name}, Spec: *j.Spec.Template.Spec.DeepCopy()}
+	// The bundle's volume is the EggoCluster's choice (the tests' is a
+	// hostPath, which restricted refuses): a claim stands in for it.
+	for i, v := range p.Spec.Volumes {
+		if v.HostPath != nil {
+			p.Spec.Volumes[i].VolumeSource = corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "bundle", ReadOnly: true}}
+		}
+	}
+	if err := e.c.Create(ctx, p, client.DryRunAll); err != nil {
+		t.Errorf("%s's pod is refused under Pod Security restricted: %v", j.Name, err)
+	}
 }
