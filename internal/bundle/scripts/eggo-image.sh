@@ -43,6 +43,7 @@ list_sources() {
 }
 sources=$(cd "$repo" && list_sources |
   grep -zv -e '^internal/bundle/' -e '^website/' -e '_test\.go$' -e '\.md$' -e '/testdata/' |
+  while IFS= read -r -d '' f; do if [[ -f $f ]]; then printf '%s\0' "$f"; fi; done | # not a deleted one
   LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum | cut -c1-16)
 writer=$(cd "$BUNDLE_SRC" && cat ociimage/*.go cmd/ociarchive/*.go scripts/eggo-image.sh scripts/lib.sh | sha256sum | cut -c1-16)
 keyhash=$(printf '%s\n' "$describe" "$(go env GOVERSION)" "$sources" "$writer" | sha256sum | cut -c1-16)
