@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -28,12 +30,12 @@ type Access struct {
 	CACert     []byte // the cluster CA's certificate (PEM); never a key
 }
 
-// accessFromState finds the admin kubeconfig eggo apply wrote: the
-// state's kubeconfig.admin names the file (relative to the run's
-// directory), its sha256 and the CA certificate it embeds. The file is
-// read as eggo wrote it, and published only when its sha256 is the one
-// the state recorded. A cluster without a master has none: nil, no error.
-func accessFromState(workDir string, show []byte) (*Access, error) {
+// adminRecord is what the state records of the admin kubeconfig eggo
+// wrote: its file (relative to the run's directory), sha256 and the CA
+// certificate it embeds. A state without one (no master) gives nil.
+type adminRecord struct{ path, sum, ca string }
+
+func adminRecordOf(workDir string, show []byte) (*adminRecord, error) {
 	var doc struct {
 		Resources []struct {
 			Address    string         `json:"address"`
@@ -60,16 +62,76 @@ func accessFromState(workDir string, show []byte) (*Access, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(workDir, rel)
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("the admin kubeconfig eggo wrote: %v", err)
-		}
-		if hashOf(data) != sum {
-			return nil, fmt.Errorf("the admin kubeconfig %s is not the one the state records (sha256 differs)", rel)
-		}
-		return &Access{Kubeconfig: data, CACert: []byte(ca)}, nil
+		return &adminRecord{path: path, sum: sum, ca: ca}, nil
 	}
 	return nil, nil
+}
+
+// accessFromState finds the admin kubeconfig eggo apply wrote, read as
+// eggo wrote it, and returns it only when its sha256 is the one the state
+// recorded. A cluster without a master has none: nil, no error.
+func accessFromState(workDir string, show []byte) (*Access, error) {
+	rec, err := adminRecordOf(workDir, show)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(rec.path)
+	if err != nil {
+		return nil, fmt.Errorf("the admin kubeconfig eggo wrote: %v", err)
+	}
+	if hashOf(data) != rec.sum {
+		return nil, fmt.Errorf("the admin kubeconfig %s is not the one the state records (sha256 differs)", filepath.Base(rec.path))
+	}
+	return &Access{Kubeconfig: data, CACert: []byte(rec.ca)}, nil
+}
+
+// RestoreAccess puts the admin kubeconfig the last apply published back
+// where the state says eggo wrote it. A Job's directory starts empty, and
+// eggo plans to write a missing kubeconfig again: without this, no plan
+// of an applied cluster would ever be empty. Only the EggoCluster's own
+// Secret is used, and only when its content is the sha256 the state
+// records; otherwise nothing is written and eggo's plan says it will
+// write the file (which the apply then publishes). It is best effort: a
+// failure is a warning in the Job's log.
+func RestoreAccess(o Options, stderr io.Writer, vars []string) {
+	if err := restoreAccess(o, stderr, vars); err != nil {
+		fmt.Fprintln(stderr, "warning: the admin kubeconfig was not restored from its Secret:", err)
+	}
+}
+
+func restoreAccess(o Options, stderr io.Writer, vars []string) error {
+	cs, err := clientset(o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := cs.CoreV1().Secrets(o.Namespace).Get(ctx, v1alpha1.KubeconfigSecretName(o.Cluster), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil // never published: nothing to restore
+	}
+	if err != nil {
+		return err
+	}
+	if s.Labels[v1alpha1.LabelCluster] != o.Cluster {
+		return fmt.Errorf("the Secret %s is not the EggoCluster's", s.Name)
+	}
+	show, err := showState(o, stderr, vars)
+	if err != nil {
+		return err
+	}
+	rec, err := adminRecordOf(o.WorkDir, show)
+	if rec == nil || err != nil {
+		return err
+	}
+	data := s.Data[v1alpha1.KubeconfigKey]
+	if hashOf(data) != rec.sum {
+		return fmt.Errorf("the Secret %s is not the kubeconfig the state records (sha256 differs): eggo writes it again", s.Name)
+	}
+	if err := os.MkdirAll(filepath.Dir(rec.path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(rec.path, data, 0o600)
 }
 
 // PublishAccess writes the Secrets <cluster>-kubeconfig (key value: the

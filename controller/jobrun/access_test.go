@@ -184,3 +184,66 @@ func TestApplyJobPublishesClusterAccess(t *testing.T) {
 		t.Fatal("a kubeconfig the state does not record was published")
 	}
 }
+
+// TestRestoreAccess: a Job's directory starts empty; the admin kubeconfig
+// the last apply published is put back where the state records it, so a
+// plan of an applied cluster can be empty. A Secret whose content the
+// state does not record, or that is not the EggoCluster's, is not
+// restored.
+func TestRestoreAccess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a kube-apiserver")
+	}
+	api := apitest.Start(t)
+	ns := api.Namespace(t, "jobs")
+	kubeconfig := jobUser(t, api, ns)
+	ctx := context.Background()
+	content := adminKubeconfig()
+	sum := sha256.Sum256([]byte(content))
+	dir := t.TempDir()
+	eggo := fakeEggo(t, dir, content, hex.EncodeToString(sum[:]), filepath.Join(dir, "fail"))
+	o := applyOptions(t, api, ns, kubeconfig, eggo, "demo")
+	must(t, jobrun.Run(o, io.Discard, io.Discard)) // publishes demo-kubeconfig
+
+	fresh := func(cluster string) (jobrun.Options, string) {
+		o := applyOptions(t, api, ns, kubeconfig, eggo, cluster)
+		must(t, os.MkdirAll(o.WorkDir, 0o700))
+		return o, filepath.Join(o.WorkDir, "single.kubeconfig")
+	}
+	o, file := fresh("demo")
+	var log strings.Builder
+	jobrun.RestoreAccess(o, &log, nil)
+	if got, err := os.ReadFile(file); err != nil || string(got) != content {
+		t.Fatalf("restored kubeconfig: %v (log %q)", err, log.String())
+	}
+	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+		t.Errorf("restored kubeconfig mode %v, want 0600", fi.Mode().Perm())
+	}
+	if strings.Contains(log.String(), adminKeyMarker) {
+		t.Error("the log holds the admin key")
+	}
+
+	// The Secret changed behind the state's back: not restored.
+	s, err := api.Client.CoreV1().Secrets(ns).Get(ctx, "demo-kubeconfig", metav1.GetOptions{})
+	must(t, err)
+	s.Data["value"] = []byte(content + "# edited\n")
+	_, err = api.Client.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{})
+	must(t, err)
+	o, file = fresh("demo")
+	log.Reset()
+	jobrun.RestoreAccess(o, &log, nil)
+	if _, err := os.Stat(file); err == nil || !strings.Contains(log.String(), "sha256 differs") {
+		t.Fatalf("an edited Secret was restored (log %q)", log.String())
+	}
+
+	// A user's own Secret of the name is not the EggoCluster's: not restored.
+	_, err = api.Client.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine-kubeconfig"},
+		Data: map[string][]byte{"value": []byte(content)}}, metav1.CreateOptions{})
+	must(t, err)
+	o, file = fresh("mine")
+	log.Reset()
+	jobrun.RestoreAccess(o, &log, nil)
+	if _, err := os.Stat(file); err == nil || !strings.Contains(log.String(), "not the EggoCluster's") {
+		t.Fatalf("a user's Secret was restored (log %q)", log.String())
+	}
+}

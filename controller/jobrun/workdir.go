@@ -104,10 +104,13 @@ func runApply(o Options, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(o.WorkDir, planFile), data, 0o600); err != nil {
 		return err
 	}
+	vars, _ := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyVars))
+	// The plan was made with the admin kubeconfig in place: the apply
+	// runs in the same directory the plan saw.
+	RestoreAccess(o, stderr, lines(string(vars)))
 	err = eggo(o, stdout, stderr, append(append([]string{"apply"}, o.identityArgs()...), planFile)...)
 	// What the run did, done or not: show loads the configuration, with
 	// the variables the plan was made with.
-	vars, _ := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyVars))
 	show, showErr := showState(o, stderr, lines(string(vars)))
 	publishNodesOf(o, stderr, show, showErr)
 	if err != nil {
@@ -158,6 +161,7 @@ func runPlan(o Options, stdout, stderr io.Writer) error {
 	if err := layout(o, o.ConfigDir); err != nil {
 		return err
 	}
+	RestoreAccess(o, stderr, o.Vars)
 	var js bytes.Buffer
 	args := append([]string{"plan", "-json", "-out=" + planFile}, o.identityArgs()...)
 	if err := eggo(o, &js, stderr, append(args, o.varArgs()...)...); err != nil {
