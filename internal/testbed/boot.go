@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
 
 // nspawnArgs is the command line that boots one node with systemd as PID 1.
 // --register=no and --keep-unit keep systemd-nspawn from needing systemd on
 // this machine.
-func nspawnArgs(n nodeRecord, d nodeDirs, containers bool) []string {
+func nspawnArgs(n nodeRecord, d nodeDirs, rec *record) []string {
 	args := []string{
 		"--boot", "--register=no", "--keep-unit", "--console=read-only",
 		// Keep the node's own resolv.conf (see provision): copying this
@@ -26,7 +28,12 @@ func nspawnArgs(n nodeRecord, d nodeDirs, containers bool) []string {
 		// itself n.Name, from /etc/hostname.
 		"--machine=" + n.Netns,
 	}
-	if containers {
+	// Host directories every node sees read-only (Options.ReadOnlyBinds),
+	// sorted so a node boots with the same command line each time.
+	for _, node := range slices.Sorted(maps.Keys(rec.ReadOnlyBinds)) {
+		args = append(args, "--bind-ro="+rec.ReadOnlyBinds[node]+":"+node)
+	}
+	if rec.Containers {
 		// What containerd + runc needed inside a node (DESIGN.md, Testbed):
 		// writable cgroup v1 controllers, a session keyring for runc,
 		// /dev/kmsg for kubelet, and a containerd store off the overlay
@@ -57,14 +64,14 @@ func logPath(tbDir, node string) string {
 // bootNode starts systemd-nspawn in its own session with output to the
 // node's log, so it outlives the process that started it (the CLI). The
 // returned channel closes when this process has reaped it.
-func bootNode(tbDir string, n *nodeRecord, containers bool) (chan struct{}, error) {
+func bootNode(tbDir string, n *nodeRecord, rec *record) (chan struct{}, error) {
 	logf, err := os.OpenFile(logPath(tbDir, n.Name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", n.Name, err)
 	}
 	defer logf.Close()
-	cmd := exec.Command("systemd-nspawn", nspawnArgs(*n, dirsFor(tbDir, n.Name), containers)...)
-	cmd.Env = nspawnEnv(containers)
+	cmd := exec.Command("systemd-nspawn", nspawnArgs(*n, dirsFor(tbDir, n.Name), rec)...)
+	cmd.Env = nspawnEnv(rec.Containers)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -107,7 +114,7 @@ func (tb *Testbed) waitBooted(ctx context.Context, n *nodeRecord, exited <-chan 
 			return err
 		}
 		logf("testbed %s: node %s: %v; booting it again", tb.ID, n.Name, errExitedEarly)
-		if exited, err = bootNode(tb.Dir, n, tb.rec.Containers); err != nil {
+		if exited, err = bootNode(tb.Dir, n, tb.rec); err != nil {
 			return err
 		}
 		if err := save(); err != nil {

@@ -81,7 +81,7 @@ func (tb *Testbed) Start(ctx context.Context, name string) error {
 		tb.mu.Unlock()
 		return fmt.Errorf("testbed %s: node %s is already running (pid %d)", tb.ID, name, n.PID)
 	}
-	exited, err := bootNode(tb.Dir, n, tb.rec.Containers)
+	exited, err := bootNode(tb.Dir, n, tb.rec)
 	if err == nil {
 		err = tb.rec.save()
 	}

@@ -49,7 +49,7 @@ func TestSubnetsAndNames(t *testing.T) {
 func TestNspawnArgsContainers(t *testing.T) {
 	n := nodeRecord{Name: "m0", Netns: "eggo-x-m0", Merged: "/r/x/nodes/m0/root"}
 	d := dirsFor("/r/x", "m0")
-	plain := strings.Join(nspawnArgs(n, d, false), " ")
+	plain := strings.Join(nspawnArgs(n, d, &record{}), " ")
 	if strings.Contains(plain, "--capability") || strings.Contains(plain, "containerd") {
 		t.Errorf("plain node gets container settings: %s", plain)
 	}
@@ -58,8 +58,9 @@ func TestNspawnArgsContainers(t *testing.T) {
 			t.Errorf("missing %s in %s", want, plain)
 		}
 	}
-	full := strings.Join(nspawnArgs(n, d, true), " ")
-	for _, want := range []string{"--capability=all", "--bind=/sys/fs/cgroup", "--bind=/dev/kmsg", "--system-call-filter=keyctl add_key request_key", "--bind=/r/x/nodes/m0/containerd:/var/lib/containerd"} {
+	full := strings.Join(nspawnArgs(n, d, &record{Containers: true, ReadOnlyBinds: map[string]string{"/srv/b": "/var/cache/b", "/srv/a": "/x"}}), " ")
+	for _, want := range []string{"--capability=all", "--bind=/sys/fs/cgroup", "--bind=/dev/kmsg", "--system-call-filter=keyctl add_key request_key", "--bind=/r/x/nodes/m0/containerd:/var/lib/containerd",
+		"--bind-ro=/x:/srv/a --bind-ro=/var/cache/b:/srv/b"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("containers node lacks %s: %s", want, full)
 		}

@@ -18,6 +18,9 @@ type record struct {
 	Bridge     string       `json:"bridge"`
 	Rootfs     string       `json:"rootfs"`
 	Containers bool         `json:"containers"`
+	// ReadOnlyBinds: node path → host directory (Options.ReadOnlyBinds),
+	// kept so a node booted again sees them too.
+	ReadOnlyBinds map[string]string `json:"read_only_binds,omitempty"`
 	Nodes      []nodeRecord `json:"nodes"`
 	// More are the networks after the first (Subnet, Bridge), and Router
 	// the namespace forwarding between them all; both empty with one

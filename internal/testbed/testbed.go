@@ -64,6 +64,10 @@ type Options struct {
 	// API filesystems, all capabilities, host cgroups, keyring syscalls,
 	// /dev/kmsg and a plain-directory /var/lib/containerd.
 	Containers bool
+	// ReadOnlyBinds maps a path in every node to a directory of this
+	// machine the node sees read-only there (a bundle a pod mounts as a
+	// hostPath, without copying hundreds of megabytes into each node).
+	ReadOnlyBinds map[string]string
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
 }

@@ -138,7 +138,7 @@ func newRecord(o Options, id, dir string, names []string) (*record, error) {
 		}
 		subnets = append(subnets, p)
 	}
-	rec := &record{ID: id, Dir: dir, Subnet: subnets[0].String(), Bridge: bridgeName(id), Rootfs: o.Rootfs, Containers: o.Containers}
+	rec := &record{ID: id, Dir: dir, Subnet: subnets[0].String(), Bridge: bridgeName(id), Rootfs: o.Rootfs, Containers: o.Containers, ReadOnlyBinds: o.ReadOnlyBinds}
 	for i := 1; i < count; i++ {
 		rec.More = append(rec.More, networkRecord{Subnet: subnets[i].String(), Bridge: netBridgeName(id, i)})
 	}
@@ -204,7 +204,7 @@ func (tb *Testbed) create(ctx context.Context, logf func(string, ...any)) error 
 	start := time.Now()
 	exited := map[string]<-chan struct{}{}
 	for i := range rec.Nodes {
-		done, err := bootNode(tb.Dir, &rec.Nodes[i], rec.Containers)
+		done, err := bootNode(tb.Dir, &rec.Nodes[i], rec)
 		if err != nil {
 			return fmt.Errorf("testbed %s: %w", tb.ID, err)
 		}
