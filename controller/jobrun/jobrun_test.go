@@ -5,12 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -193,5 +196,47 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestJobPassesSIGTERMToEggo: a Job's pod is stopped with SIGTERM (deleted,
+// past its deadline) and killed after its grace period; eggo must get the
+// SIGTERM so it starts nothing new and records what finishes.
+func TestJobPassesSIGTERMToEggo(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, v1alpha1.ConfigFile), []byte(`backend "kubernetes" {}`), 0o644))
+	started, got := filepath.Join(dir, "started"), filepath.Join(dir, "got")
+	eggo := filepath.Join(dir, "eggo")
+	must(t, os.WriteFile(eggo, []byte(fmt.Sprintf(`#!/bin/sh
+[ "$2" = destroy ] || exit 0
+trap 'echo TERM > %[2]q; exit 3' TERM
+touch %[1]q
+i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+`, started, got)), 0o755))
+	o := jobrun.Options{Phase: "destroy", Namespace: "n", Cluster: "c", Job: "j", Eggo: eggo,
+		WorkDir: filepath.Join(dir, "run"), ConfigDir: dir, Kubeconfig: filepath.Join(dir, "none")}
+	errc := make(chan error, 1)
+	go func() { errc <- jobrun.Run(o, io.Discard, io.Discard) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stand-in eggo never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	must(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Error("a destroy stopped by SIGTERM succeeded")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("eggo did not stop on SIGTERM: it never got it")
+	}
+	if b, err := os.ReadFile(got); err != nil || strings.TrimSpace(string(b)) != "TERM" {
+		t.Fatalf("eggo got no SIGTERM: %v %q", err, b)
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
@@ -48,7 +50,28 @@ func eggo(o Options, out, errOut io.Writer, args ...string) error {
 	cmd := exec.Command(o.Eggo, full...)
 	cmd.Stdout, cmd.Stderr = out, errOut
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	if err := cmd.Run(); err != nil {
+	// A Job's pod is stopped with SIGTERM (deleted, or past its deadline)
+	// and killed after its grace period. eggo gets the SIGTERM too, so it
+	// starts nothing new and records what finishes before the kill.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("eggo %s: %v", args[0], err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("eggo %s: %v", args[0], err)
 	}
 	return nil
