@@ -63,6 +63,9 @@ var importRules = map[string][]string{
 	"controller/api":      {},
 	"controller/jobrun":   {"controller/api"},
 	"cmd/eggo-controller": {"controller"},
+	// The GitOps end-to-end test (test files only): the API's names, the
+	// testbed; it runs eggo, the controller and kubectl as programs.
+	"controller/e2e": {"controller/api", "internal/testbed"},
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`

@@ -1,0 +1,589 @@
+package e2e_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/internal/testbed"
+)
+
+const (
+	k8sVersion = "1.31.4"
+	ns         = "clusters"
+	cluster    = "work"
+	// bundleMount is where every testbed host sees make bundle's bundles
+	// (read-only): the Jobs mount it as a hostPath.
+	bundleMount = "/srv/eggo-bundles"
+)
+
+// TestGitOpsOnTestbed is issue 17's end-to-end run. The eggo CLI deploys
+// a one-host management cluster whose bundle carries eggo's own image;
+// the controller and its CRD are installed from controller/config; then
+// an EggoCluster, Manual approval, runs Jobs that deploy a workload
+// cluster on two other hosts. On the way: the first apply's pod is killed
+// mid-apply and the next Job converges from the state it left; a plan of
+// the applied cluster is empty; a worker added to the spec waits for
+// approval and the approved plan joins it; an edit after that approval
+// is not applied under it; the hosts' keys are pinned in the state; no
+// key or token is in any CR, ConfigMap, Job, pod, event or log; deleting
+// the EggoCluster destroys the workload cluster and leaves its hosts as
+// they were.
+func TestGitOpsOnTestbed(t *testing.T) {
+	bundle := bundleDir(t)
+	repo := repoRoot(t)
+	eggo := filepath.Join(t.TempDir(), "eggo")
+	run(t, repo, "go", "build", "-o", eggo, ".")
+	archive, image := eggoImage(t, repo)
+	t.Logf("eggo's image %s (%s)", image, archive)
+
+	tb := testbed.UpForTestWith(t, testbed.Options{Names: []string{"mg", "wm", "ww0", "ww1"}, Containers: true,
+		ReadOnlyBinds: map[string]string{bundleMount: filepath.Dir(bundle)}})
+	addr := map[string]string{}
+	for _, h := range tb.Hosts {
+		addr[h.Name] = h.Address
+	}
+	before := map[string]string{}
+	for _, h := range []string{"wm", "ww0", "ww1"} {
+		before[h] = hostTree(t, tb, h)
+	}
+
+	// The management cluster, by the CLI, with eggo's image in its bundle.
+	mgmtDir := t.TempDir()
+	writeFile(t, filepath.Join(mgmtDir, "main.hcl"), mgmtHCL(tb, addr["mg"], bundleWithImage(t, bundle, archive)))
+	start := time.Now()
+	run(t, mgmtDir, eggo, "apply", "-auto-approve")
+	t.Logf("management cluster deployed in %s", time.Since(start).Round(time.Second))
+	kubectl := filepath.Join(bundle, "amd64/usr/local/bin/kubectl")
+	mg := kube{t: t, kubectl: kubectl, kubeconfig: filepath.Join(mgmtDir, "mgmt.kubeconfig")}
+	waitFor(t, "the management node Ready", 3*time.Minute, func() (bool, string) {
+		out, _ := mg.try("get", "nodes", "--no-headers")
+		return strings.Contains(out, " Ready "), out
+	}, func() string { return "" })
+
+	// The controller, from the committed manifests with the image's tag.
+	installController(t, mg, repo, image)
+	diag := func() string { return diagnose(mg) }
+
+	// The workload cluster's SSH key, and the EggoCluster (Manual approval).
+	keyFile := tb.Hosts[0].KeyFile
+	mg.run("-n", ns, "create", "secret", "generic", cluster+"-ssh", "--type=kubernetes.io/ssh-auth", "--from-file=ssh-privatekey="+keyFile)
+	spec := workloadSpec{image: image, addr: addr, workers: []string{"ww0"}, attempt: "1"}
+	mg.apply(spec.yaml(t))
+
+	// 1. The first plan waits for approval and says what it does.
+	c := waitPending(t, mg, "", diag)
+	first := c.Status.LastPlanHash
+	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Destroy != 0 || !plansNodes(s, "wm", "ww0") {
+		t.Fatalf("first plan's summary %+v: want resources added on wm and ww0", s)
+	}
+	text := mg.run("-n", ns, "get", "configmap", c.Status.PlanRef, "-o", "jsonpath={.data.plan\\.txt}")
+	if !strings.Contains(text, "ww0") || !strings.Contains(text, "wm") {
+		t.Errorf("the full plan in %s does not show the plan:\n%.2000s", c.Status.PlanRef, text)
+	}
+	time.Sleep(10 * time.Second)
+	if jobs := mg.jobs(ns, cluster, v1alpha1.PhaseApply); len(jobs) != 0 {
+		t.Fatalf("an apply Job started before approval: %s", jobs[0].Metadata.Name)
+	}
+
+	// 2. Approved, its apply Job's pod is killed mid-apply.
+	approve(t, mg, first)
+	killed := killMidApply(t, mg, first, diag)
+	c = waitCondition(t, mg, v1alpha1.ConditionFailed, true, 5*time.Minute, diag)
+	if c.Status.LastFailedPlanHash != first || isTrue(c, v1alpha1.ConditionReady) || c.Status.LastAppliedPlanHash != "" {
+		t.Fatalf("after the killed apply: %s", describe(c))
+	}
+	t.Logf("apply Job %s killed; status: %s", killed, describe(c))
+
+	// 3. The next plan (a spec change) starts from what the killed run
+	// recorded: fewer additions; approved, it converges.
+	spec.attempt = "2"
+	mg.apply(spec.yaml(t))
+	c = waitPending(t, mg, first, diag)
+	second := c.Status.LastPlanHash
+	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Add >= firstAdd(t, mg, first) {
+		t.Fatalf("the plan after the kill adds %+v, want fewer than the first plan's %d: the killed run's work was not kept", s, firstAdd(t, mg, first))
+	}
+	approve(t, mg, second)
+	c = waitReady(t, mg, second, 10*time.Minute, diag)
+	t.Logf("workload cluster Ready: %s", describe(c))
+	if len(c.Status.Nodes) != 2 || !strings.HasPrefix(c.Status.Nodes[0].State, "Applied") {
+		t.Errorf("status nodes %+v: want wm and ww0 applied", c.Status.Nodes)
+	}
+
+	// 4. The kubeconfig Secret reaches the workload cluster; a pod runs.
+	work := workloadAccess(t, mg, kubectl)
+	waitFor(t, "ww0 Ready in the workload cluster", 3*time.Minute, func() (bool, string) {
+		out, _ := work.try("get", "nodes", "--no-headers")
+		return nodeReady(out, "ww0"), out
+	}, diag)
+	runPause(t, work, "ww0")
+
+	// 5. A plan of the applied cluster is empty (the Job's directory is
+	// new each run: the kubeconfig eggo wrote comes back from its Secret).
+	spec.attempt = "3"
+	mg.apply(spec.yaml(t))
+	c = waitObserved(t, mg, 5*time.Minute, diag)
+	if s := c.Status.PlanSummary; s == nil || s.Add+s.Change+s.Destroy != 0 || !isTrue(c, v1alpha1.ConditionReady) ||
+		condition(c, v1alpha1.ConditionReady).Reason != "NoChanges" {
+		t.Fatalf("a plan of the applied cluster: %+v\n%s", c.Status.PlanSummary, describe(c))
+	}
+
+	// 6. A worker added to the spec: its plan waits, approved it joins.
+	spec.workers = []string{"ww0", "ww1"}
+	mg.apply(spec.yaml(t))
+	c = waitPending(t, mg, second, diag)
+	join := c.Status.LastPlanHash
+	if s := c.Status.PlanSummary; s == nil || s.Destroy != 0 || !plansNodes(s, "ww1") || plansNodes(s, "ww0") {
+		t.Fatalf("the join's plan %+v: want additions on ww1 only", s)
+	}
+	approve(t, mg, join)
+	waitReady(t, mg, join, 10*time.Minute, diag)
+	waitFor(t, "ww1 Ready in the workload cluster", 3*time.Minute, func() (bool, string) {
+		out, _ := work.try("get", "nodes", "--no-headers")
+		return nodeReady(out, "ww1"), out
+	}, diag)
+
+	// 7. An edit after that approval is planned and waits: the approval
+	// names the joined plan's hash, never the new one.
+	spec.ww1Labels = `{ pool = "b" }`
+	mg.apply(spec.yaml(t))
+	c = waitPending(t, mg, join, diag)
+	edited := c.Status.LastPlanHash
+	time.Sleep(20 * time.Second)
+	c = mg.eggoCluster(ns, cluster)
+	for _, j := range mg.jobs(ns, cluster, v1alpha1.PhaseApply) {
+		if j.Metadata.Annotations[v1alpha1.AnnotationPlanHash] == edited {
+			t.Fatalf("the edit after approval was applied by %s under the approval of %.12s", j.Metadata.Name, join)
+		}
+	}
+	if c.Status.LastAppliedPlanHash != join || !isTrue(c, v1alpha1.ConditionApprovalPending) || isTrue(c, v1alpha1.ConditionReady) {
+		t.Fatalf("after an edit under an old approval: %s", describe(c))
+	}
+	if out := work.run("get", "node", "ww1", "--show-labels"); strings.Contains(out, "pool=b") {
+		t.Fatalf("ww1 got the unapproved label: %s", out)
+	}
+
+	// 8. The hosts' keys are pinned in the state the Jobs keep.
+	checkHostKeysPinned(t, mg, tb, "wm", "ww0", "ww1")
+
+	// 9. No key or token outside Secrets.
+	checkNoSecrets(t, mg, keyFile, work.kubeconfig)
+
+	// 10. Deleting the EggoCluster destroys the workload cluster.
+	start = time.Now()
+	mg.run("-n", ns, "delete", "eggocluster", cluster, "--wait=false")
+	waitFor(t, "the EggoCluster destroyed and gone", 10*time.Minute, func() (bool, string) {
+		c := mg.eggoCluster(ns, cluster)
+		return c == nil, describe(c)
+	}, diag)
+	t.Logf("destroyed through the finalizer in %s", time.Since(start).Round(time.Second))
+	for h, tree := range before {
+		if after := hostTree(t, tb, h); after != tree {
+			t.Errorf("destroy left %s changed:\n%s", h, diffLines(tree, after))
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mgmtHCL is the management cluster: one host that is master, etcd
+// member and worker (the controller and the Jobs run there).
+func mgmtHCL(tb *testbed.Testbed, address, bundle string) string {
+	h := tb.Hosts[0]
+	return fmt.Sprintf(`cluster "mgmt" {
+  kubernetes_version = %q
+  packages           = %q
+  network {
+    service_cidr = "10.32.0.0/16"
+    pod_cidr     = "10.244.0.0/16"
+  }
+  runtime {
+    restrict_oom_score_adj = true
+    cgroup_root_per_node   = true
+  }
+}
+
+connection {
+  user             = %q
+  private_key_file = %q
+  known_hosts_file = %q
+}
+
+node "mg" {
+  address = %q
+  roles   = ["master", "etcd", "worker"]
+}
+`, k8sVersion, bundle, h.User, h.KeyFile, h.KnownHostsFile, address)
+}
+
+// workloadSpec is the EggoCluster as the test edits it.
+type workloadSpec struct {
+	image     string
+	addr      map[string]string
+	workers   []string
+	attempt   string // a variable the configuration declares and nothing uses: a spec change that changes nothing
+	ww1Labels string
+}
+
+func (s workloadSpec) hcl() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `backend "kubernetes" {
+  # A killed Job's Lease expires after lock_ttl (15 s): the next Job waits for it.
+  lock_timeout = "3m"
+}
+
+variable "attempt" {
+  type    = string
+  default = "0"
+}
+
+cluster %q {
+  kubernetes_version = %q
+  packages           = "./packages"
+  network {
+    service_cidr = "10.33.0.0/16"
+    pod_cidr     = "10.245.0.0/16"
+  }
+  runtime {
+    restrict_oom_score_adj = true
+    cgroup_root_per_node   = true
+  }
+}
+
+connection {
+  user             = "root"
+  private_key_file = "/var/run/eggo/ssh/ssh-privatekey"
+}
+
+node "wm" {
+  address = %q
+  roles   = ["master", "etcd"]
+}
+`, cluster, k8sVersion, s.addr["wm"])
+	for _, w := range s.workers {
+		fmt.Fprintf(&b, "\nnode %q {\n  address = %q\n  roles   = [\"worker\"]\n", w, s.addr[w])
+		if w == "ww1" && s.ww1Labels != "" {
+			fmt.Fprintf(&b, "  labels  = %s\n", s.ww1Labels)
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+func (s workloadSpec) yaml(t *testing.T) string {
+	t.Helper()
+	doc := map[string]any{
+		"apiVersion": "eggo.io/v1alpha1", "kind": "EggoCluster",
+		"metadata": map[string]any{"name": cluster, "namespace": ns},
+		"spec": map[string]any{
+			"config":          map[string]any{"inline": s.hcl()},
+			"variables":       map[string]string{"attempt": s.attempt},
+			"bundle":          map[string]any{"path": "v" + k8sVersion, "volume": map[string]any{"hostPath": map[string]any{"path": bundleMount, "type": "Directory"}}},
+			"sshKeySecretRef": map[string]any{"name": cluster + "-ssh"},
+			"image":           s.image,
+			"approval":        "Manual",
+			"deletionPolicy":  "Destroy",
+			"jobDefaults":     map[string]any{"activeDeadlineSeconds": 1800, "backoffLimit": 0, "ttlSecondsAfterFinished": 3600},
+		},
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// installController applies controller/config (its image's tag set) and
+// the Jobs' accounts for the namespace, and waits for the controller.
+func installController(t *testing.T, mg kube, repo, image string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "config")
+	run(t, "", "cp", "-r", filepath.Join(repo, "controller/config"), dir)
+	tag := image[strings.LastIndex(image, ":")+1:]
+	k := filepath.Join(dir, "kustomization.yaml")
+	b, err := os.ReadFile(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "newTag: dev") {
+		t.Fatalf("%s names no image tag to set", k)
+	}
+	writeFile(t, k, strings.Replace(string(b), "newTag: dev", "newTag: "+tag, 1))
+	mg.run("apply", "--server-side", "-k", dir)
+	mg.run("create", "namespace", ns)
+	mg.run("apply", "-f", filepath.Join(repo, "controller/config/samples/job_rbac.yaml"))
+	if out, err := mg.try("-n", "eggo-system", "rollout", "status", "deployment/eggo-controller", "--timeout=5m"); err != nil {
+		t.Fatalf("the controller did not become available: %v\n%s\n%s", err, out, diagnose(mg))
+	}
+}
+
+// diagnose is what a failure message needs: the EggoCluster, Jobs and
+// pods, the controller's log, the last Job's log.
+func diagnose(mg kube) string {
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"-n", ns, "get", "eggocluster", cluster, "-o", "yaml"},
+		{"get", "jobs,pods", "-A", "-o", "wide"},
+		{"-n", ns, "get", "events", "--sort-by=.lastTimestamp"},
+		{"-n", "eggo-system", "logs", "deployment/eggo-controller", "--tail=40"},
+	} {
+		out, _ := mg.try(args...)
+		fmt.Fprintf(&b, "$ kubectl %s\n%s\n", strings.Join(args, " "), out)
+	}
+	out, _ := mg.try("-n", ns, "get", "jobs", "--sort-by=.metadata.creationTimestamp", "-o", "name")
+	if names := strings.Fields(out); len(names) > 0 {
+		log, _ := mg.try("-n", ns, "logs", names[len(names)-1], "--tail=60")
+		fmt.Fprintf(&b, "$ kubectl logs %s\n%s\n", names[len(names)-1], log)
+	}
+	return b.String()
+}
+
+// waitPending waits for a new plan (not prev) waiting for approval.
+func waitPending(t *testing.T, mg kube, prev string, diag func() string) *v1alpha1.EggoCluster {
+	t.Helper()
+	var c *v1alpha1.EggoCluster
+	waitFor(t, "a new plan awaiting approval", 6*time.Minute, func() (bool, string) {
+		c = mg.eggoCluster(ns, cluster)
+		if c == nil {
+			return false, "no EggoCluster"
+		}
+		if isTrue(c, v1alpha1.ConditionFailed) && c.Status.ObservedGeneration == c.Generation && c.Status.ActiveJob == "" &&
+			condition(c, v1alpha1.ConditionPlanned).Status == "False" {
+			t.Fatalf("the plan failed: %s\n%s", describe(c), diag())
+		}
+		return c.Status.ObservedGeneration == c.Generation && c.Status.LastPlanHash != prev &&
+			isTrue(c, v1alpha1.ConditionApprovalPending), describe(c)
+	}, diag)
+	return c
+}
+
+// waitObserved waits until the spec's generation is planned and no Job runs.
+func waitObserved(t *testing.T, mg kube, timeout time.Duration, diag func() string) *v1alpha1.EggoCluster {
+	t.Helper()
+	var c *v1alpha1.EggoCluster
+	waitFor(t, "the spec planned", timeout, func() (bool, string) {
+		c = mg.eggoCluster(ns, cluster)
+		return c != nil && c.Status.ObservedGeneration == c.Generation && c.Status.ActiveJob == "" &&
+			condition(c, v1alpha1.ConditionPlanned).ObservedGeneration == c.Generation, describe(c)
+	}, diag)
+	return c
+}
+
+func waitCondition(t *testing.T, mg kube, typ string, want bool, timeout time.Duration, diag func() string) *v1alpha1.EggoCluster {
+	t.Helper()
+	var c *v1alpha1.EggoCluster
+	waitFor(t, fmt.Sprintf("condition %s=%v", typ, want), timeout, func() (bool, string) {
+		c = mg.eggoCluster(ns, cluster)
+		return c != nil && isTrue(c, typ) == want && c.Status.ActiveJob == "", describe(c)
+	}, diag)
+	return c
+}
+
+// waitReady waits until the plan is applied and the cluster Ready, failing
+// at once if the apply fails.
+func waitReady(t *testing.T, mg kube, hash string, timeout time.Duration, diag func() string) *v1alpha1.EggoCluster {
+	t.Helper()
+	var c *v1alpha1.EggoCluster
+	waitFor(t, "plan "+hash[:12]+" applied and Ready", timeout, func() (bool, string) {
+		c = mg.eggoCluster(ns, cluster)
+		if c != nil && c.Status.LastFailedPlanHash == hash {
+			t.Fatalf("the apply of %.12s failed: %s\n%s", hash, describe(c), diag())
+		}
+		return c != nil && c.Status.LastAppliedPlanHash == hash && isTrue(c, v1alpha1.ConditionReady) &&
+			!isTrue(c, v1alpha1.ConditionFailed) && c.Status.ActiveJob == "", describe(c)
+	}, diag)
+	return c
+}
+
+func approve(t *testing.T, mg kube, hash string) {
+	t.Helper()
+	mg.run("-n", ns, "annotate", "--overwrite", "eggocluster", cluster, v1alpha1.ApproveAnnotation+"="+hash)
+}
+
+// firstAdd is how many resources the first plan added (its ConfigMap).
+func firstAdd(t *testing.T, mg kube, hash string) int {
+	t.Helper()
+	out := mg.run("-n", ns, "get", "configmap", v1alpha1.PlanObjectName(cluster, hash), "-o", "jsonpath={.data.summary\\.json}")
+	var s v1alpha1.PlanSummary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("plan %.12s's summary %q: %v", hash, out, err)
+	}
+	return s.Add
+}
+
+func plansNodes(s *v1alpha1.PlanSummary, names ...string) bool {
+	for _, n := range names {
+		found := false
+		for _, p := range s.Nodes {
+			found = found || (p.Name == n && len(p.Operations) > 0)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// killMidApply waits for the approved plan's apply Job to have created
+// some resources, then deletes its pod (SIGTERM, SIGKILL a second later).
+func killMidApply(t *testing.T, mg kube, hash string, diag func() string) string {
+	t.Helper()
+	var name string
+	waitFor(t, "the apply Job of "+hash[:12], 3*time.Minute, func() (bool, string) {
+		for _, j := range mg.jobs(ns, cluster, v1alpha1.PhaseApply) {
+			if j.Metadata.Annotations[v1alpha1.AnnotationPlanHash] == hash {
+				name = j.Metadata.Name
+				return true, ""
+			}
+		}
+		return false, "no Job"
+	}, diag)
+	waitFor(t, "the apply Job "+name+" midway", 5*time.Minute, func() (bool, string) {
+		log, _ := mg.try("-n", ns, "logs", "job/"+name)
+		if strings.Contains(log, "Apply complete") {
+			t.Fatalf("the apply finished before it could be killed:\n%s", log)
+		}
+		return strings.Count(log, "Creation complete") >= 8, fmt.Sprintf("%d resources created", strings.Count(log, "Creation complete"))
+	}, diag)
+	mg.run("-n", ns, "delete", "pod", "-l", "job-name="+name, "--grace-period=1", "--wait=false")
+	return name
+}
+
+// workloadAccess writes the workload cluster's kubeconfig from its Secret.
+func workloadAccess(t *testing.T, mg kube, kubectl string) kube {
+	t.Helper()
+	enc := mg.run("-n", ns, "get", "secret", v1alpha1.KubeconfigSecretName(cluster), "-o", "jsonpath={.data.value}")
+	data, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil || !strings.Contains(string(data), "client-key-data") {
+		t.Fatalf("Secret %s holds no admin kubeconfig (%v)", v1alpha1.KubeconfigSecretName(cluster), err)
+	}
+	ca := mg.run("-n", ns, "get", "secret", v1alpha1.CASecretName(cluster), "-o", "jsonpath={.data}")
+	if strings.Contains(ca, "tls.key") || !strings.Contains(ca, "tls.crt") {
+		t.Fatalf("Secret %s holds %s: want tls.crt only", v1alpha1.CASecretName(cluster), ca)
+	}
+	path := filepath.Join(t.TempDir(), "work.kubeconfig")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kube{t: t, kubectl: kubectl, kubeconfig: path}
+}
+
+func nodeReady(getNodes, name string) bool {
+	for _, l := range strings.Split(getNodes, "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == name && f[1] == "Ready" {
+			return true
+		}
+	}
+	return false
+}
+
+// runPause runs the bundle's pause image on a node of the workload cluster.
+func runPause(t *testing.T, work kube, node string) {
+	t.Helper()
+	work.apply(fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"pause","namespace":"default"},
+"spec":{"nodeName":%q,"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10","imagePullPolicy":"Never"}]}}`, node))
+	waitFor(t, "a pod running in the workload cluster", 3*time.Minute, func() (bool, string) {
+		out, _ := work.try("get", "pod", "pause", "-o", "jsonpath={.status.phase}")
+		return out == "Running", out
+	}, func() string { out, _ := work.try("describe", "pod", "pause"); return out })
+}
+
+// checkHostKeysPinned reads the state from its Secret: every host's key
+// is pinned there, the key the testbed host has.
+func checkHostKeysPinned(t *testing.T, mg kube, tb *testbed.Testbed, hosts ...string) {
+	t.Helper()
+	enc := mg.run("-n", ns, "get", "secret", "eggo-state-"+cluster, "-o", "jsonpath={.data.state}")
+	data, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		HostKeys map[string]string `json:"host_keys"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("the state in Secret eggo-state-%s: %v", cluster, err)
+	}
+	known, err := os.ReadFile(tb.Hosts[0].KnownHostsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		pinned := st.HostKeys[h]
+		if pinned == "" {
+			t.Errorf("no host key pinned for %s in the state (pinned: %v)", h, st.HostKeys)
+			continue
+		}
+		if !strings.Contains(string(known), h+",") || !strings.Contains(string(known), pinned) {
+			t.Errorf("%s's pinned key %q is not the testbed host's", h, pinned)
+		}
+	}
+}
+
+// checkNoSecrets scans what is not a Secret: no SSH private key, no admin
+// client key or token of the workload cluster, nothing PEM-private.
+func checkNoSecrets(t *testing.T, mg kube, sshKeyFile, workKubeconfig string) {
+	t.Helper()
+	key, err := os.ReadFile(sshKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := os.ReadFile(workKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needles := map[string]string{"PRIVATE KEY": "a PEM private key"}
+	for _, l := range strings.Split(string(key), "\n") {
+		if len(l) > 40 && !strings.HasPrefix(l, "-----") {
+			needles[l] = "a line of the SSH private key"
+		}
+	}
+	for _, l := range strings.Split(string(kc), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), ":"); ok && (k == "client-key-data" || k == "token") {
+			v = strings.TrimSpace(v)
+			needles[v[:40]] = "the workload's admin " + k
+			if raw, err := base64.StdEncoding.DecodeString(v); err == nil {
+				for _, rl := range strings.Split(string(raw), "\n") {
+					if len(rl) > 40 {
+						needles[rl] = "a line of the workload's admin client key"
+					}
+				}
+			}
+		}
+	}
+	var haystack strings.Builder
+	for _, args := range [][]string{
+		{"get", "eggoclusters,configmaps,jobs,pods,events", "-A", "-o", "json"},
+		{"-n", "eggo-system", "logs", "deployment/eggo-controller", "--tail=-1"},
+	} {
+		haystack.WriteString(mg.run(args...))
+	}
+	pods := strings.Fields(mg.run("-n", ns, "get", "pods", "-l", v1alpha1.LabelCluster+"="+cluster, "-o", "name"))
+	sort.Strings(pods)
+	for _, p := range pods {
+		log, _ := mg.try("-n", ns, "logs", p, "--tail=-1")
+		haystack.WriteString(log)
+	}
+	if len(pods) == 0 || !strings.Contains(haystack.String(), "Apply complete") {
+		t.Fatalf("the scan saw no Job's log (%d pods)", len(pods))
+	}
+	text := haystack.String()
+	for needle, what := range needles {
+		if strings.Contains(text, needle) {
+			t.Errorf("%s is in a CR, ConfigMap, Job, pod, event or log", what)
+		}
+	}
+	t.Logf("secret scan: %d needles over %d bytes of CRs, ConfigMaps, Jobs, pods, events and logs (%d Job pods)", len(needles), len(text), len(pods))
+}
