@@ -172,3 +172,21 @@ func (e *env) testCRDValidation(t *testing.T) {
 		t.Fatalf("defaults: approval %q deletionPolicy %q, want Manual and Destroy", c.Spec.Approval, c.Spec.DeletionPolicy)
 	}
 }
+
+// testApplyPodGone: an apply Job whose pod was deleted midway (nothing
+// said why) is Failed with a message that says so, not only the Job's
+// "backoff limit".
+func (e *env) testApplyPodGone(t *testing.T) {
+	ns := "apply-pod-gone"
+	e.newCluster(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.Approval = v1alpha1.ApprovalAutomatic })
+	h := e.plan(t, ns, 1, "auto", 4)
+	e.waitJob(t, ns, applyJob(h))
+	e.finishJob(t, ns, applyJob(h), false) // no pod: deleted before the controller looked
+	eventually(t, 10*time.Second, func() (bool, string) {
+		c := e.cluster(t, ns)
+		if !strings.Contains(c.Status.LastFailure, "its pod is gone") || !strings.Contains(c.Status.LastFailure, "BackoffLimitExceeded") {
+			return false, "lastFailure = " + c.Status.LastFailure
+		}
+		return conditionIs(c, v1alpha1.ConditionFailed, metav1.ConditionTrue)
+	})
+}

@@ -25,6 +25,7 @@ func TestController(t *testing.T) {
 	t.Run("one plan Job per generation, never two at once", e.testPlanPerGeneration)
 	t.Run("manual approval needs exactly the plan's hash", e.testManualApproval)
 	t.Run("a failed apply is Failed and not Ready", e.testApplyFailure)
+	t.Run("an apply whose pod is gone says so", e.testApplyPodGone)
 	t.Run("a spec that names a wrong Secret starts no Job", e.testInvalidSSHSecret)
 	t.Run("deletion runs a destroy Job behind the finalizer", e.testDestroyOnDelete)
 	t.Run("deletionPolicy Orphan lets go without a Job", e.testOrphan)

@@ -114,11 +114,16 @@ func (r *Reconciler) failureMessage(ctx context.Context, j *batchv1.Job) string 
 	var pods corev1.PodList
 	_ = r.APIReader.List(ctx, &pods, client.InNamespace(j.Namespace),
 		client.MatchingLabels{batchv1.JobNameLabel: j.Name})
-	var msgs []string
+	var msgs, killed []string
 	for _, p := range pods.Items {
 		for _, s := range p.Status.ContainerStatuses {
-			if t := s.State.Terminated; t != nil && t.Message != "" {
+			t := s.State.Terminated
+			switch {
+			case t == nil || t.ExitCode == 0:
+			case t.Message != "":
 				msgs = append(msgs, strings.TrimSpace(t.Message))
+			default: // killed before eggo could say anything (OOM, SIGKILL)
+				killed = append(killed, fmt.Sprintf("pod %s: container %s ended with exit code %d (%s)", p.Name, s.Name, t.ExitCode, t.Reason))
 			}
 		}
 	}
@@ -127,6 +132,13 @@ func (r *Reconciler) failureMessage(ctx context.Context, j *batchv1.Job) string 
 			if c.Type == batchv1.JobFailed {
 				msgs = append(msgs, fmt.Sprintf("job %s failed: %s: %s", j.Name, c.Reason, c.Message))
 			}
+		}
+		msgs = append(msgs, killed...)
+		if len(pods.Items) == 0 {
+			// Deleted, evicted, or its node lost: nothing says what eggo
+			// did, but its state kept every operation that finished.
+			msgs = append(msgs, "its pod is gone (deleted, evicted or its node lost) before it finished; "+
+				"the state keeps what finished: change the spec to plan again")
 		}
 	}
 	msg := strings.Join(msgs, "\n")

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -77,10 +78,12 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	mg.run("-n", ns, "create", "secret", "generic", cluster+"-ssh", "--type=kubernetes.io/ssh-auth", "--from-file=ssh-privatekey="+keyFile)
 	spec := workloadSpec{image: image, addr: addr, workers: []string{"ww0"}, attempt: "1"}
 	mg.apply(spec.yaml(t))
+	lap := newLaps(t)
 
 	// 1. The first plan waits for approval and says what it does.
 	c := waitPending(t, mg, "", diag)
 	first := c.Status.LastPlanHash
+	lap("first plan (a Job) awaits approval: %+v", *c.Status.PlanSummary)
 	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Destroy != 0 || !plansNodes(s, "wm", "ww0") {
 		t.Fatalf("first plan's summary %+v: want resources added on wm and ww0", s)
 	}
@@ -97,10 +100,11 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	approve(t, mg, first)
 	killed := killMidApply(t, mg, first, diag)
 	c = waitCondition(t, mg, v1alpha1.ConditionFailed, true, 5*time.Minute, diag)
-	if c.Status.LastFailedPlanHash != first || isTrue(c, v1alpha1.ConditionReady) || c.Status.LastAppliedPlanHash != "" {
+	if c.Status.LastFailedPlanHash != first || isTrue(c, v1alpha1.ConditionReady) || c.Status.LastAppliedPlanHash != "" ||
+		!strings.Contains(c.Status.LastFailure, "pod") {
 		t.Fatalf("after the killed apply: %s", describe(c))
 	}
-	t.Logf("apply Job %s killed; status: %s", killed, describe(c))
+	lap("apply Job %s killed midway and recorded: %s", killed, describe(c))
 
 	// 3. The next plan (a spec change) starts from what the killed run
 	// recorded: fewer additions; approved, it converges.
@@ -111,9 +115,10 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Add >= firstAdd(t, mg, first) {
 		t.Fatalf("the plan after the kill adds %+v, want fewer than the first plan's %d: the killed run's work was not kept", s, firstAdd(t, mg, first))
 	}
+	lap("the plan after the kill adds %d (the first %d)", c.Status.PlanSummary.Add, firstAdd(t, mg, first))
 	approve(t, mg, second)
 	c = waitReady(t, mg, second, 10*time.Minute, diag)
-	t.Logf("workload cluster Ready: %s", describe(c))
+	lap("approved, applied, Ready: %s", describe(c))
 	if len(c.Status.Nodes) != 2 || !strings.HasPrefix(c.Status.Nodes[0].State, "Applied") {
 		t.Errorf("status nodes %+v: want wm and ww0 applied", c.Status.Nodes)
 	}
@@ -135,6 +140,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 		condition(c, v1alpha1.ConditionReady).Reason != "NoChanges" {
 		t.Fatalf("a plan of the applied cluster: %+v\n%s", c.Status.PlanSummary, describe(c))
 	}
+	lap("a plan of the applied cluster is empty, Ready stays")
 
 	// 6. A worker added to the spec: its plan waits, approved it joins.
 	spec.workers = []string{"ww0", "ww1"}
@@ -144,8 +150,10 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	if s := c.Status.PlanSummary; s == nil || s.Destroy != 0 || !plansNodes(s, "ww1") || plansNodes(s, "ww0") {
 		t.Fatalf("the join's plan %+v: want additions on ww1 only", s)
 	}
+	lap("the join's plan awaits approval: %+v", *c.Status.PlanSummary)
 	approve(t, mg, join)
 	waitReady(t, mg, join, 10*time.Minute, diag)
+	lap("approved, ww1 joined")
 	waitFor(t, "ww1 Ready in the workload cluster", 3*time.Minute, func() (bool, string) {
 		out, _ := work.try("get", "nodes", "--no-headers")
 		return nodeReady(out, "ww1"), out
@@ -173,18 +181,33 @@ func TestGitOpsOnTestbed(t *testing.T) {
 
 	// 8. The hosts' keys are pinned in the state the Jobs keep.
 	checkHostKeysPinned(t, mg, tb, "wm", "ww0", "ww1")
+	// ww1 presents another key for a while: the next plan Job refuses it,
+	// naming the host, and changes nothing.
+	restored := swapHostKey(t, tb, "ww1", 90*time.Second)
+	spec.attempt = "4"
+	mg.apply(spec.yaml(t))
+	waitFor(t, "the plan against a changed host key refused", 4*time.Minute, func() (bool, string) {
+		c = mg.eggoCluster(ns, cluster)
+		return c.Status.ObservedGeneration == c.Generation && c.Status.ActiveJob == "" && isTrue(c, v1alpha1.ConditionFailed), describe(c)
+	}, diag)
+	if !strings.Contains(c.Status.LastFailure, "HOST KEY MISMATCH") || !strings.Contains(c.Status.LastFailure, "ww1") ||
+		c.Status.LastAppliedPlanHash != join || condition(c, v1alpha1.ConditionPlanned).Reason != "PlanFailed" {
+		t.Fatalf("a plan against ww1's changed key: %s", describe(c))
+	}
+	lap("a host with a changed key is refused by the plan Job: %.200s", c.Status.LastFailure)
+	restored()
+	lap("ww1 has its own key again")
 
 	// 9. No key or token outside Secrets.
 	checkNoSecrets(t, mg, keyFile, work.kubeconfig)
 
 	// 10. Deleting the EggoCluster destroys the workload cluster.
-	start = time.Now()
 	mg.run("-n", ns, "delete", "eggocluster", cluster, "--wait=false")
 	waitFor(t, "the EggoCluster destroyed and gone", 10*time.Minute, func() (bool, string) {
 		c := mg.eggoCluster(ns, cluster)
 		return c == nil, describe(c)
 	}, diag)
-	t.Logf("destroyed through the finalizer in %s", time.Since(start).Round(time.Second))
+	lap("deleted: destroyed through the finalizer")
 	for h, tree := range before {
 		if after := hostTree(t, tb, h); after != tree {
 			t.Errorf("destroy left %s changed:\n%s", h, diffLines(tree, after))
@@ -532,6 +555,35 @@ func checkHostKeysPinned(t *testing.T, mg kube, tb *testbed.Testbed, hosts ...st
 	}
 }
 
+// swapHostKey gives a host a new ed25519 host key, and its own back after
+// d (a transient timer on the host: once the key changed, this machine's
+// SSH client refuses the host too). The returned func waits for it.
+func swapHostKey(t *testing.T, tb *testbed.Testbed, host string, d time.Duration) func() {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := tb.Exec(ctx, host, fmt.Sprintf(`set -e
+k=/etc/ssh/ssh_host_ed25519_key
+mkdir -p /root/hostkey && cp -a $k $k.pub /root/hostkey/
+rm -f $k $k.pub && ssh-keygen -q -t ed25519 -N '' -f $k
+systemd-run --quiet --on-active=%d /bin/sh -c 'cp -a /root/hostkey/* /etc/ssh/ && rm -rf /root/hostkey && systemctl restart ssh'
+systemctl restart ssh`, int(d.Seconds())))
+	if err != nil {
+		t.Fatalf("%s: new host key: %v\n%s", host, err, out)
+	}
+	back := time.Now().Add(d)
+	return func() {
+		t.Helper()
+		time.Sleep(time.Until(back))
+		waitFor(t, host+"'s own host key back", 2*time.Minute, func() (bool, string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			out, err := tb.Exec(ctx, host, "test ! -e /root/hostkey && echo back")
+			return err == nil && strings.Contains(out, "back"), fmt.Sprint(err)
+		}, func() string { return "" })
+	}
+}
+
 // checkNoSecrets scans what is not a Secret: no SSH private key, no admin
 // client key or token of the workload cluster, nothing PEM-private.
 func checkNoSecrets(t *testing.T, mg kube, sshKeyFile, workKubeconfig string) {
@@ -586,4 +638,14 @@ func checkNoSecrets(t *testing.T, mg kube, sshKeyFile, workKubeconfig string) {
 		}
 	}
 	t.Logf("secret scan: %d needles over %d bytes of CRs, ConfigMaps, Jobs, pods, events and logs (%d Job pods)", len(needles), len(text), len(pods))
+}
+
+// newLaps logs each step with the time since the last one.
+func newLaps(t *testing.T) func(format string, args ...any) {
+	last := time.Now()
+	return func(format string, args ...any) {
+		t.Helper()
+		t.Logf("[%s] %s", time.Since(last).Round(time.Second), fmt.Sprintf(format, args...))
+		last = time.Now()
+	}
 }
