@@ -12,16 +12,16 @@ import (
 // before each resource is made, so a process that dies midway leaves enough
 // behind for DownAll.
 type record struct {
-	ID         string       `json:"id"`
-	Dir        string       `json:"dir"`
-	Subnet     string       `json:"subnet"`
-	Bridge     string       `json:"bridge"`
-	Rootfs     string       `json:"rootfs"`
-	Containers bool         `json:"containers"`
+	ID         string `json:"id"`
+	Dir        string `json:"dir"`
+	Subnet     string `json:"subnet"`
+	Bridge     string `json:"bridge"`
+	Rootfs     string `json:"rootfs"`
+	Containers bool   `json:"containers"`
 	// ReadOnlyBinds: node path → host directory (Options.ReadOnlyBinds),
 	// kept so a node booted again sees them too.
 	ReadOnlyBinds map[string]string `json:"read_only_binds,omitempty"`
-	Nodes      []nodeRecord `json:"nodes"`
+	Nodes         []nodeRecord      `json:"nodes"`
 	// More are the networks after the first (Subnet, Bridge), and Router
 	// the namespace forwarding between them all; both empty with one
 	// network.
