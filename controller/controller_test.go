@@ -26,6 +26,8 @@ func TestController(t *testing.T) {
 	t.Run("manual approval needs exactly the plan's hash", e.testManualApproval)
 	t.Run("a failed apply is Failed and not Ready", e.testApplyFailure)
 	t.Run("an apply whose pod is gone says so", e.testApplyPodGone)
+	t.Run("an edit of a referenced ConfigMap plans again", e.testConfigMapEdit)
+	t.Run("eggo.io/plan-requested plans an unchanged spec again", e.testPlanRequest)
 	t.Run("a spec that names a wrong Secret starts no Job", e.testInvalidSSHSecret)
 	t.Run("deletion runs a destroy Job behind the finalizer", e.testDestroyOnDelete)
 	t.Run("deletionPolicy Orphan lets go without a Job", e.testOrphan)

@@ -76,7 +76,7 @@ func (e *env) publishPlan(t *testing.T, c *v1alpha1.EggoCluster, job, tag string
 	hash := hex.EncodeToString(sum[:])
 	o := jobrun.Options{Namespace: c.Namespace, Cluster: c.Name, ClusterUID: string(c.UID), Job: job, Kubeconfig: e.api.Kubeconfig}
 	p := jobrun.Plan{
-		Hash: hash, Saved: saved, Config: []byte(*c.Spec.Config.Inline), Text: "Plan: " + tag,
+		Hash: hash, Saved: saved, Config: []byte("configuration " + tag), Text: "Plan: " + tag,
 		Summary: v1alpha1.PlanSummary{Add: add, Nodes: []v1alpha1.NodePlan{{Name: "w0", Operations: []string{"create host.w0"}}},
 			Hooks: []string{`hook.prepare["w0"]`}},
 	}

@@ -24,16 +24,17 @@ const (
 // jobRequest is one run to start: its phase and, for apply, the plan.
 type jobRequest struct {
 	phase    string
-	planHash string // apply: the full hash of the plan it applies
+	planHash string     // apply: the full hash of the plan it applies
+	inputs   planInputs // plan: the referenced configuration and plan request it plans
 }
 
 // jobName is deterministic, so that creating a Job twice for one run
 // fails as AlreadyExists instead of starting a second Job: a plan per
-// generation, an apply per plan, one destroy.
+// generation and inputs, an apply per plan, one destroy.
 func jobName(c *v1alpha1.EggoCluster, r jobRequest) string {
 	switch r.phase {
 	case v1alpha1.PhasePlan:
-		return fmt.Sprintf("%s-plan-g%d", c.Name, c.Generation)
+		return fmt.Sprintf("%s-plan-g%d%s", c.Name, c.Generation, r.inputs.nameSuffix())
 	case v1alpha1.PhaseApply:
 		return fmt.Sprintf("%s-apply-%s", c.Name, r.planHash[:12])
 	default:
@@ -55,6 +56,7 @@ func buildJob(c *v1alpha1.EggoCluster, r jobRequest) *batchv1.Job {
 	if r.planHash != "" {
 		annotations[v1alpha1.AnnotationPlanHash] = r.planHash
 	}
+	r.inputs.annotate(annotations)
 	d := c.Spec.JobDefaults
 	sa := c.Spec.ServiceAccountName
 	if sa == "" {

@@ -98,8 +98,8 @@ func (r *Reconciler) step(ctx context.Context, c *v1alpha1.EggoCluster) error {
 // planned yet; the apply of the current plan once approved; else it says
 // why it waits.
 func (r *Reconciler) next(ctx context.Context, c *v1alpha1.EggoCluster) error {
-	if c.Generation != c.Status.ObservedGeneration {
-		return r.startPlan(ctx, c)
+	if in := r.currentInputs(ctx, c); c.Generation != c.Status.ObservedGeneration || in != observedInputs(c) {
+		return r.startPlan(ctx, c, in)
 	}
 	hash := c.Status.LastPlanHash
 	switch {
@@ -124,9 +124,10 @@ func (r *Reconciler) next(ctx context.Context, c *v1alpha1.EggoCluster) error {
 
 // startPlan checks the spec's references, writes an inline configuration
 // into its ConfigMap and starts the plan Job.
-func (r *Reconciler) startPlan(ctx context.Context, c *v1alpha1.EggoCluster) error {
+func (r *Reconciler) startPlan(ctx context.Context, c *v1alpha1.EggoCluster, in planInputs) error {
 	if msg := r.checkSpec(ctx, c); msg != "" {
 		c.Status.ObservedGeneration = c.Generation
+		observe(c, in)
 		c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = "", nil, ""
 		set(c, v1alpha1.ConditionPlanned, false, ReasonInvalidSpec, msg)
 		markFailed(c, ReasonInvalidSpec, msg)
@@ -135,6 +136,6 @@ func (r *Reconciler) startPlan(ctx context.Context, c *v1alpha1.EggoCluster) err
 	if err := r.writeInlineConfig(ctx, c); err != nil {
 		return err
 	}
-	_, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhasePlan})
+	_, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhasePlan, inputs: in})
 	return err
 }

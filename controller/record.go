@@ -44,6 +44,7 @@ func (r *Reconciler) recordFailure(ctx context.Context, c *v1alpha1.EggoCluster,
 	switch phase {
 	case v1alpha1.PhasePlan:
 		c.Status.ObservedGeneration = jobGeneration(job)
+		observe(c, inputsOfJob(job))
 		c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = "", nil, ""
 		set(c, v1alpha1.ConditionPlanned, false, ReasonPlanFailed, "job "+job.Name+" failed")
 		markFailed(c, ReasonPlanFailed, msg)
@@ -61,10 +62,12 @@ func (r *Reconciler) recordPlan(ctx context.Context, c *v1alpha1.EggoCluster, jo
 	if err != nil {
 		markFailed(c, ReasonPlanFailed, "job "+job.Name+" succeeded but its plan cannot be read: "+err.Error())
 		c.Status.ObservedGeneration = jobGeneration(job)
+		observe(c, inputsOfJob(job))
 		c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = "", nil, ""
 		return nil
 	}
 	c.Status.ObservedGeneration = jobGeneration(job)
+	observe(c, inputsOfJob(job))
 	c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = p.hash, &p.summary, p.ref
 	clearFailed(c)
 	set(c, v1alpha1.ConditionPlanned, true, ReasonPlanned, "plan "+short(p.hash)+" for generation "+

@@ -14,6 +14,11 @@ const (
 	// AnnotationPlanHash is the full hash an apply Job applies (a label
 	// value cannot hold 64 characters).
 	AnnotationPlanHash = "eggo.io/plan-hash"
+	// AnnotationConfigHash and AnnotationPlanRequest are, on a plan Job,
+	// the referenced configuration's hash and the plan request it plans
+	// (the status observes them once the Job ends).
+	AnnotationConfigHash  = "eggo.io/config-hash"
+	AnnotationPlanRequest = "eggo.io/plan-request"
 )
 
 // Phases of a Job.

@@ -23,6 +23,15 @@ type EggoClusterStatus struct {
 	// was made for.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// ObservedConfigHash is the sha256 (first 16 hex) of the referenced
+	// ConfigMap's configuration the last finished plan was made from: an
+	// edit of that ConfigMap makes a new plan, as a spec change does.
+	// +optional
+	ObservedConfigHash string `json:"observedConfigHash,omitempty"`
+	// ObservedPlanRequest is the eggo.io/plan-requested value the last
+	// finished plan answered.
+	// +optional
+	ObservedPlanRequest string `json:"observedPlanRequest,omitempty"`
 
 	// LastPlanHash is the sha256 of the last saved plan.
 	// +optional

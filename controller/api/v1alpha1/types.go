@@ -12,6 +12,12 @@ import (
 // which the approval could then never name.
 const ApproveAnnotation = "eggo.io/approve-plan"
 
+// PlanRequestAnnotation asks for a new plan of an unchanged spec: any new
+// value (a timestamp, say) starts one, as Flux's requestedAt does. After a
+// failed apply, or when the hosts changed outside eggo, it plans again
+// without editing the spec.
+const PlanRequestAnnotation = "eggo.io/plan-requested"
+
 // Finalizer holds an EggoCluster until its destroy Job has run (or, with
 // deletionPolicy Orphan, until the controller has seen the deletion).
 const Finalizer = "eggo.io/destroy"
