@@ -106,10 +106,10 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	}
 	lap("apply Job %s killed midway and recorded: %s", killed, describe(c))
 
-	// 3. The next plan (a spec change) starts from what the killed run
-	// recorded: fewer additions; approved, it converges.
-	spec.attempt = "2"
-	mg.apply(spec.yaml(t))
+	// 3. Asked to plan again (the spec unchanged), the next plan starts
+	// from what the killed run recorded: fewer additions; approved, it
+	// converges.
+	mg.run("-n", ns, "annotate", "eggocluster", cluster, v1alpha1.PlanRequestAnnotation+"=after-the-kill")
 	c = waitPending(t, mg, first, diag)
 	second := c.Status.LastPlanHash
 	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Add >= firstAdd(t, mg, first) {
@@ -133,7 +133,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 
 	// 5. A plan of the applied cluster is empty (the Job's directory is
 	// new each run: the kubeconfig eggo wrote comes back from its Secret).
-	spec.attempt = "3"
+	spec.attempt = "2"
 	mg.apply(spec.yaml(t))
 	c = waitObserved(t, mg, 5*time.Minute, diag)
 	if s := c.Status.PlanSummary; s == nil || s.Add+s.Change+s.Destroy != 0 || !isTrue(c, v1alpha1.ConditionReady) ||
@@ -184,7 +184,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	// ww1 presents another key for a while: the next plan Job refuses it,
 	// naming the host, and changes nothing.
 	restored := swapHostKey(t, tb, "ww1", 90*time.Second)
-	spec.attempt = "4"
+	spec.attempt = "3"
 	mg.apply(spec.yaml(t))
 	waitFor(t, "the plan against a changed host key refused", 4*time.Minute, func() (bool, string) {
 		c = mg.eggoCluster(ns, cluster)
