@@ -66,15 +66,13 @@ func (e *env) testManualApproval(t *testing.T) {
 // oldApprovalDoesNotApplyANewPlan: a spec change after approval makes a
 // new plan, and the annotation naming the old one does not approve it.
 func (e *env) oldApprovalDoesNotApplyANewPlan(t *testing.T, ns, h1 string) {
-	c := e.cluster(t, ns)
-	c.Spec.Variables["workers"] = "3"
-	must(t, e.c.Update(context.Background(), c))
+	e.edit(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.Variables["workers"] = "3" })
 	h2 := e.plan(t, ns, 2, "second", 1)
 	if h2 == h1 {
 		t.Fatal("the test's two plans have one hash")
 	}
 	e.noApplyJob2(t, ns, h2)
-	c = e.cluster(t, ns)
+	c := e.cluster(t, ns)
 	if ok, why := conditionIs(c, v1alpha1.ConditionApprovalPending, metav1.ConditionTrue); !ok {
 		t.Fatal(why)
 	}

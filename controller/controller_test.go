@@ -1,7 +1,6 @@
 package controller_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -52,9 +51,8 @@ func (e *env) testPlanPerGeneration(t *testing.T) {
 	c := e.newCluster(t, ns, nil)
 	e.waitJob(t, ns, "demo-plan-g1")
 	// A second spec change while the plan runs: no second Job.
+	e.edit(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.Variables["workers"] = "2" })
 	c = e.cluster(t, ns)
-	c.Spec.Variables["workers"] = "2"
-	must(t, e.c.Update(context.Background(), c))
 	consistently(t, 2*time.Second, func() (bool, string) {
 		jobs := e.jobs(t, ns)
 		return len(jobs) == 1, "jobs while plan g1 runs: " + names(jobs)
@@ -101,12 +99,7 @@ func (e *env) plan(t *testing.T, ns string, gen int64, tag string, add int) stri
 
 func (e *env) approve(t *testing.T, ns, hash string) {
 	t.Helper()
-	c := e.cluster(t, ns)
-	if c.Annotations == nil {
-		c.Annotations = map[string]string{}
-	}
-	c.Annotations[v1alpha1.ApproveAnnotation] = hash
-	must(t, e.c.Update(context.Background(), c))
+	e.annotate(t, ns, v1alpha1.ApproveAnnotation, hash)
 }
 
 func applyJob(hash string) string { return "demo-apply-" + hash[:12] }

@@ -19,6 +19,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -215,6 +216,28 @@ func (e *env) newCluster(t *testing.T, ns string, edit func(*v1alpha1.EggoCluste
 	}
 	must(t, e.c.Create(ctx, c))
 	return c
+}
+
+// edit changes the EggoCluster as a user would, again after a conflict:
+// the controller updates the object too (its finalizer).
+func (e *env) edit(t *testing.T, ns string, change func(*v1alpha1.EggoCluster)) {
+	t.Helper()
+	must(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c := e.cluster(t, ns)
+		change(c)
+		return e.c.Update(context.Background(), c)
+	}))
+}
+
+// annotate sets one annotation of the EggoCluster.
+func (e *env) annotate(t *testing.T, ns, key, value string) {
+	t.Helper()
+	e.edit(t, ns, func(c *v1alpha1.EggoCluster) {
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[key] = value
+	})
 }
 
 func must(t *testing.T, err error) {

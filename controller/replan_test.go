@@ -119,12 +119,7 @@ func (e *env) testPlanRequest(t *testing.T) {
 		p := e.planJobs(t, ns)
 		return len(p) == 1, "plan Jobs after a failed apply, before any request: " + names(p)
 	})
-	c := e.cluster(t, ns)
-	if c.Annotations == nil {
-		c.Annotations = map[string]string{}
-	}
-	c.Annotations[v1alpha1.PlanRequestAnnotation] = "2026-11-27T15:00:00Z"
-	must(t, e.c.Update(context.Background(), c))
+	e.annotate(t, ns, v1alpha1.PlanRequestAnnotation, "2026-11-27T15:00:00Z")
 	again := e.newPlanJob(t, ns, seen)
 	if j := e.planJobs(t, ns)[again]; j.Annotations[v1alpha1.AnnotationPlanRequest] != "2026-11-27T15:00:00Z" {
 		t.Fatalf("plan Job %s annotations %v: want the request", again, j.Annotations)
