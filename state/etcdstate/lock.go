@@ -87,7 +87,7 @@ func (s *Store) Lock(ctx context.Context, info state.LockInfo, wait time.Duratio
 		released: make(chan struct{}),
 	}
 	go l.watchLease()
-	s.track(l)
+	s.held.Add(l)
 	return l, nil
 }
 
@@ -153,7 +153,7 @@ func (l *Lock) Held() error {
 func (l *Lock) Unlock() error {
 	l.unlockOnce.Do(func() {
 		close(l.released)
-		l.store.untrack(l)
+		l.store.held.Remove(l)
 		l.unlockErr = l.release()
 	})
 	return l.unlockErr
@@ -226,16 +226,4 @@ func (s *Store) revokeQuietly(id clientv3.LeaseID) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.DialTimeout)
 	defer cancel()
 	s.client.Revoke(ctx, id)
-}
-
-func (s *Store) track(l *Lock) {
-	s.mu.Lock()
-	s.held[l] = struct{}{}
-	s.mu.Unlock()
-}
-
-func (s *Store) untrack(l *Lock) {
-	s.mu.Lock()
-	delete(s.held, l)
-	s.mu.Unlock()
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/eggo-project/eggo/state"
 )
 
 // Store is one cluster's state key in etcd, with its lock.
@@ -15,9 +16,7 @@ type Store struct {
 	cfg    Config
 	key    string
 	client *clientv3.Client
-
-	mu   sync.Mutex
-	held map[*Lock]struct{} // locks Close releases if their holder did not
+	held   state.HeldLocks[*Lock] // what Close releases if its holder did not
 }
 
 // Open connects to the etcd cluster and checks that it answers (a read of
@@ -44,7 +43,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("etcd backend: connecting to %s: %w", strings.Join(c.Endpoints, ", "), err)
 	}
-	s := &Store{cfg: c, key: c.key(), client: client, held: map[*Lock]struct{}{}}
+	s := &Store{cfg: c, key: c.key(), client: client}
 	if err := s.probe(ctx); err != nil {
 		client.Close()
 		return nil, err
@@ -73,18 +72,7 @@ func (s *Store) Describe() string {
 
 // Close releases any lock still held through this store and disconnects.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	locks := make([]*Lock, 0, len(s.held))
-	for l := range s.held {
-		locks = append(locks, l)
-	}
-	s.mu.Unlock()
-	var firstErr error
-	for _, l := range locks {
-		if err := l.Unlock(); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
+	firstErr := s.held.UnlockAll()
 	if err := s.client.Close(); err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("closing the connection to %s: %w", s.Describe(), err)
 	}

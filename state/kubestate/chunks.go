@@ -68,7 +68,7 @@ func (s *Store) object(name, part string) *corev1.Secret {
 // when it holds one (operation and lock ID included), else who and which
 // pid.
 func (s *Store) writer() string {
-	if l := s.heldLock(); l != nil {
+	if l, ok := s.held.Any(); ok {
 		return l.Info.Describe()
 	}
 	me := state.NewLockInfo("")

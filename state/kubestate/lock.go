@@ -41,7 +41,7 @@ func (s *Store) Lock(ctx context.Context, info state.LockInfo, wait time.Duratio
 			return nil, err
 		}
 		if l != nil {
-			s.track(l)
+			s.held.Add(l)
 			go l.renewLoop()
 			return l, nil
 		}

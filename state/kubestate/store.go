@@ -3,11 +3,12 @@ package kubestate
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	coordv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/eggo-project/eggo/state"
 )
 
 // Store is one cluster's state in a namespace, with its lock.
@@ -16,9 +17,9 @@ type Store struct {
 	src    source
 	secret resource[*corev1.Secret, *corev1.SecretList]
 	leases resource[*coordv1.Lease, *coordv1.LeaseList]
-
-	mu   sync.Mutex
-	held map[*Lock]struct{} // locks Close releases if their holder did not
+	// held is what Close releases if its holder did not; the lock held
+	// also names the writer of what the store writes.
+	held state.HeldLocks[*Lock]
 }
 
 // Open finds the cluster (see Config.Kubeconfig) and checks that it
@@ -43,7 +44,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes backend: %s: %w", src.what, err)
 	}
-	s := &Store{cfg: c, src: src, secret: secrets, leases: leases, held: map[*Lock]struct{}{}}
+	s := &Store{cfg: c, src: src, secret: secrets, leases: leases}
 	if err := s.probe(ctx); err != nil {
 		return nil, err
 	}
@@ -74,41 +75,4 @@ func (s *Store) Describe() string {
 }
 
 // Close releases any lock still held through this store.
-func (s *Store) Close() error {
-	s.mu.Lock()
-	locks := make([]*Lock, 0, len(s.held))
-	for l := range s.held {
-		locks = append(locks, l)
-	}
-	s.mu.Unlock()
-	var firstErr error
-	for _, l := range locks {
-		if err := l.Unlock(); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	return firstErr
-}
-
-func (s *Store) track(l *Lock) {
-	s.mu.Lock()
-	s.held[l] = struct{}{}
-	s.mu.Unlock()
-}
-
-func (s *Store) untrack(l *Lock) {
-	s.mu.Lock()
-	delete(s.held, l)
-	s.mu.Unlock()
-}
-
-// heldLock is a lock this store holds, if any: its holder is named as the
-// writer of what the store writes.
-func (s *Store) heldLock() *Lock {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for l := range s.held {
-		return l
-	}
-	return nil
-}
+func (s *Store) Close() error { return s.held.UnlockAll() }

@@ -15,7 +15,7 @@ func (l *Lock) Unlock() error {
 	l.unlockOnce.Do(func() {
 		close(l.released)
 		<-l.done // no renewal in flight: the Lease is as l.lease says
-		l.store.untrack(l)
+		l.store.held.Remove(l)
 		l.unlockErr = l.release()
 	})
 	return l.unlockErr
