@@ -47,9 +47,10 @@ var importRules = map[string][]string{
 	"command":             {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
 	"internal/sshd":       {},
 	"internal/benchscale": {"engine", "=resources", "resources/kinds", "state"}, // make bench-scale: builds its clusters' state through eggo's own code
-	"internal/etcdtest":   {"internal/testpki"},
-	"internal/testpki":    {},                                        // the test harnesses' CAs and certificates
-	"internal/apitest":    {"internal/etcdtest", "internal/testpki"}, // a kube-apiserver for tests, over an etcdtest etcd
+	"internal/etcdtest":   {"internal/testpki", "internal/testproc"},
+	"internal/testpki":    {},                                                             // the test harnesses' CAs and certificates
+	"internal/testproc":   {},                                                             // the test harnesses' server processes: start, wait until ready, stop
+	"internal/apitest":    {"internal/etcdtest", "internal/testpki", "internal/testproc"}, // a kube-apiserver for tests, over an etcdtest etcd
 	"internal/testbed":    {"internal/testbed"},
 	// make conformance: runs bin/eggo and the suite as programs; it only
 	// brings the testbed up.

@@ -114,21 +114,13 @@ current-context: test
 // waitReady polls /readyz until it answers ok, the apiserver exits, or
 // readyTimeout passes.
 func (s *Server) waitReady() error {
-	deadline := time.Now().Add(readyTimeout)
-	var last error
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.exited:
-			return fmt.Errorf("kube-apiserver exited before it was ready (%v)", s.cmd.ProcessState)
-		case <-time.After(100 * time.Millisecond):
-		}
+	return s.proc.WaitReady(100*time.Millisecond, readyTimeout, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
 		body, err := s.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		cancel()
 		if err == nil && string(body) == "ok" {
 			return nil
 		}
-		last = fmt.Errorf("%v %s", err, body)
-	}
-	return fmt.Errorf("kube-apiserver at %s not ready after %s: %v", s.URL, readyTimeout, last)
+		return fmt.Errorf("%v %s", err, body)
+	})
 }

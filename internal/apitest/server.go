@@ -9,12 +9,9 @@
 package apitest
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/eggo-project/eggo/internal/etcdtest"
+	"github.com/eggo-project/eggo/internal/testproc"
 )
 
 // Binary is the kube-apiserver of the offline bundle (`make bundle`);
@@ -39,9 +37,8 @@ type Server struct {
 	Dir        string           // its certificates, kubeconfig and log
 	LogFile    string           // kube-apiserver's own output
 
-	certs  files
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has exited and been reaped
+	certs files
+	proc  *testproc.Process
 }
 
 // readyTimeout bounds how long the apiserver may take to report /readyz:
@@ -54,38 +51,29 @@ const readyTimeout = 90 * time.Second
 // saying how to get it, except under -short, where it is skipped.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary
-	if b := os.Getenv("KUBE_APISERVER_BIN"); b != "" {
-		bin = b
-	}
-	if _, err := os.Stat(bin); err != nil {
+	bin, err := testproc.Binary(Binary, "KUBE_APISERVER_BIN")
+	if err != nil {
 		if testing.Short() {
 			t.Skipf("no kube-apiserver at %s (-short): %v", bin, err)
 		}
 		t.Fatalf("no kube-apiserver at %s: run `make bundle` (or set KUBE_APISERVER_BIN): %v", bin, err)
 	}
 	s := &Server{Etcd: etcdtest.Start(t), Dir: t.TempDir()}
-	var err error
 	if s.certs, err = writeFiles(s.Dir); err != nil {
 		t.Fatalf("kube-apiserver test certificates: %v", err)
 	}
-	// A free port can be taken between our probe and the bind: try again
-	// with another rather than fail the test.
-	for attempt := 1; attempt <= 3; attempt++ {
-		if err = s.start(bin); err == nil {
-			break
-		}
+	if err := testproc.RetryPortRace(func() error { return s.start(bin) }); err != nil {
+		t.Fatalf("starting kube-apiserver: %v\n%s", err, testproc.LogTail("kube-apiserver", s.LogFile, 6000))
 	}
-	if err != nil {
-		t.Fatalf("starting kube-apiserver: %v\n%s", err, s.logTail())
-	}
-	t.Cleanup(s.stop)
+	// Registered after etcd's own cleanup, so it runs before it: etcd
+	// outlives its client.
+	t.Cleanup(s.proc.Stop)
 	return s
 }
 
 // start runs the apiserver on a fresh port and waits until it is ready.
 func (s *Server) start(bin string) error {
-	port, err := etcdtest.FreePort()
+	port, err := testproc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -94,22 +82,11 @@ func (s *Server) start(bin string) error {
 		return err
 	}
 	s.LogFile = filepath.Join(s.Dir, "kube-apiserver.log")
-	log, err := os.Create(s.LogFile)
-	if err != nil {
+	if s.proc, err = testproc.Start("kube-apiserver at "+s.URL, exec.Command(bin, s.flags(port)...), s.LogFile); err != nil {
 		return err
 	}
-	defer log.Close() // the apiserver holds its own descriptor
-	s.cmd = exec.Command(bin, s.flags(port)...)
-	s.cmd.Stdout, s.cmd.Stderr = log, log
-	// It dies with the test binary even if the test is killed.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		return err
-	}
-	s.exited = make(chan struct{})
-	go func() { s.cmd.Wait(); close(s.exited) }()
 	if err := s.waitReady(); err != nil {
-		s.stop()
+		s.proc.Stop()
 		return err
 	}
 	return nil
@@ -142,22 +119,4 @@ func (s *Server) flags(port int) []string {
 		"--disable-admission-plugins=ServiceAccount",
 		"--profiling=false",
 	}
-}
-
-// stop kills the apiserver and waits until it is gone. It runs before
-// etcd's own cleanup (registered earlier), so etcd outlives its client.
-func (s *Server) stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	s.cmd.Process.Kill()
-	<-s.exited
-}
-
-func (s *Server) logTail() string {
-	data, _ := os.ReadFile(s.LogFile)
-	if len(data) > 6000 {
-		data = data[len(data)-6000:]
-	}
-	return fmt.Sprintf("kube-apiserver log %s:\n%s", s.LogFile, data)
 }

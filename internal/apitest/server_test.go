@@ -57,10 +57,8 @@ func TestStartServesTheAPIAndStopLeavesNoProcess(t *testing.T) {
 			t.Fatalf("alice read a ConfigMap: %v, want forbidden", err)
 		}
 	})
-	for name, p := range map[string]*os.Process{"kube-apiserver": s.cmd.Process} {
-		if err := p.Signal(syscall.Signal(0)); err == nil {
-			t.Errorf("%s pid %d still runs after the test ended", name, p.Pid)
-		}
+	if err := s.proc.Signal(syscall.Signal(0)); err == nil {
+		t.Errorf("kube-apiserver pid %d still runs after the test ended", s.proc.Pid())
 	}
 	for _, dir := range []string{s.Dir, s.Etcd.Dir} {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {

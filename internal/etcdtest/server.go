@@ -15,11 +15,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/eggo-project/eggo/internal/testpki"
+	"github.com/eggo-project/eggo/internal/testproc"
 )
 
 // Binary is the etcd server the tests run; ETCD_BIN overrides it.
@@ -38,8 +38,7 @@ type Server struct {
 	Dir         string // everything of this server lives here
 	LogFile     string // etcd's own output
 
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has exited and been reaped
+	proc *testproc.Process
 }
 
 // startTimeout bounds how long etcd may take to answer its health check.
@@ -50,29 +49,19 @@ const startTimeout = 20 * time.Second
 // when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary
-	if b := os.Getenv("ETCD_BIN"); b != "" {
-		bin = b
-	}
-	if _, err := os.Stat(bin); err != nil {
+	bin, err := testproc.Binary(Binary, "ETCD_BIN")
+	if err != nil {
 		t.Skipf("no etcd server at %s (make deps installs Debian's etcd-server): %v", bin, err)
 	}
 	s := &Server{Dir: t.TempDir()}
 	if err := s.writeCertificates(); err != nil {
 		t.Fatalf("etcd test certificates: %v", err)
 	}
-	// A free port can be taken by someone else between our probe and
-	// etcd's bind; try again with new ports rather than fail the test.
-	var err error
-	for attempt := 1; attempt <= 3; attempt++ {
-		if err = s.start(bin); err == nil {
-			break
-		}
+	if err := testproc.RetryPortRace(func() error { return s.start(bin) }); err != nil {
+		t.Fatalf("starting etcd: %v\n%s", err, testproc.LogTail("etcd", s.LogFile, 4000))
 	}
-	if err != nil {
-		t.Fatalf("starting etcd: %v\n%s", err, s.logTail())
-	}
-	t.Cleanup(s.stop)
+	// Killed and reaped before t.TempDir removes its files.
+	t.Cleanup(s.proc.Stop)
 	return s
 }
 
@@ -97,11 +86,11 @@ func (s *Server) writeCertificates() error {
 
 // start runs etcd on fresh ports and waits until it is healthy.
 func (s *Server) start(bin string) error {
-	clientPort, err := FreePort()
+	clientPort, err := testproc.FreePort()
 	if err != nil {
 		return err
 	}
-	peerPort, err := FreePort()
+	peerPort, err := testproc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -111,13 +100,7 @@ func (s *Server) start(bin string) error {
 	if err := os.RemoveAll(dataDir); err != nil { // a failed attempt's
 		return err
 	}
-	s.LogFile = filepath.Join(s.Dir, "etcd.log")
-	log, err := os.Create(s.LogFile)
-	if err != nil {
-		return err
-	}
-	defer log.Close() // etcd holds its own descriptor
-	s.cmd = exec.Command(bin,
+	cmd := exec.Command(bin,
 		"--name", "test",
 		"--data-dir", dataDir,
 		"--listen-client-urls", s.Endpoint,
@@ -132,16 +115,12 @@ func (s *Server) start(bin string) error {
 		"--logger", "zap",
 		"--log-outputs", "stderr",
 	)
-	s.cmd.Stdout, s.cmd.Stderr = log, log
-	// etcd dies with the test binary even if the test is killed.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
+	s.LogFile = filepath.Join(s.Dir, "etcd.log")
+	if s.proc, err = testproc.Start("etcd at "+s.Endpoint, cmd, s.LogFile); err != nil {
 		return err
 	}
-	s.exited = make(chan struct{})
-	go func() { s.cmd.Wait(); close(s.exited) }()
 	if err := s.waitHealthy(); err != nil {
-		s.stop()
+		s.proc.Stop()
 		return err
 	}
 	return nil
@@ -159,18 +138,10 @@ func (s *Server) waitHealthy() error {
 		Transport: &http.Transport{TLSClientConfig: tlsConfig},
 	}
 	defer client.CloseIdleConnections()
-	deadline := time.Now().Add(startTimeout)
-	var last error
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.exited:
-			return fmt.Errorf("etcd exited before it became healthy (%v)", s.cmd.ProcessState)
-		case <-time.After(50 * time.Millisecond):
-		}
+	return s.proc.WaitReady(50*time.Millisecond, startTimeout, func() error {
 		resp, err := client.Get(s.Endpoint + "/health")
 		if err != nil {
-			last = err
-			continue
+			return err
 		}
 		body := new(bytes.Buffer)
 		body.ReadFrom(resp.Body)
@@ -178,9 +149,8 @@ func (s *Server) waitHealthy() error {
 		if resp.StatusCode == http.StatusOK && bytes.Contains(body.Bytes(), []byte(`"health":"true"`)) {
 			return nil
 		}
-		last = fmt.Errorf("%s/health: %s %s", s.Endpoint, resp.Status, body)
-	}
-	return fmt.Errorf("etcd at %s not healthy after %s: %v", s.Endpoint, startTimeout, last)
+		return fmt.Errorf("%s/health: %s %s", s.Endpoint, resp.Status, body)
+	})
 }
 
 // ClientTLS is a TLS configuration with the client certificate, trusting
@@ -199,32 +169,4 @@ func (s *Server) ClientTLS() (*tls.Config, error) {
 		return nil, err
 	}
 	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}}, nil
-}
-
-// stop kills etcd and waits until it is gone, so no process outlives the
-// test (t.TempDir removes its files afterwards).
-func (s *Server) stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	s.cmd.Process.Kill()
-	<-s.exited
-}
-
-func (s *Server) logTail() string {
-	data, _ := os.ReadFile(s.LogFile)
-	if len(data) > 4000 {
-		data = data[len(data)-4000:]
-	}
-	return "etcd log " + s.LogFile + ":\n" + string(data)
-}
-
-// FreePort returns a loopback TCP port that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

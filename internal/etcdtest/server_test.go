@@ -34,8 +34,8 @@ func TestStartServesTLSAndStopLeavesNoProcess(t *testing.T) {
 		}
 	})
 	// The subtest's cleanup has run: etcd must be gone and its files too.
-	if err := s.cmd.Process.Signal(syscall.Signal(0)); err == nil {
-		t.Errorf("etcd pid %d still runs after the test ended", s.cmd.Process.Pid)
+	if err := s.proc.Signal(syscall.Signal(0)); err == nil {
+		t.Errorf("etcd pid %d still runs after the test ended", s.proc.Pid())
 	}
 	if _, err := os.Stat(s.Dir); !os.IsNotExist(err) {
 		t.Errorf("%s still exists after the test ended (%v)", s.Dir, err)
