@@ -49,6 +49,7 @@ var importRules = map[string][]string{
 	"internal/benchscale": {"engine", "=resources", "resources/kinds", "state"}, // make bench-scale: builds its clusters' state through eggo's own code
 	"internal/etcdtest":   {"internal/testpki", "internal/testproc"},
 	"internal/testpki":    {},                                                             // the test harnesses' CAs and certificates
+	"internal/statetest":  {"state"},                                                      // what the shared state backends' tests share: a store per test, a lock holder to kill
 	"internal/testproc":   {},                                                             // the test harnesses' server processes: start, wait until ready, stop
 	"internal/apitest":    {"internal/etcdtest", "internal/testpki", "internal/testproc"}, // a kube-apiserver for tests, over an etcdtest etcd
 	"internal/testbed":    {"internal/testbed"},

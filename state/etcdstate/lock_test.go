@@ -1,18 +1,15 @@
 package etcdstate
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/eggo-project/eggo/internal/etcdtest"
+	"github.com/eggo-project/eggo/internal/statetest"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -133,45 +130,8 @@ func TestLockWithWaitGivesUpNamingTheHolder(t *testing.T) {
 
 func TestForceUnlockNeedsTheHoldersIDAndEndsItsLock(t *testing.T) {
 	srv := etcdtest.Start(t)
-	a := open(t, config(srv, "demo"))
-	b := open(t, config(srv, "demo"))
-	if err := b.ForceUnlock(bg(), "nothing"); err == nil || !strings.Contains(err.Error(), "not locked") {
-		t.Fatalf("ForceUnlock of an unlocked state: %v", err)
-	}
-	held, err := a.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.ForceUnlock(bg(), "0123-not-the-id")
-	if err == nil || !strings.Contains(err.Error(), held.Info.ID) {
-		t.Fatalf("ForceUnlock with a wrong ID: %v, want a refusal naming the real ID", err)
-	}
-	if _, err := b.Lock(bg(), state.LockInfo{}, 0); err == nil {
-		t.Fatal("a refused ForceUnlock freed the lock")
-	}
-
-	if err := b.ForceUnlock(bg(), held.Info.ID); err != nil {
-		t.Fatalf("ForceUnlock: %v", err)
-	}
-	l, err := b.Lock(bg(), state.LockInfo{Operation: "destroy"}, 0)
-	if err != nil {
-		t.Fatalf("Lock after ForceUnlock: %v", err)
-	}
-	defer l.Unlock()
-	// The old holder learns it lost the lock (its keepalive sees the
-	// revoked lease within a third of the TTL), and its Unlock says so
-	// without touching the new holder's lock.
-	select {
-	case <-held.Lost():
-	case <-time.After(5 * time.Second):
-		t.Fatal("Lost() not closed 5s after the holder's lease was revoked")
-	}
-	if err := held.Unlock(); err == nil || !strings.Contains(err.Error(), "no longer held the lock") {
-		t.Fatalf("Unlock of a force-unlocked lock: %v", err)
-	}
-	if _, err := a.Lock(bg(), state.LockInfo{}, 0); err == nil {
-		t.Fatal("the old holder's Unlock released the new holder's lock")
-	}
+	// The old holder's keepalive sees its revoked lease.
+	statetest.CheckForceUnlock[*Lock](t, open(t, config(srv, "demo")), open(t, config(srv, "demo")), "expired or was revoked")
 }
 
 // A holder killed with SIGKILL cannot unlock: the lock stays held until
@@ -179,39 +139,13 @@ func TestForceUnlockNeedsTheHoldersIDAndEndsItsLock(t *testing.T) {
 func TestLockOfAKilledHolderFreesAfterItsTTL(t *testing.T) {
 	srv := etcdtest.Start(t)
 	c := config(srv, "demo")
-	cfgJSON, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), holderEnv+"="+string(cfgJSON))
-	child.Stderr = os.Stderr
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "locked ") {
-		t.Fatalf("holder said %q (%v), want \"locked ID\"", line, err)
-	}
-	holderID := strings.TrimSpace(strings.TrimPrefix(line, "locked "))
-
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	child.Wait()
-	killed := time.Now()
+	holder := statetest.StartHolder(t, holderEnv, c)
+	killed := holder.Kill(t)
 
 	s := open(t, c)
-	_, err = s.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	_, err := s.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
+	holder.WantNamedIn(t, err)
 	var locked *LockedError
-	if !errors.As(err, &locked) || locked.Holder.ID != holderID || locked.Holder.PID != child.Process.Pid {
-		t.Fatalf("Lock just after the holder was killed: %v, want *LockedError naming pid %d", err, child.Process.Pid)
-	}
 
 	for {
 		l, err := s.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)

@@ -2,9 +2,6 @@ package kubestate
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,41 +10,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eggo-project/eggo/internal/apitest"
-	"github.com/eggo-project/eggo/state"
+	"github.com/eggo-project/eggo/internal/statetest"
 )
 
 // holderEnv, when set to a JSON Config, makes the test binary a lock
-// holder instead of running tests: it locks, says "locked <id>" on stdout,
-// and sleeps until it is killed.
+// holder instead of running tests (see statetest.RunOrHoldLock).
 const holderEnv = "EGGO_KUBESTATE_TEST_HOLDER"
 
-func TestMain(m *testing.M) {
-	if cfg := os.Getenv(holderEnv); cfg != "" {
-		os.Exit(holdLock(cfg))
-	}
-	os.Exit(m.Run())
-}
-
-func holdLock(cfgJSON string) int {
-	var c Config
-	if err := json.Unmarshal([]byte(cfgJSON), &c); err != nil {
-		fmt.Fprintln(os.Stderr, "holder:", err)
-		return 2
-	}
-	s, err := Open(bg(), c)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "holder:", err)
-		return 2
-	}
-	l, err := s.Lock(bg(), state.LockInfo{Operation: "apply"}, 0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "holder:", err)
-		return 2
-	}
-	fmt.Printf("locked %s\n", l.Info.ID)
-	time.Sleep(time.Minute) // the test kills us long before
-	return 3
-}
+func TestMain(m *testing.M) { statetest.RunOrHoldLock(m, holderEnv, Open, (*Store).Lock) }
 
 // env is one real apiserver shared by a test's subtests; each subtest
 // keeps its objects in a namespace of its own.
@@ -89,12 +59,7 @@ func namespaceFor(t *testing.T) string {
 // open opens c and closes the store when t ends.
 func open(t *testing.T, c Config) *Store {
 	t.Helper()
-	s, err := Open(bg(), c)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return statetest.Open(t, Open, c)
 }
 
 // secrets lists the cluster's Secrets as the admin sees them.
