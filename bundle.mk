@@ -6,6 +6,7 @@
 #   make conformance-tools          build or reuse e2e.test, ginkgo and agnhost; prints their directory last
 #   make conformance-images         build or reuse the conformance tests' image archives; prints their directory last
 #   make eggo-image                 build or reuse eggo's own image (not part of the bundle); prints its archive last
+#   make management-bundle          a bundle copy carrying eggo's image, to deploy a GitOps management cluster; prints it last
 #   make bundle-test                the bundle tools' own tests
 #   make bundle-gomod V=v1.31.5     write the test-only module for another Kubernetes version
 #   make bundle-clean               forget the built bundles (the Go caches stay)
@@ -15,7 +16,7 @@ BUNDLE_VERSIONS ?= v1.31.3 v1.31.4
 BUNDLE_SRC      := internal/bundle
 CONFORMANCE_VERSION ?= v1.31.4
 
-.PHONY: bundle eggo-image conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
+.PHONY: bundle eggo-image management-bundle conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
 
 bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prints $(CACHE)/bundle last
 	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(BUNDLE_VERSIONS)
@@ -28,6 +29,14 @@ bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prin
 EGGO_IMAGE_VERIFY := $(if $(wildcard $(CACHE)/bundle/.parts/debs/.eggo-bundle-stamp),$(CACHE)/bundle/.parts/debs/usr/local/bin)
 eggo-image: ## Build (or reuse) eggo's own image at $(CACHE)/eggo-image/KEY/eggo.tar (eggo.io/eggo:<git describe>); prints it last
 	@$(BUNDLE_SRC)/scripts/eggo-image.sh $(CACHE)/eggo-image $(EGGO_IMAGE_VERIFY)
+
+# A GitOps management cluster deployed by eggo gets eggo's image from its
+# bundle: a copy of the newest bundle (hard links) with eggo.tar among the
+# images containerd imports at start (website/gitops.md).
+MANAGEMENT_VERSION ?= $(lastword $(BUNDLE_VERSIONS))
+management-bundle: bundle ## A copy of the $(MANAGEMENT_VERSION) bundle with eggo's image, at $(CACHE)/management-bundle/$(MANAGEMENT_VERSION); prints it last
+	@image=$$($(BUNDLE_SRC)/scripts/eggo-image.sh $(CACHE)/eggo-image $(EGGO_IMAGE_VERIFY) | tail -1) && \
+	$(BUNDLE_SRC)/scripts/management-bundle.sh $(CACHE)/bundle/$(MANAGEMENT_VERSION) "$$image" $(CACHE)/management-bundle/$(MANAGEMENT_VERSION)
 
 # Heavy (e2e.test is a long compile; cached): make test builds it for the conformance smoke.
 conformance-tools: ## Build (or reuse) e2e.test, ginkgo and agnhost in $(CACHE)/conformance/$(CONFORMANCE_VERSION); prints it last

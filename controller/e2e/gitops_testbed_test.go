@@ -58,7 +58,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 
 	// The management cluster, by the CLI, with eggo's image in its bundle.
 	mgmtDir := t.TempDir()
-	writeFile(t, filepath.Join(mgmtDir, "main.hcl"), mgmtHCL(tb, addr["mg"], bundleWithImage(t, bundle, archive)))
+	writeFile(t, filepath.Join(mgmtDir, "main.hcl"), mgmtHCL(tb, addr["mg"], managementBundle(t, repo, bundle, archive)))
 	start := time.Now()
 	run(t, mgmtDir, eggo, "apply", "-auto-approve")
 	t.Logf("management cluster deployed in %s", time.Since(start).Round(time.Second))

@@ -87,16 +87,15 @@ func eggoImage(t *testing.T, repo string) (archive, name string) {
 	return archive, strings.TrimSpace(string(b))
 }
 
-// bundleWithImage is a copy of the bundle (hard links) with an image
-// archive added to the images every node's containerd imports at start.
-func bundleWithImage(t *testing.T, bundle, archive string) string {
+// managementBundle is the bundle the management cluster is deployed from,
+// as make management-bundle makes it: a copy of the bundle carrying eggo's
+// image among those every node's containerd imports at start.
+func managementBundle(t *testing.T, repo, bundle, archive string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "bundle")
-	run(t, "", "cp", "-al", bundle, dir)
-	if err := os.Link(archive, filepath.Join(dir, "amd64/var/lib/eggo/images/eggo.tar")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	out := run(t, repo, filepath.Join(repo, "internal/bundle/scripts/management-bundle.sh"), bundle, archive,
+		filepath.Join(t.TempDir(), "v"+k8sVersion))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
 }
 
 // kube runs the bundle's kubectl against one cluster.
