@@ -68,12 +68,7 @@ connection {
 // each file's checksum: the host "as it was".
 func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
 	t.Helper()
-	out, err := tb.Exec(context.Background(), name,
-		`for d in /opt /etc /var/lib; do find "$d" -xdev \( -type f -exec sha256sum {} + \) -o \( ! -type f -print \) ; done 2>/dev/null | LC_ALL=C sort`)
-	if err != nil {
-		t.Fatalf("%s: listing: %v", name, err)
-	}
-	return out
+	return tb.TreeForTest(t, name)
 }
 
 // planIn plans dir in a new session, which the caller closes; the error
@@ -243,7 +238,7 @@ func TestHostOnTestbed(t *testing.T) {
 	}
 	for _, h := range tb.Hosts {
 		if after := hostTree(t, tb, h.Name); after != before[h.Name] {
-			t.Errorf("%s not as before destroy:\n%s", h.Name, diffLines(before[h.Name], after))
+			t.Errorf("%s not as before destroy:\n%s", h.Name, testbed.TreeDiff(before[h.Name], after))
 		}
 	}
 }
@@ -257,27 +252,4 @@ func copyState(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func diffLines(a, b string) string {
-	in := map[string]bool{}
-	for _, l := range strings.Split(a, "\n") {
-		in[l] = true
-	}
-	out := map[string]bool{}
-	for _, l := range strings.Split(b, "\n") {
-		out[l] = true
-	}
-	var d []string
-	for l := range in {
-		if !out[l] {
-			d = append(d, "- "+l)
-		}
-	}
-	for l := range out {
-		if !in[l] {
-			d = append(d, "+ "+l)
-		}
-	}
-	return strings.Join(d, "\n")
 }

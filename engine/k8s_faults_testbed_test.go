@@ -147,7 +147,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 		t.Errorf("etcd members after m1 left: %s", got)
 	}
 	if got := hostTree(t, tb, "m1"); got != before["m1"] {
-		t.Errorf("m1 not as before after its removal:\n%s", firstDiff(before["m1"], got))
+		t.Errorf("m1 not as before after its removal:\n%s", testbed.TreeDiff(before["m1"], got))
 	}
 	if got := kubectl(t, tb, m0, "get --raw /readyz"); got != "ok" {
 		t.Errorf("/readyz after m1 left: %q", got)
@@ -195,7 +195,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	}
 	for _, h := range []string{"m0", "e0", "e1"} {
 		if got := hostTree(t, tb, h); got != before[h] {
-			t.Errorf("%s not as before after destroy:\n%s", h, firstDiff(before[h], got))
+			t.Errorf("%s not as before after destroy:\n%s", h, testbed.TreeDiff(before[h], got))
 		}
 	}
 }

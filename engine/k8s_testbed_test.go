@@ -329,7 +329,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 		t.Errorf("w0 keeps a route to the removed w1's pods: %q", got)
 	}
 	if got := hostTree(t, tb, "w1"); got != before["w1"] {
-		t.Errorf("w1 not as before after its delete:\n%s", firstDiff(before["w1"], got))
+		t.Errorf("w1 not as before after its delete:\n%s", testbed.TreeDiff(before["w1"], got))
 	}
 	if m.pod {
 		switchWithPolls(t, tb, dir, addr["lb"])
@@ -417,7 +417,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	}
 	for _, h := range all {
 		if got := hostTree(t, tb, h); got != before[h] {
-			t.Errorf("%s not as before after destroy:\n%s", h, firstDiff(before[h], got))
+			t.Errorf("%s not as before after destroy:\n%s", h, testbed.TreeDiff(before[h], got))
 		}
 		if ps := mustExec(t, tb, h, "ps -eo comm= | grep -E '^(etcd|kube|containerd|haproxy|pause|flanneld)' || true"); ps != "" {
 			t.Errorf("%s: processes left after destroy: %s", h, ps)
@@ -436,34 +436,6 @@ func rollOrder(p *Plan) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// firstDiff shows the lines only one side has (at most 20).
-func firstDiff(a, b string) string {
-	in := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l] = true
-		}
-		return m
-	}
-	ma, mb := in(a), in(b)
-	var out []string
-	for l := range ma {
-		if !mb[l] {
-			out = append(out, "- "+l)
-		}
-	}
-	for l := range mb {
-		if !ma[l] {
-			out = append(out, "+ "+l)
-		}
-	}
-	sort.Strings(out)
-	if len(out) > 20 {
-		out = append(out[:20], fmt.Sprintf("… %d more", len(out)-20))
-	}
-	return strings.Join(out, "\n")
 }
 
 // cutHook cuts a host off the moment a resource starts changing or

@@ -53,7 +53,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	}
 	before := map[string]string{}
 	for _, h := range []string{"wm", "ww0", "ww1"} {
-		before[h] = hostTree(t, tb, h)
+		before[h] = tb.TreeForTest(t, h)
 	}
 
 	// The management cluster, by the CLI, with eggo's image in its bundle.
@@ -209,8 +209,8 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	}, diag)
 	lap("deleted: destroyed through the finalizer")
 	for h, tree := range before {
-		if after := hostTree(t, tb, h); after != tree {
-			t.Errorf("destroy left %s changed:\n%s", h, diffLines(tree, after))
+		if after := tb.TreeForTest(t, h); after != tree {
+			t.Errorf("destroy left %s changed:\n%s", h, testbed.TreeDiff(tree, after))
 		}
 	}
 }

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
-	"github.com/eggo-project/eggo/internal/testbed"
 )
 
 // repoRoot is the module's root (this package is two levels down).
@@ -204,40 +203,4 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() (bool, 
 		}
 		time.Sleep(2 * time.Second)
 	}
-}
-
-// hostTree lists every file (with its sha256) and directory under /opt,
-// /etc and /var/lib of a host: destroy must leave it as before.
-func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
-	t.Helper()
-	out, err := tb.Exec(context.Background(), name,
-		`for d in /opt /etc /var/lib; do find "$d" -xdev \( -type f -exec sha256sum {} + \) -o \( ! -type f -print \) ; done 2>/dev/null | LC_ALL=C sort`)
-	if err != nil {
-		t.Fatalf("%s: listing: %v", name, err)
-	}
-	return out
-}
-
-// diffLines names the lines only in a and only in b (at most a few).
-func diffLines(a, b string) string {
-	in := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l] = true
-		}
-		return m
-	}
-	ma, mb := in(a), in(b)
-	var out []string
-	for l := range ma {
-		if !mb[l] && len(out) < 20 {
-			out = append(out, "- "+l)
-		}
-	}
-	for l := range mb {
-		if !ma[l] && len(out) < 40 {
-			out = append(out, "+ "+l)
-		}
-	}
-	return strings.Join(out, "\n")
 }

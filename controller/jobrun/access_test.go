@@ -75,6 +75,18 @@ current-context: single
 `
 }
 
+// jobsAPI starts a real kube-apiserver with a namespace "jobs" and a
+// kubeconfig of a user bound to exactly the Jobs' role there.
+func jobsAPI(t *testing.T) (*apitest.Server, string, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a kube-apiserver")
+	}
+	api := apitest.Start(t)
+	ns := api.Namespace(t, "jobs")
+	return api, ns, jobUser(t, api, ns)
+}
+
 // applyOptions lays out a mounted plan Secret for `job apply`.
 func applyOptions(t *testing.T, api *apitest.Server, ns, kubeconfig, eggo, cluster string) jobrun.Options {
 	t.Helper()
@@ -99,12 +111,7 @@ func applyOptions(t *testing.T, api *apitest.Server, ns, kubeconfig, eggo, clust
 // failed apply, or when the file is not the one the state records,
 // nothing is published.
 func TestApplyJobPublishesClusterAccess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a kube-apiserver")
-	}
-	api := apitest.Start(t)
-	ns := api.Namespace(t, "jobs")
-	kubeconfig := jobUser(t, api, ns)
+	api, ns, kubeconfig := jobsAPI(t)
 	ctx := context.Background()
 	secrets := api.Client.CoreV1().Secrets(ns)
 	content := adminKubeconfig()
@@ -191,12 +198,7 @@ func TestApplyJobPublishesClusterAccess(t *testing.T) {
 // state does not record, or that is not the EggoCluster's, is not
 // restored.
 func TestRestoreAccess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a kube-apiserver")
-	}
-	api := apitest.Start(t)
-	ns := api.Namespace(t, "jobs")
-	kubeconfig := jobUser(t, api, ns)
+	api, ns, kubeconfig := jobsAPI(t)
 	ctx := context.Background()
 	content := adminKubeconfig()
 	sum := sha256.Sum256([]byte(content))

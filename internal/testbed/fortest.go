@@ -60,3 +60,15 @@ func CheckPrerequisites(o Options) error {
 	}
 	return nil
 }
+
+// TreeForTest is Tree, failing the test when the node cannot be listed.
+func (tb *Testbed) TreeForTest(t testing.TB, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := tb.Tree(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
