@@ -29,6 +29,7 @@ func TestController(t *testing.T) {
 	t.Run("eggo.io/plan-requested plans an unchanged spec again", e.testPlanRequest)
 	t.Run("a spec that names a wrong Secret starts no Job", e.testInvalidSSHSecret)
 	t.Run("deletion runs a destroy Job behind the finalizer", e.testDestroyOnDelete)
+	t.Run("a failed destroy runs again when asked", e.testDestroyRetry)
 	t.Run("deletionPolicy Orphan lets go without a Job", e.testOrphan)
 	t.Run("deleting a never applied cluster destroys nothing", e.testNeverApplied)
 	t.Run("no credential in a Job, the EggoCluster, a ConfigMap or the log", e.testNoCredentialLeaks)

@@ -135,3 +135,41 @@ func scan(t *testing.T, where, text string) {
 		}
 	}
 }
+
+// testDestroyRetry: a failed destroy keeps the EggoCluster (Failed); a new
+// eggo.io/plan-requested value starts a new destroy Job, whose success
+// lets it go.
+func (e *env) testDestroyRetry(t *testing.T) {
+	ns := "destroy-retry"
+	e.newCluster(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.Approval = v1alpha1.ApprovalAutomatic })
+	h := e.plan(t, ns, 1, "r", 1)
+	e.waitJob(t, ns, applyJob(h))
+	e.finishJob(t, ns, applyJob(h), true)
+	eventually(t, 10*time.Second, func() (bool, string) {
+		return conditionIs(e.cluster(t, ns), v1alpha1.ConditionReady, "True")
+	})
+	must(t, e.c.Delete(context.Background(), e.cluster(t, ns)))
+	e.waitJob(t, ns, "demo-destroy")
+	e.failPod(t, ns, "demo-destroy", "Error: host.w0: unreachable")
+	e.finishJob(t, ns, "demo-destroy", false)
+	eventually(t, 10*time.Second, func() (bool, string) {
+		return conditionIs(e.cluster(t, ns), v1alpha1.ConditionFailed, "True")
+	})
+	consistently(t, 2*time.Second, func() (bool, string) {
+		jobs := e.jobs(t, ns)
+		return len(jobs) == 3 && len(e.cluster(t, ns).Finalizers) == 1, "after the failed destroy: jobs " + names(jobs)
+	})
+	e.annotate(t, ns, v1alpha1.PlanRequestAnnotation, "retry-1")
+	var retry string
+	eventually(t, 20*time.Second, func() (bool, string) {
+		for name, j := range e.jobs(t, ns) {
+			if j.Labels[v1alpha1.LabelPhase] == v1alpha1.PhaseDestroy && name != "demo-destroy" {
+				retry = name
+				return true, ""
+			}
+		}
+		return false, "no second destroy Job: " + names(e.jobs(t, ns))
+	})
+	e.finishJob(t, ns, retry, true)
+	e.gone(t, ns)
+}

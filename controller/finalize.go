@@ -14,8 +14,8 @@ import (
 // once and the hosts stay as they are. Destroy: once no other Job of the
 // cluster runs, a destroy Job; when it succeeds the finalizer goes; when
 // it fails the EggoCluster stays, Failed, until someone fixes the cause
-// (a new destroy Job is started after the failed one is removed) or sets
-// deletionPolicy Orphan.
+// and asks again (a new eggo.io/plan-requested value starts a new destroy
+// Job; so does removing the failed one) or sets deletionPolicy Orphan.
 func (r *Reconciler) finalize(ctx context.Context, c *v1alpha1.EggoCluster) error {
 	if !controllerutil.ContainsFinalizer(c, v1alpha1.Finalizer) {
 		return nil
@@ -48,7 +48,8 @@ func (r *Reconciler) destroyStep(ctx context.Context, c *v1alpha1.EggoCluster, j
 		markRunning(c, j.Labels[v1alpha1.LabelPhase], j.Name)
 		return false, nil
 	}
-	name := jobName(c, jobRequest{phase: v1alpha1.PhaseDestroy})
+	req := jobRequest{phase: v1alpha1.PhaseDestroy, inputs: planInputs{request: c.Annotations[v1alpha1.PlanRequestAnnotation]}}
+	name := jobName(c, req)
 	if j := findJob(jobs, name); j != nil {
 		if jobOutcome(j) == succeeded {
 			return true, nil
@@ -67,7 +68,7 @@ func (r *Reconciler) destroyStep(ctx context.Context, c *v1alpha1.EggoCluster, j
 	if err := r.writeInlineConfig(ctx, c); err != nil {
 		return false, err
 	}
-	_, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhaseDestroy})
+	_, err := r.startJob(ctx, c, req)
 	return false, err
 }
 

@@ -30,7 +30,7 @@ type jobRequest struct {
 
 // jobName is deterministic, so that creating a Job twice for one run
 // fails as AlreadyExists instead of starting a second Job: a plan per
-// generation and inputs, an apply per plan, one destroy.
+// generation and inputs, an apply per plan, a destroy per request.
 func jobName(c *v1alpha1.EggoCluster, r jobRequest) string {
 	switch r.phase {
 	case v1alpha1.PhasePlan:
@@ -38,7 +38,7 @@ func jobName(c *v1alpha1.EggoCluster, r jobRequest) string {
 	case v1alpha1.PhaseApply:
 		return fmt.Sprintf("%s-apply-%s", c.Name, r.planHash[:12])
 	default:
-		return c.Name + "-destroy"
+		return c.Name + "-destroy" + r.inputs.nameSuffix()
 	}
 }
 

@@ -15,7 +15,8 @@ const ApproveAnnotation = "eggo.io/approve-plan"
 // PlanRequestAnnotation asks for a new plan of an unchanged spec: any new
 // value (a timestamp, say) starts one, as Flux's requestedAt does. After a
 // failed apply, or when the hosts changed outside eggo, it plans again
-// without editing the spec.
+// without editing the spec. While the EggoCluster is being deleted, a new
+// value starts a new destroy Job after a failed one.
 const PlanRequestAnnotation = "eggo.io/plan-requested"
 
 // Finalizer holds an EggoCluster until its destroy Job has run (or, with
