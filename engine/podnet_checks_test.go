@@ -56,6 +56,46 @@ echo "no pod netns has %s" >&2; exit 1`, ip, shell.Quote(cmd), ip))
 	return strings.TrimSpace(out)
 }
 
+// podPathDiag is what tells why the pod fromIP on from cannot reach the
+// pod toIP on to, for a failure message. "No route to host" from a pod
+// means an address on the way did not resolve (ARP), not a missing
+// route: without a route the testbed's nodes send the packet to this
+// machine, which drops it silently, and the connect times out. The
+// addresses that can fail to resolve are the pod's gateway (cni0 on
+// from), flannel's next hop for the peer's subnet (its VTEP address
+// on from's flannel.1, a permanent neighbour flanneld adds) and the
+// pod itself (cni0 on to). Each node says which it has; m0 says what
+// the API has for the pods and flannel's annotations. Commands that
+// fail are part of the text.
+func podPathDiag(tb *testbed.Testbed, from, fromIP, to, toIP string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	node := fmt.Sprintf(`echo "# ip route get %[1]s"; ip route get %[1]s
+echo "# %[3]s"; ip -d link show %[3]s | head -3
+echo "# neighbours on %[3]s"; ip neigh show dev %[3]s
+echo "# fdb of %[3]s"; bridge fdb show dev %[3]s
+echo "# cni0 and its ports"; ip -br addr show cni0; ip -br link show master cni0
+echo "# neighbours on cni0"; ip neigh show dev cni0
+echo "# forwarding"; cat /proc/sys/net/ipv4/ip_forward
+for ns in $(ip netns list | awk '/^cni-/{print $1}'); do
+  if ip -n "$ns" -o -4 addr show | grep -qE " (%[1]s|%[2]s)/"; then
+    echo "# pod netns $ns"; ip -n "$ns" -br addr; ip -n "$ns" route; ip -n "$ns" neigh
+  fi
+done
+echo "# flanneld"; journalctl -u flanneld --no-pager -o cat -n 25 | tail -c 2500
+true`, toIP, fromIP, kube.FlannelLink)
+	var b strings.Builder
+	for _, host := range []string{from, to} {
+		out, err := tb.Exec(ctx, host, node)
+		fmt.Fprintf(&b, "--- %s (err %v):\n%s\n", host, err, out)
+	}
+	api, err := tb.Exec(ctx, "m0", adminKubectl+"get pods -o wide; "+adminKubectl+
+		`get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.spec.podCIDR} {.metadata.annotations.flannel\.alpha\.coreos\.com/public-ip} {.metadata.annotations.flannel\.alpha\.coreos\.com/backend-data}{"\n"}{end}'; `+
+		adminKubectl+"get events --sort-by=.lastTimestamp | tail -20")
+	fmt.Fprintf(&b, "--- m0 (err %v):\n%s", err, api)
+	return b.String()
+}
+
 // checkServicesAcrossSubnets: a pod on each side reaches a Service whose
 // backend is on the other side, and resolves names through cluster DNS
 // (CoreDNS on dnsSide). The backend on serviceSide is CoreDNS's image with
