@@ -344,7 +344,8 @@ func installController(t *testing.T, mg kube, repo, image string) {
 	if !strings.Contains(string(b), "newTag: dev") {
 		t.Fatalf("%s names no image tag to set", k)
 	}
-	writeFile(t, k, strings.Replace(string(b), "newTag: dev", "newTag: "+tag, 1))
+	// Quoted: a tag of digits only (git describe of some commits) is a number in YAML.
+	writeFile(t, k, strings.Replace(string(b), "newTag: dev", fmt.Sprintf("newTag: %q", tag), 1))
 	mg.run("apply", "--server-side", "-k", dir)
 	mg.run("create", "namespace", ns)
 	mg.run("apply", "-f", filepath.Join(repo, "controller/config/samples/job_rbac.yaml"))
