@@ -138,7 +138,7 @@ func (r *Reconciler) failureMessage(ctx context.Context, j *batchv1.Job) string 
 			// Deleted, evicted, or its node lost: nothing says what eggo
 			// did, but its state kept every operation that finished.
 			msgs = append(msgs, "its pod is gone (deleted, evicted or its node lost) before it finished; "+
-				"the state keeps what finished: change the spec to plan again")
+				"the state keeps what finished: annotate "+v1alpha1.PlanRequestAnnotation+" (or change the spec) to plan again")
 		}
 	}
 	msg := strings.Join(msgs, "\n")
