@@ -67,7 +67,7 @@ var importRules = map[string][]string{
 	"cmd/eggo-controller": {"controller"},
 	// The GitOps end-to-end test (test files only): the API's names, the
 	// testbed; it runs eggo, the controller and kubectl as programs.
-	"controller/e2e": {"controller/api", "internal/testbed"},
+	"controller/e2e": {"controller/api", "internal/testbed", "internal/conformance"},
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`

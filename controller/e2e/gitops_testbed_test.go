@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/internal/conformance"
 	"github.com/eggo-project/eggo/internal/testbed"
 )
 
@@ -45,8 +47,15 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	archive, image := eggoImage(t, repo)
 	t.Logf("eggo's image %s (%s)", image, archive)
 
+	// The Jobs' bundle: make bundle's, or (to run the conformance smoke
+	// against the workload cluster) a copy carrying the tests' images.
+	smoke := newSmoke(t, repo, bundle)
+	bundles, bundlePath := filepath.Dir(bundle), filepath.Base(bundle)
+	if smoke != nil {
+		bundles, bundlePath = smoke.bundles, smoke.bundlePath
+	}
 	tb := testbed.UpForTestWith(t, testbed.Options{Names: []string{"mg", "wm", "ww0", "ww1"}, Containers: true,
-		ReadOnlyBinds: map[string]string{bundleMount: filepath.Dir(bundle)}})
+		ReadOnlyBinds: map[string]string{bundleMount: bundles}})
 	addr := map[string]string{}
 	for _, h := range tb.Hosts {
 		addr[h.Name] = h.Address
@@ -76,7 +85,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	// The workload cluster's SSH key, and the EggoCluster (Manual approval).
 	keyFile := tb.Hosts[0].KeyFile
 	mg.run("-n", ns, "create", "secret", "generic", cluster+"-ssh", "--type=kubernetes.io/ssh-auth", "--from-file=ssh-privatekey="+keyFile)
-	spec := workloadSpec{image: image, addr: addr, workers: []string{"ww0"}, attempt: "1"}
+	spec := workloadSpec{image: image, addr: addr, workers: []string{"ww0"}, attempt: "1", bundlePath: bundlePath, dns: smoke != nil}
 	mg.apply(spec.yaml(t))
 	lap := newLaps(t)
 
@@ -158,6 +167,13 @@ func TestGitOpsOnTestbed(t *testing.T) {
 		out, _ := work.try("get", "nodes", "--no-headers")
 		return nodeReady(out, "ww1"), out
 	}, diag)
+
+	// The conformance suite judges the cluster the Jobs built (when asked:
+	// EGGO_E2E_CONFORMANCE_FOCUS).
+	if smoke != nil {
+		smoke.run(t, work.kubeconfig)
+		lap("conformance against the workload cluster")
+	}
 
 	// 7. An edit after that approval is planned and waits: the approval
 	// names the joined plan's hash, never the new one.
@@ -259,6 +275,9 @@ type workloadSpec struct {
 	workers   []string
 	attempt   string // a variable the configuration declares and nothing uses: a spec change that changes nothing
 	ww1Labels string
+	// bundlePath is the bundle's directory in the Jobs' bundle volume.
+	bundlePath string
+	dns        bool // CoreDNS (the conformance tests' DNS checks need it)
 }
 
 func (s workloadSpec) hcl() string {
@@ -284,7 +303,7 @@ cluster %q {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
   }
-}
+%s}
 
 connection {
   user             = "root"
@@ -295,7 +314,7 @@ node "wm" {
   address = %q
   roles   = ["master", "etcd"]
 }
-`, cluster, k8sVersion, s.addr["wm"])
+`, cluster, k8sVersion, s.dnsBlock(), s.addr["wm"])
 	for _, w := range s.workers {
 		fmt.Fprintf(&b, "\nnode %q {\n  address = %q\n  roles   = [\"worker\"]\n", w, s.addr[w])
 		if w == "ww1" && s.ww1Labels != "" {
@@ -306,6 +325,15 @@ node "wm" {
 	return b.String()
 }
 
+// dnsBlock is CoreDNS answering the cluster's names only (the testbed's
+// hosts have no resolver to forward to), when asked for.
+func (s workloadSpec) dnsBlock() string {
+	if !s.dns {
+		return ""
+	}
+	return "  addons {\n    coredns          = true\n    coredns_upstream = []\n  }\n"
+}
+
 func (s workloadSpec) yaml(t *testing.T) string {
 	t.Helper()
 	doc := map[string]any{
@@ -314,7 +342,7 @@ func (s workloadSpec) yaml(t *testing.T) string {
 		"spec": map[string]any{
 			"config":          map[string]any{"inline": s.hcl()},
 			"variables":       map[string]string{"attempt": s.attempt},
-			"bundle":          map[string]any{"path": "v" + k8sVersion, "volume": map[string]any{"hostPath": map[string]any{"path": bundleMount, "type": "Directory"}}},
+			"bundle":          map[string]any{"path": s.bundlePath, "volume": map[string]any{"hostPath": map[string]any{"path": bundleMount, "type": "Directory"}}},
 			"sshKeySecretRef": map[string]any{"name": cluster + "-ssh"},
 			"image":           s.image,
 			"approval":        "Manual",
@@ -648,5 +676,57 @@ func newLaps(t *testing.T) func(format string, args ...any) {
 		t.Helper()
 		t.Logf("[%s] %s", time.Since(last).Round(time.Second), fmt.Sprintf(format, args...))
 		last = time.Now()
+	}
+}
+
+// smokeRun is the conformance run against the workload cluster: make
+// conformance's tools and test images, the tests EGGO_E2E_CONFORMANCE_FOCUS
+// names (make test's smoke: CONFORMANCE_SMOKE in the Makefile).
+type smokeRun struct {
+	o                   conformance.Options
+	bundles, bundlePath string
+}
+
+// newSmoke is nil unless EGGO_E2E_CONFORMANCE_FOCUS is set; then it makes
+// the bundle copy with the test images the workload cluster's nodes import.
+func newSmoke(t *testing.T, repo, bundle string) *smokeRun {
+	t.Helper()
+	focus := os.Getenv("EGGO_E2E_CONFORMANCE_FOCUS")
+	if focus == "" {
+		return nil
+	}
+	cache := os.Getenv("EGGO_CACHE")
+	if cache == "" {
+		cache = "/var/cache/eggo"
+	}
+	tools := filepath.Join(cache, "conformance", "v"+k8sVersion)
+	results := t.TempDir()
+	o := conformance.Options{Bundle: bundle, Tools: tools, Images: filepath.Join(tools, "images"), Results: results,
+		List:  filepath.Join(repo, "internal/bundle/conformance/v"+k8sVersion+"/conformance-tests.txt"),
+		Procs: 4, Focus: focus, Log: io.Discard}
+	if _, err := os.Stat(filepath.Join(tools, "e2e.test")); err != nil {
+		t.Fatalf("no conformance tools at %s: make conformance-images", tools)
+	}
+	dir, err := conformance.WithImages(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &smokeRun{o: o, bundles: filepath.Dir(dir), bundlePath: filepath.Base(dir)}
+}
+
+// run runs the tests against the cluster of kubeconfig: none may fail.
+func (s *smokeRun) run(t *testing.T, kubeconfig string) {
+	t.Helper()
+	var log strings.Builder
+	s.o.Log = &log
+	sum, err := conformance.Test(context.Background(), s.o, kubeconfig)
+	if err != nil {
+		t.Fatalf("conformance: %v\n%s", err, log.String())
+	}
+	var b strings.Builder
+	sum.Print(&b)
+	t.Logf("conformance against the cluster the Jobs built: %s", b.String())
+	if sum.Count(conformance.Failed) > 0 || sum.Count(conformance.Passed) == 0 {
+		t.Errorf("conformance: %s\n(logs in %s)", b.String(), s.o.Results)
 	}
 }

@@ -37,7 +37,7 @@ func TestWithImagesKeepsTheBundlesOwn(t *testing.T) {
 	if err := os.MkdirAll(results, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := withImages(Options{Bundle: bundle, Images: images, Results: results, Log: io.Discard})
+	dir, err := WithImages(Options{Bundle: bundle, Images: images, Results: results, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

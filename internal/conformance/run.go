@@ -54,11 +54,10 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if err := clearResults(o.Results); err != nil {
 		return Summary{}, err
 	}
-	list, err := ReadList(o.List)
-	if err != nil {
+	if _, err := ReadList(o.List); err != nil {
 		return Summary{}, err
 	}
-	bundle, err := withImages(o)
+	bundle, err := WithImages(o)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -86,7 +85,17 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 		return Summary{}, fmt.Errorf("deploying the cluster (%s): %w", filepath.Join(o.Results, "apply.log"), err)
 	}
 	fmt.Fprintf(o.Log, "cluster deployed in %s\n", time.Since(started).Round(time.Second))
-	kubeconfig := filepath.Join(o.Results, "conformance.kubeconfig")
+	return Test(ctx, o, filepath.Join(o.Results, "conformance.kubeconfig"))
+}
+
+// Test runs the phases against the cluster of kubeconfig (reports and
+// logs in o.Results) and summarizes them against o.List. The error is what
+// stopped the run, not a failed test.
+func Test(ctx context.Context, o Options, kubeconfig string) (Summary, error) {
+	list, err := ReadList(o.List)
+	if err != nil {
+		return Summary{}, err
+	}
 	for _, p := range o.phases() {
 		if err := o.ginkgo(ctx, p, kubeconfig); err != nil {
 			// A failed test makes ginkgo exit non-zero: the reports say
@@ -182,10 +191,10 @@ func clearResults(dir string) error {
 	return nil
 }
 
-// withImages is the bundle with the image archives added under
+// WithImages is the bundle with the image archives added under
 // var/lib/eggo/images (containerd imports each one at start): a copy of
-// hard links beside the images, made anew each run.
-func withImages(o Options) (string, error) {
+// hard links in o.Results/bundle, made anew each run.
+func WithImages(o Options) (string, error) {
 	archives, _ := filepath.Glob(filepath.Join(o.Images, "*.tar"))
 	if len(archives) == 0 {
 		fmt.Fprintf(o.Log, "no test images in %q: the tests that need one will fail (make conformance-images)\n", o.Images)
