@@ -67,14 +67,16 @@ INOTIFY_INSTANCES := 512
 # (SIGTERM, then SIGKILL after the grace): they run alone, after the rest,
 # so the Kubernetes end-to-end test's load does not stretch their clocks.
 # The GitOps end-to-end test (controller/e2e: a management cluster and a
-# workload cluster) runs after them too, not beside the engine's two.
+# workload cluster) runs after them too, not beside the engine's two, with
+# the conformance smoke against the cluster its Jobs build.
 test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster), the conformance smoke
 	@inotify=$$(sysctl -n fs.inotify.max_user_instances); \
 	if [ "$$inotify" -lt $(INOTIFY_INSTANCES) ]; then sysctl -q -w fs.inotify.max_user_instances=$(INOTIFY_INSTANCES); fi; \
 	trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances='"$$inotify" EXIT; \
 	go test -count=1 -timeout 75m $$(go list ./... | grep -v -e '/resources/hookrun$$' -e '/controller/e2e$$') && \
 	go test -count=1 -timeout 15m ./resources/hookrun/ && \
-	go test -count=1 -timeout 30m ./controller/e2e/ && \
+	$(MAKE) --no-print-directory conformance-images >/dev/null && \
+	EGGO_E2E_CONFORMANCE_FOCUS='$(CONFORMANCE_SMOKE)' go test -count=1 -timeout 30m ./controller/e2e/ && \
 	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
 	$(MAKE) --no-print-directory bundle-test && \
