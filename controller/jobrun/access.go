@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -127,6 +128,16 @@ func restoreAccess(o Options, stderr io.Writer, vars []string) error {
 	data := s.Data[v1alpha1.KubeconfigKey]
 	if hashOf(data) != rec.sum {
 		return fmt.Errorf("the Secret %s is not the kubeconfig the state records (sha256 differs): eggo writes it again", s.Name)
+	}
+	return writeRestored(o.WorkDir, rec, data)
+}
+
+// writeRestored writes the kubeconfig where the state records it, only
+// inside the run's directory: the path comes from the state, and a Job
+// writes nothing of it elsewhere.
+func writeRestored(workDir string, rec *adminRecord, data []byte) error {
+	if rel, err := filepath.Rel(workDir, rec.path); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("the state's admin kubeconfig %s is outside the run's directory: not restored", rec.path)
 	}
 	if err := os.MkdirAll(filepath.Dir(rec.path), 0o700); err != nil {
 		return err
