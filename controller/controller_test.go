@@ -13,7 +13,7 @@ import (
 )
 
 // TestController runs the controller against a real kube-apiserver
-// (internal/apitest) and plays the Jobs' outcomes as the job controller
+// (internal/harness/apitest) and plays the Jobs' outcomes as the job controller
 // and the Jobs' command would.
 func TestController(t *testing.T) {
 	if testing.Short() {

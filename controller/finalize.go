@@ -56,7 +56,7 @@ func (r *Reconciler) destroyStep(ctx context.Context, c *v1alpha1.EggoCluster, j
 		}
 		if c.Status.ActiveJob == name {
 			r.recordFailure(ctx, c, j, v1alpha1.PhaseDestroy)
-			c.Status.ActiveJob = ""
+			markEnded(c)
 		}
 		return false, nil
 	}

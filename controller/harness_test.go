@@ -28,7 +28,7 @@ import (
 
 	"github.com/eggo-project/eggo/controller"
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
-	"github.com/eggo-project/eggo/internal/apitest"
+	"github.com/eggo-project/eggo/internal/harness/apitest"
 )
 
 // The credentials of the tests: none may appear in a Job, the

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
-	"github.com/eggo-project/eggo/internal/apitest"
+	"github.com/eggo-project/eggo/internal/harness/apitest"
 )
 
 // TestDeploymentManifests builds controller/config with kustomize (the

@@ -54,11 +54,6 @@ func observedInputs(c *v1alpha1.EggoCluster) planInputs {
 	return planInputs{config: c.Status.ObservedConfigHash, request: c.Status.ObservedPlanRequest}
 }
 
-// observe records in the status the inputs a finished plan was made from.
-func observe(c *v1alpha1.EggoCluster, in planInputs) {
-	c.Status.ObservedConfigHash, c.Status.ObservedPlanRequest = in.config, in.request
-}
-
 // inputsOfJob are the inputs a plan Job planned (its annotations).
 func inputsOfJob(j *batchv1.Job) planInputs {
 	return planInputs{config: j.Annotations[v1alpha1.AnnotationConfigHash], request: j.Annotations[v1alpha1.AnnotationPlanRequest]}

@@ -65,7 +65,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, err
 }
 
+// saveStatus derives the conditions from the facts recorded, then writes
+// the status if it changed.
 func (r *Reconciler) saveStatus(ctx context.Context, c *v1alpha1.EggoCluster, before *v1alpha1.EggoClusterStatus) error {
+	deriveConditions(c)
 	if equality.Semantic.DeepEqual(before, &c.Status) {
 		return nil
 	}
@@ -89,36 +92,22 @@ func (r *Reconciler) step(ctx context.Context, c *v1alpha1.EggoCluster) error {
 		if err := r.record(ctx, c, name, findJob(jobs, name)); err != nil {
 			return err
 		}
-		c.Status.ActiveJob = ""
+		markEnded(c)
 	}
 	return r.next(ctx, c)
 }
 
 // next starts the run the cluster needs, if any: a plan for a spec not
-// planned yet; the apply of the current plan once approved; else it says
-// why it waits.
+// planned yet; the apply of the current plan once approved (applyDue);
+// else nothing: the conditions say why it waits.
 func (r *Reconciler) next(ctx context.Context, c *v1alpha1.EggoCluster) error {
 	if in := r.currentInputs(ctx, c); c.Generation != c.Status.ObservedGeneration || in != observedInputs(c) {
 		return r.startPlan(ctx, c, in)
 	}
-	hash := c.Status.LastPlanHash
-	switch {
-	case hash == "" || hash == c.Status.LastAppliedPlanHash || hash == c.Status.LastFailedPlanHash:
-		set(c, v1alpha1.ConditionApprovalPending, false, ReasonNotApplied, "")
-		return nil
-	case !hasChanges(c.Status.PlanSummary):
-		set(c, v1alpha1.ConditionApprovalPending, false, ReasonNoChanges, "")
-		if !isTrue(c, v1alpha1.ConditionFailed) {
-			set(c, v1alpha1.ConditionReady, true, ReasonNoChanges, "plan "+short(hash)+" has no changes")
-		}
-		return nil
-	case !approved(c):
-		set(c, v1alpha1.ConditionApprovalPending, true, ReasonAwaitApproval,
-			"approve with: kubectl annotate eggocluster "+c.Name+" "+v1alpha1.ApproveAnnotation+"="+hash)
-		set(c, v1alpha1.ConditionReady, false, ReasonAwaitApproval, "plan "+short(hash)+" waits for approval")
+	if !applyDue(c) {
 		return nil
 	}
-	_, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhaseApply, planHash: hash})
+	_, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhaseApply, planHash: c.Status.LastPlanHash})
 	return err
 }
 
@@ -126,11 +115,8 @@ func (r *Reconciler) next(ctx context.Context, c *v1alpha1.EggoCluster) error {
 // into its ConfigMap and starts the plan Job.
 func (r *Reconciler) startPlan(ctx context.Context, c *v1alpha1.EggoCluster, in planInputs) error {
 	if msg := r.checkSpec(ctx, c); msg != "" {
-		c.Status.ObservedGeneration = c.Generation
-		observe(c, in)
-		c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = "", nil, ""
-		set(c, v1alpha1.ConditionPlanned, false, ReasonInvalidSpec, msg)
-		markFailed(c, ReasonInvalidSpec, msg)
+		observePlan(c, c.Generation, in, nil)
+		markFailed(c, v1alpha1.ReasonInvalidSpec, msg)
 		return nil
 	}
 	if err := r.writeInlineConfig(ctx, c); err != nil {

@@ -13,7 +13,7 @@ import (
 // the Job is gone before its outcome was seen (deleted by hand).
 func (r *Reconciler) record(ctx context.Context, c *v1alpha1.EggoCluster, name string, job *batchv1.Job) error {
 	if job == nil {
-		markFailed(c, ReasonJobLost, "job "+name+" disappeared before it finished")
+		markFailed(c, v1alpha1.ReasonJobLost, "job "+name+" disappeared before it finished")
 		if c.Status.LastPlanHash != "" && c.Status.LastPlanHash != c.Status.LastAppliedPlanHash {
 			c.Status.LastFailedPlanHash = c.Status.LastPlanHash // never applied twice behind a person's back
 		}
@@ -33,8 +33,6 @@ func (r *Reconciler) record(ctx context.Context, c *v1alpha1.EggoCluster, name s
 	case v1alpha1.PhaseApply:
 		c.Status.LastAppliedPlanHash = job.Annotations[v1alpha1.AnnotationPlanHash]
 		clearFailed(c)
-		set(c, v1alpha1.ConditionApplying, false, ReasonApplied, "")
-		set(c, v1alpha1.ConditionReady, true, ReasonApplied, "plan "+short(c.Status.LastAppliedPlanHash)+" applied by job "+job.Name)
 	}
 	return nil
 }
@@ -43,16 +41,13 @@ func (r *Reconciler) recordFailure(ctx context.Context, c *v1alpha1.EggoCluster,
 	msg := r.failureMessage(ctx, job)
 	switch phase {
 	case v1alpha1.PhasePlan:
-		c.Status.ObservedGeneration = jobGeneration(job)
-		observe(c, inputsOfJob(job))
-		c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = "", nil, ""
-		set(c, v1alpha1.ConditionPlanned, false, ReasonPlanFailed, "job "+job.Name+" failed")
-		markFailed(c, ReasonPlanFailed, msg)
+		observePlan(c, jobGeneration(job), inputsOfJob(job), nil)
+		markFailed(c, v1alpha1.ReasonPlanFailed, msg)
 	case v1alpha1.PhaseApply:
 		c.Status.LastFailedPlanHash = job.Annotations[v1alpha1.AnnotationPlanHash]
-		markFailed(c, ReasonApplyFailed, msg)
+		markFailed(c, v1alpha1.ReasonApplyFailed, msg)
 	case v1alpha1.PhaseDestroy:
-		markFailed(c, ReasonDestroyFailed, msg)
+		markFailed(c, v1alpha1.ReasonDestroyFailed, msg)
 	}
 }
 
@@ -60,18 +55,12 @@ func (r *Reconciler) recordFailure(ctx context.Context, c *v1alpha1.EggoCluster,
 func (r *Reconciler) recordPlan(ctx context.Context, c *v1alpha1.EggoCluster, job *batchv1.Job) error {
 	p, err := r.readPlan(ctx, c, job.Name)
 	if err != nil {
-		markFailed(c, ReasonPlanFailed, "job "+job.Name+" succeeded but its plan cannot be read: "+err.Error())
-		c.Status.ObservedGeneration = jobGeneration(job)
-		observe(c, inputsOfJob(job))
-		c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = "", nil, ""
+		observePlan(c, jobGeneration(job), inputsOfJob(job), nil)
+		markFailed(c, v1alpha1.ReasonPlanFailed, "job "+job.Name+" succeeded but its plan cannot be read: "+err.Error())
 		return nil
 	}
-	c.Status.ObservedGeneration = jobGeneration(job)
-	observe(c, inputsOfJob(job))
-	c.Status.LastPlanHash, c.Status.PlanSummary, c.Status.PlanRef = p.hash, &p.summary, p.ref
+	observePlan(c, jobGeneration(job), inputsOfJob(job), &p)
 	clearFailed(c)
-	set(c, v1alpha1.ConditionPlanned, true, ReasonPlanned, "plan "+short(p.hash)+" for generation "+
-		strconv.FormatInt(c.Status.ObservedGeneration, 10)+" is in ConfigMap "+p.ref)
 	return nil
 }
 

@@ -2,13 +2,22 @@ package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// Condition types of an EggoCluster.
+// Condition types of an EggoCluster. The first four are derived from the
+// status's facts on every reconcile; Failed records an event (see the
+// reasons, reasons.go).
 const (
-	ConditionPlanned         = "Planned"
+	// ConditionPlanned: the current generation has a plan.
+	ConditionPlanned = "Planned"
+	// ConditionApprovalPending: the plan waits for eggo.io/approve-plan.
 	ConditionApprovalPending = "ApprovalPending"
-	ConditionApplying        = "Applying"
-	ConditionReady           = "Ready"
-	ConditionFailed          = "Failed"
+	// ConditionApplying: an apply or destroy Job runs.
+	ConditionApplying = "Applying"
+	// ConditionReady: the current plan is applied (or changes nothing),
+	// no Job runs and no failure stands.
+	ConditionReady = "Ready"
+	// ConditionFailed: the last run failed (status.lastFailure), until a
+	// later one succeeds.
+	ConditionFailed = "Failed"
 )
 
 // EggoClusterStatus is what the controller last saw. It never holds a
@@ -59,10 +68,18 @@ type EggoClusterStatus struct {
 	// message, or the end of its log).
 	// +optional
 	LastFailure string `json:"lastFailure,omitempty"`
+	// LastFailureReason says what failed (PlanFailed, ApplyFailed,
+	// DestroyFailed, InvalidSpec or JobLost): the reason of the Failed
+	// condition, and of Ready while the failure stands.
+	// +optional
+	LastFailureReason string `json:"lastFailureReason,omitempty"`
 
 	// ActiveJob is the Job running for this cluster, if any.
 	// +optional
 	ActiveJob string `json:"activeJob,omitempty"`
+	// ActiveJobPhase is ActiveJob's phase: plan, apply or destroy.
+	// +optional
+	ActiveJobPhase string `json:"activeJobPhase,omitempty"`
 }
 
 // PlanSummary counts a plan's changes and names what runs where.
