@@ -7,12 +7,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/resources"
 )
 
+// Every view writes the same words for what it cannot show.
 const (
-	sensitiveText = "(sensitive value)"
-	unknownText   = "(known after apply)"
+	sensitiveText = jsonmsg.SensitiveValue
+	unknownText   = jsonmsg.UnknownValue
 )
 
 // renderValue renders a JSON attribute value in HCL-like syntax on one line

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -48,8 +49,8 @@ func TestValidateWithoutValues(t *testing.T) {
 	mustContain(t, "validate", r.out, "Success!", "var.nodes, var.ssh_private_key_file, var.ssh_known_hosts_file", "not checked")
 
 	r = eggo(t, invocation{}, "-chdir="+dir, "validate", "-json")
-	var msg validMsg
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.out)), &msg); r.code != 0 || err != nil || msg.Type != "valid" {
+	var msg jsonmsg.Valid
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.out)), &msg); r.code != 0 || err != nil || msg.Type != jsonmsg.TypeValid {
 		t.Fatalf("validate -json: exit %d, %v\n%s", r.code, err, r.all())
 	}
 	if want := []string{"nodes", "ssh_private_key_file", "ssh_known_hosts_file"}; !slices.Equal(msg.UnsetVariables, want) {

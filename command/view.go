@@ -11,7 +11,7 @@ import (
 // picks its view once, from its -json flag (meta.view), and then never
 // asks which format it is writing: the human view (humanView) writes text
 // for people, the JSON view (jsonView) writes the machine contract
-// declared in view_json_types.go.
+// declared in package jsonmsg.
 type View interface {
 	// Diagnostics reports configuration problems; l supplies the source
 	// snippets the text view quotes (nil: none).

@@ -7,13 +7,14 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
 )
 
 // jsonView writes one JSON object per line, like Terraform's machine-
-// readable UI: every line has a "type" (view_json_types.go declares them).
+// readable UI: every line has a "type" (package jsonmsg declares them).
 // It is locked because the engine reports progress from parallel changes.
 type jsonView struct {
 	mu  sync.Mutex
@@ -69,17 +70,17 @@ func redacted(attrs resources.Attrs, sensitive []string) map[string]any {
 
 func (v *jsonView) Error(msg string) { v.diagnostic("error", msg, "", nil) }
 
-func (v *jsonView) diagnostic(severity, summary, detail string, rng *diagnosticRange) {
-	v.emit(diagnosticMsg{Type: "diagnostic", Severity: severity, Summary: summary, Detail: detail, Range: rng})
+func (v *jsonView) diagnostic(severity, summary, detail string, rng *jsonmsg.Range) {
+	v.emit(jsonmsg.Diagnostic{Type: jsonmsg.TypeDiagnostic, Severity: severity, Summary: summary, Detail: detail, Range: rng})
 }
 
 // jsonRange is r as a diagnostic's range (nil: none).
-func jsonRange(r *hcl.Range) *diagnosticRange {
+func jsonRange(r *hcl.Range) *jsonmsg.Range {
 	if r == nil {
 		return nil
 	}
-	pos := func(p hcl.Pos) diagnosticPos { return diagnosticPos{Byte: p.Byte, Column: p.Column, Line: p.Line} }
-	return &diagnosticRange{Filename: r.Filename, Start: pos(r.Start), End: pos(r.End)}
+	pos := func(p hcl.Pos) jsonmsg.Pos { return jsonmsg.Pos{Byte: p.Byte, Column: p.Column, Line: p.Line} }
+	return &jsonmsg.Range{Filename: r.Filename, Start: pos(r.Start), End: pos(r.End)}
 }
 
 // Diagnostics emits one message each; the source position, which the text
@@ -102,7 +103,7 @@ func (v *jsonView) Diagnostics(diags hcl.Diagnostics, _ *engine.Loaded) {
 // the state itself, then the counts.
 func (v *jsonView) Plan(p *engine.Plan) {
 	for _, w := range p.Warnings {
-		v.emit(warningMsg{Type: "warning", Message: w})
+		v.emit(jsonmsg.Warning{Type: jsonmsg.TypeWarning, Message: w})
 	}
 	for _, s := range p.Steps {
 		switch {
@@ -110,33 +111,46 @@ func (v *jsonView) Plan(p *engine.Plan) {
 		case s.Hook != nil:
 			v.emit(plannedHook(s))
 		default:
-			v.emit(plannedChangeMsg{Type: "planned_change", Address: s.Addr, Kind: s.Kind, Node: s.Node,
-				Action: s.Action, Reasons: s.Reasons, Changed: s.Changed,
+			v.emit(jsonmsg.PlannedChange{Type: jsonmsg.TypePlannedChange, Address: s.Addr, Kind: s.Kind, Node: s.Node,
+				Action: string(s.Action), Reasons: jsonReasons(s.Reasons), Changed: s.Changed,
 				Before: redacted(s.Before, s.Sensitive), After: redacted(s.After, s.Sensitive)})
 		}
 	}
 	v.stateChanges(p)
 	c := p.Counts()
-	v.emit(changeSummaryMsg{Type: "change_summary", Add: c.Add, Change: c.Change, Destroy: c.Destroy, Changes: p.HasChanges()})
+	v.emit(jsonmsg.ChangeSummary{Type: jsonmsg.TypeChangeSummary, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Changes: p.HasChanges()})
 }
 
-func plannedHook(s *engine.Step) plannedHookMsg {
+func plannedHook(s *engine.Step) jsonmsg.PlannedHook {
 	h := s.Hook
-	return plannedHookMsg{Type: "planned_hook", Address: s.Addr, Hook: h.Name, Node: s.Node, Event: h.Event.String(),
-		Operator: h.Event.Operation, Scope: h.Scope, HookType: h.Def.Type, Covers: h.Covers,
-		OnFailure: h.Def.PolicyFor(h.Event.Operation), WaitsFor: s.WaitsFor}
+	return jsonmsg.PlannedHook{Type: jsonmsg.TypePlannedHook, Address: s.Addr, Hook: h.Name, Node: s.Node, Event: h.Event.String(),
+		Operator: string(h.Event.Operation), Scope: string(h.Scope), HookType: string(h.Def.Type), Covers: h.Covers,
+		OnFailure: string(h.Def.PolicyFor(h.Event.Operation)), WaitsFor: s.WaitsFor}
+}
+
+// jsonReasons are a change's reasons as PlannedChange's (nil stays nil:
+// null, as it always was).
+func jsonReasons(rs []resources.Reason) []jsonmsg.Reason {
+	if rs == nil {
+		return nil
+	}
+	out := make([]jsonmsg.Reason, len(rs))
+	for i, r := range rs {
+		out[i] = jsonmsg.Reason(r)
+	}
+	return out
 }
 
 // stateChanges emits what renderUnreadable and renderStateChanges show.
 func (v *jsonView) stateChanges(p *engine.Plan) {
 	if len(p.Unreadable) > 0 {
-		v.emit(unreadableSecretsMsg{Type: "unreadable_secrets", Values: p.Unreadable, NotCompared: p.Uncompared})
+		v.emit(jsonmsg.UnreadableSecrets{Type: jsonmsg.TypeUnreadableSecrets, Values: p.Unreadable, NotCompared: p.Uncompared})
 	}
 	if s := p.Secrets; s != nil {
-		v.emit(secretsChangeMsg{Type: "secrets_change", Recipients: s.Recipients, Added: s.Added, Removed: s.Removed, Encrypt: s.Encrypt})
+		v.emit(jsonmsg.SecretsChange{Type: jsonmsg.TypeSecretsChange, Recipients: s.Recipients, Added: s.Added, Removed: s.Removed, Encrypt: s.Encrypt})
 	}
 	for _, h := range p.HostKeys {
-		v.emit(hostKeyChangeMsg{Type: "host_key_change", Node: h.Node, Action: h.Action, Fingerprint: h.Fingerprint})
+		v.emit(jsonmsg.HostKeyChange{Type: jsonmsg.TypeHostKeyChange, Node: h.Node, Action: h.Action, Fingerprint: h.Fingerprint})
 	}
 }
 

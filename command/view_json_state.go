@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/state"
 )
@@ -19,18 +20,18 @@ func (v *jsonView) document(doc any) {
 }
 
 func (v *jsonView) State(st *state.State) {
-	var rs []resourceDoc
+	var rs []jsonmsg.Resource
 	for i := range st.Resources {
 		rs = append(rs, resourceDocOf(&st.Resources[i]))
 	}
-	v.document(stateDoc{FormatVersion: st.FormatVersion, Serial: st.Serial, Lineage: st.Lineage,
+	v.document(jsonmsg.State{FormatVersion: st.FormatVersion, Serial: st.Serial, Lineage: st.Lineage,
 		EggoVersion: st.EggoVersion, Resources: rs, Outputs: shownOutputs(st)})
 }
 
 func (v *jsonView) Resource(r *state.Resource) { v.document(resourceDocOf(r)) }
 
-func resourceDocOf(r *state.Resource) resourceDoc {
-	return resourceDoc{Address: r.Address, Kind: r.Kind, Node: r.Node, Status: r.Status,
+func resourceDocOf(r *state.Resource) jsonmsg.Resource {
+	return jsonmsg.Resource{Address: r.Address, Kind: r.Kind, Node: r.Node, Status: r.Status,
 		Attributes: redacted(r.Attributes, r.Sensitive), Dependencies: r.Dependencies}
 }
 
@@ -45,11 +46,11 @@ func (v *jsonView) HookRuns(runs []state.HookRun) {
 func (v *jsonView) HookRun(r state.HookRun) { v.document(r) }
 
 func (v *jsonView) Graph(p *engine.Plan) error {
-	g := graphDoc{Nodes: []graphNode{}, Edges: []graphEdge{}}
+	g := jsonmsg.Graph{Nodes: []jsonmsg.GraphNode{}, Edges: []jsonmsg.GraphEdge{}}
 	for _, s := range p.Steps {
-		g.Nodes = append(g.Nodes, graphNode{s.Addr, string(s.Action)})
+		g.Nodes = append(g.Nodes, jsonmsg.GraphNode{Address: s.Addr, Action: string(s.Action)})
 		for _, d := range s.WaitsFor {
-			g.Edges = append(g.Edges, graphEdge{From: d, To: s.Addr})
+			g.Edges = append(g.Edges, jsonmsg.GraphEdge{From: d, To: s.Addr})
 		}
 	}
 	v.document(g)

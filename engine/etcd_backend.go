@@ -12,9 +12,9 @@ import (
 func init() { sharedBackends["etcd"] = newEtcdBackend }
 
 // newEtcdBackend keeps the state under one key in etcd, every write
-// checked against the key's revision (see sharedBackend).
+// checked against the key's revision (see state.SharedBackend).
 func newEtcdBackend(be *config.Backend, cluster string) (state.Backend, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), sharedOpTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), state.SharedOpTimeout)
 	defer cancel()
 	s, err := etcdstate.Open(ctx, etcdstate.Config{
 		Endpoints: be.Endpoints, Prefix: be.Prefix, Cluster: cluster,
@@ -23,13 +23,13 @@ func newEtcdBackend(be *config.Backend, cluster string) (state.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sharedBackend[int64]{store: etcdStore{s}, wait: be.LockTimeout}, nil
+	return state.NewSharedBackend[int64](etcdStore{s}, be.LockTimeout), nil
 }
 
-// etcdStore is etcdstate's Store as a sharedStore.
+// etcdStore is etcdstate's Store as a state.SharedStore.
 type etcdStore struct{ *etcdstate.Store }
 
-func (s etcdStore) Lock(ctx context.Context, info state.LockInfo, wait time.Duration) (heldLock, error) {
+func (s etcdStore) Lock(ctx context.Context, info state.LockInfo, wait time.Duration) (state.HeldLock, error) {
 	l, err := s.Store.Lock(ctx, info, wait)
 	if err != nil {
 		return nil, err // not a nil *Lock in a non-nil interface

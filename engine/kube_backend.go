@@ -13,9 +13,9 @@ func init() { sharedBackends["kubernetes"] = newKubeBackend }
 
 // newKubeBackend keeps the state in Secrets of a Kubernetes namespace,
 // every write checked against the head Secret's resourceVersion (see
-// sharedBackend), locked by a Lease.
+// state.SharedBackend), locked by a Lease.
 func newKubeBackend(be *config.Backend, cluster string) (state.Backend, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), sharedOpTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), state.SharedOpTimeout)
 	defer cancel()
 	s, err := kubestate.Open(ctx, kubestate.Config{
 		Kubeconfig: be.Kubeconfig, Context: be.Context, Namespace: be.Namespace,
@@ -24,13 +24,13 @@ func newKubeBackend(be *config.Backend, cluster string) (state.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sharedBackend[string]{store: kubeStore{s}, wait: be.LockTimeout}, nil
+	return state.NewSharedBackend[string](kubeStore{s}, be.LockTimeout), nil
 }
 
-// kubeStore is kubestate's Store as a sharedStore.
+// kubeStore is kubestate's Store as a state.SharedStore.
 type kubeStore struct{ *kubestate.Store }
 
-func (s kubeStore) Lock(ctx context.Context, info state.LockInfo, wait time.Duration) (heldLock, error) {
+func (s kubeStore) Lock(ctx context.Context, info state.LockInfo, wait time.Duration) (state.HeldLock, error) {
 	l, err := s.Store.Lock(ctx, info, wait)
 	if err != nil {
 		return nil, err // not a nil *Lock in a non-nil interface

@@ -16,13 +16,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
 // adminKubeconfigAddr is the state address of the admin kubeconfig the
 // eggo CLI writes beside its state (resources/certs' kubeconfig kind,
 // certs.KubeconfigAdminAddr; jobrun runs eggo as a program and imports
-// none of its packages).
+// none of its packages but its -json contract, command/jsonmsg).
 const adminKubeconfigAddr = "kubeconfig.admin"
 
 // Access is what an apply publishes for the workload cluster's users.
@@ -37,12 +38,7 @@ type Access struct {
 type adminRecord struct{ path, sum, ca string }
 
 func adminRecordOf(workDir string, show []byte) (*adminRecord, error) {
-	var doc struct {
-		Resources []struct {
-			Address    string         `json:"address"`
-			Attributes map[string]any `json:"attributes"`
-		} `json:"resources"`
-	}
+	var doc jsonmsg.State
 	if !bytes.HasPrefix(bytes.TrimSpace(show), []byte("{")) {
 		return nil, nil // no state
 	}

@@ -12,22 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
-
-// stateDoc is the part of `eggo show -json` the nodes' state needs.
-type stateDoc struct {
-	Resources []struct {
-		Node   string `json:"node"`
-		Status string `json:"status"`
-	} `json:"resources"`
-}
 
 // nodeStates reads eggo's state (`eggo show -json`'s output) and says, per node,
 // how many of its resources are recorded and how many an interrupted run
 // left pending.
 func nodeStates(show []byte) ([]v1alpha1.NodeStatus, error) {
-	var doc stateDoc
+	var doc jsonmsg.State
 	if !bytes.HasPrefix(bytes.TrimSpace(show), []byte("{")) {
 		return []v1alpha1.NodeStatus{}, nil // no state yet: eggo says so in words
 	}

@@ -7,22 +7,13 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
-// message is the part of `eggo plan -json`'s lines a summary needs.
-type message struct {
-	Type    string `json:"type"`
-	Action  string `json:"action"`
-	Address string `json:"address"`
-	Node    string `json:"node"`
-	Add     int    `json:"add"`
-	Change  int    `json:"change"`
-	Destroy int    `json:"destroy"`
-}
-
 // summarize counts the plan's changes (its change_summary line), lists
-// each node's operations ("create host.w0") and the hooks it runs.
+// each node's operations ("create host.w0") and the hooks it runs, from
+// `eggo plan -json`'s lines (jsonmsg's messages).
 func summarize(lines []byte) (v1alpha1.PlanSummary, error) {
 	var s v1alpha1.PlanSummary
 	nodes := map[string][]string{}
@@ -30,20 +21,33 @@ func summarize(lines []byte) (v1alpha1.PlanSummary, error) {
 	sc := bufio.NewScanner(bytes.NewReader(lines))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var m message
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
+		line := sc.Bytes()
+		var l jsonmsg.Line
+		if json.Unmarshal(line, &l) != nil {
 			continue
 		}
-		switch m.Type {
-		case "planned_change":
+		switch l.Type {
+		case jsonmsg.TypePlannedChange:
+			var m jsonmsg.PlannedChange
+			if json.Unmarshal(line, &m) != nil {
+				continue
+			}
 			node := m.Node
 			if node == "" {
 				node = "(cluster)"
 			}
 			nodes[node] = append(nodes[node], m.Action+" "+m.Address)
-		case "planned_hook":
+		case jsonmsg.TypePlannedHook:
+			var m jsonmsg.PlannedHook
+			if json.Unmarshal(line, &m) != nil {
+				continue
+			}
 			s.Hooks = append(s.Hooks, m.Address)
-		case "change_summary":
+		case jsonmsg.TypeChangeSummary:
+			var m jsonmsg.ChangeSummary
+			if json.Unmarshal(line, &m) != nil {
+				continue
+			}
 			s.Add, s.Change, s.Destroy, seen = m.Add, m.Change, m.Destroy, true
 		}
 	}
