@@ -175,7 +175,7 @@ func TestPrometheusChecks(t *testing.T) {
 	})
 	t.Run("unreachable prometheus", func(t *testing.T) {
 		s := check("eggo_test_age", "result > 0", "")
-		s.Prometheus.Address = "http://" + freeAddr(t)
+		s.Prometheus.Address = "http://" + refusedAddr(t) // held: a freed port can be taken before the query
 		r := run(s)
 		phaseIs(t, r, PhaseError, "prometheus "+s.Prometheus.Address, "connection refused")
 	})

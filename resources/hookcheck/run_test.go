@@ -5,8 +5,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -184,13 +186,27 @@ func TestRunBadJSONPathNamesThePath(t *testing.T) {
 	phaseIs(t, r, PhaseError, `json_path {$.age}: at $: key "age" not found`)
 }
 
-func TestRunUnreachableURL(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// refusedAddr is a loopback address nothing listens on. Its port stays
+// bound, without listening, until the test ends: a port closed at once could
+// be taken by another test's server, and the connection not be refused.
+func refusedAddr(t *testing.T) string {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens there any more
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
+}
+
+func TestRunUnreachableURL(t *testing.T) {
+	addr := refusedAddr(t)
 	s := webSpec("http://user:pa55word@" + addr + "/stats")
 	s.Web.Headers = map[string]string{"X-Token": "very-secret"}
 	s.ConsecutiveErrorLimit = new(0)

@@ -60,7 +60,7 @@ func (e *env) testRoundTrip(t *testing.T) {
 		head.Annotations["eggo.io/chunks"] != "0" || len(head.Annotations["eggo.io/sha256"]) != 64 {
 		t.Fatalf("head Secret %s, type %s, labels %v, annotations %v", head.Name, head.Type, head.Labels, head.Annotations)
 	}
-	if w := head.Annotations["eggo.io/written-by"]; !strings.Contains(w, fmt.Sprintf("pid %d", os.Getpid())) {
+	if w := head.Annotations["eggo.io/written-by"]; !strings.Contains(w, fmt.Sprintf("(pid %d)", os.Getpid())) { // closed: "pid 12" is in "pid 1234"
 		t.Errorf("written-by %q does not name this process", w)
 	}
 	// Another cluster in the namespace is another state.
