@@ -72,7 +72,8 @@ INOTIFY_INSTANCES := 512
 test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster), the conformance smoke
 	@inotify=$$(sysctl -n fs.inotify.max_user_instances); \
 	if [ "$$inotify" -lt $(INOTIFY_INSTANCES) ]; then sysctl -q -w fs.inotify.max_user_instances=$(INOTIFY_INSTANCES); fi; \
-	trap 'go run ./internal/testbed/cmd/testbed down -all >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances='"$$inotify" EXIT; \
+	export EGGO_TESTBED_RUN=/run/eggo-testbed-test-$$$$; \
+	trap 'go run ./tools/testbed down -root "$$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances='"$$inotify" EXIT; \
 	go test -count=1 -timeout 75m $$(go list ./... | grep -v -e '/resources/hookrun$$' -e '/controller/e2e$$') && \
 	go test -count=1 -timeout 15m ./resources/hookrun/ && \
 	$(MAKE) --no-print-directory conformance-images >/dev/null && \
@@ -95,7 +96,7 @@ fuzz: ## Short fuzz runs of the HCL loader and the state reader
 	go test -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME) ./state/
 
 demo: deps build bundle ## Bring up 3 testbed hosts and deploy Kubernetes (examples/demo) onto them
-	go run ./internal/testbed/cmd/testbed up -n 3 -id $(DEMO_ID) -containers -names master-0,worker-0,worker-1 -inventory $(DEMO_DIR)/testbed.json
+	go run ./tools/testbed up -n 3 -id $(DEMO_ID) -containers -names master-0,worker-0,worker-1 -inventory $(DEMO_DIR)/testbed.json
 	./$(BIN) -chdir=$(DEMO_DIR) plan -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
@@ -105,10 +106,10 @@ demo: deps build bundle ## Bring up 3 testbed hosts and deploy Kubernetes (examp
 
 demo-down: build ## Destroy the demo and tear its testbed down
 	-./$(BIN) -chdir=$(DEMO_DIR) destroy -auto-approve -var-file=testbed.eggovars
-	go run ./internal/testbed/cmd/testbed down -id $(DEMO_ID)
+	go run ./tools/testbed down -id $(DEMO_ID)
 
 testbed-down: ## Tear down every testbed on this machine (also after a crashed test)
-	go run ./internal/testbed/cmd/testbed down -all
+	go run ./tools/testbed down -all
 
 clean: ## Remove build output
 	rm -rf bin
@@ -116,7 +117,7 @@ clean: ## Remove build output
 BENCH_SIZES ?= 1000,5000,10000
 bench-scale: build ## Time bin/eggo plan -refresh=false on generated 1k/5k/10k-node clusters (empty, no-op, no-op with sealed secrets, a join)
 	@command -v /usr/bin/time >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
-	go run ./internal/benchscale -eggo $(BIN) -sizes $(BENCH_SIZES)
+	go run ./tools/benchscale -eggo $(BIN) -sizes $(BENCH_SIZES)
 
 # The Kubernetes conformance suite against a cluster eggo deploys on the
 # testbed (a load balancer, three masters, two workers): hours on 2 cores.
@@ -126,7 +127,7 @@ ETCD_IMPLEMENTATION ?= binary
 CONFORMANCE_FOCUS   ?=
 RESULTS             ?= conformance-results
 conformance: deps build bundle conformance-images ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS))
-	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS) \
+	go run ./tools/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS) \
 	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)
 
 # The smoke make test runs, once for each implementation: 34 conformance
@@ -136,5 +137,5 @@ conformance: deps build bundle conformance-images ## Deploy a cluster on the tes
 # apiserver reaching pods).
 CONFORMANCE_SMOKE := \[sig-network\] Networking Granular Checks|\[sig-network\] DNS |\[sig-network\] Services |Deployment RollingUpdateDeployment|Pods should be submitted and removed|ResourceQuota should create a ResourceQuota and capture the life of a secret|AdmissionWebhook .*should mutate pod and apply defaults after mutation|Aggregator Should be able to support the 1.17 Sample API Server
 conformance-smoke: deps build bundle conformance-images ## The conformance smoke (34 tests, part of make test; results in $(RESULTS)-smoke)
-	go run ./internal/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS)-smoke \
+	go run ./tools/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS)-smoke \
 	  -focus '$(CONFORMANCE_SMOKE)' -serial=false

@@ -43,31 +43,50 @@ var importRules = map[string][]string{
 	// The engine knows kinds through the core's interface; it places and
 	// runs hooks, so it knows the hook family and its libraries.
 	// internal/text: Plural, shared with command and hookcheck.
-	"engine":              {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
-	"command":             {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
-	"internal/sshd":       {},
-	"internal/benchscale": {"engine", "=resources", "resources/kinds", "state"}, // make bench-scale: builds its clusters' state through eggo's own code
-	"internal/etcdtest":   {"internal/testpki", "internal/testproc"},
-	"internal/testpki":    {},                                                             // the test harnesses' CAs and certificates
-	"internal/statetest":  {"state"},                                                      // what the shared state backends' tests share: a store per test, a lock holder to kill
-	"internal/testproc":   {},                                                             // the test harnesses' server processes: start, wait until ready, stop
-	"internal/apitest":    {"internal/etcdtest", "internal/testpki", "internal/testproc"}, // a kube-apiserver for tests, over an etcdtest etcd
-	"internal/testbed":    {"internal/testbed"},
-	// make conformance: runs bin/eggo and the suite as programs; it only
-	// brings the testbed up.
-	"internal/conformance": {"internal/conformance", "internal/testbed"},
-	"internal/text":        {}, // wording helpers (Plural) any package may import
-	"internal/atomicfile":  {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
-	"internal/recent":      {}, // a bounded memo of a pure function's recent answers (digests, kubeconfigs)
+	"engine":          {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
+	"command":         {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
+	"command/jsonmsg": {},
+	// The test harnesses (imported by tests only; no product package may,
+	// TestNoProductPackageImportsAHarnessOrATool), named like httptest.
+	"internal/harness/sshdtest":   {}, // real OpenSSH servers
+	"internal/harness/eggotest":   {}, // the eggo binary of this checkout, built once per test binary; make bundle's bundle
+	"internal/harness/pkitest":    {}, // the harnesses' CAs and certificates
+	"internal/harness/proctest":   {}, // a harness's server process: start, wait until ready, stop
+	"internal/harness/etcdtest":   {"internal/harness/pkitest", "internal/harness/proctest"},
+	"internal/harness/apitest":    {"internal/harness/etcdtest", "internal/harness/pkitest", "internal/harness/proctest"}, // a kube-apiserver over an etcdtest etcd
+	"internal/harness/nspawntest": {"internal/harness/nspawntest"},                                                        // the testbed: systemd hosts in network namespaces
+	"state/statetest":             {"state"},                                                                              // what the shared state backends' tests share: a store per test, a lock holder to kill
+	// Tools build or measure; they never ship. make bench-scale builds its
+	// clusters' state through eggo's own code; make conformance runs
+	// bin/eggo and the suite as programs and only brings the testbed up;
+	// the testbed command is the demo's and make testbed-down's.
+	"tools/benchscale":    {"engine", "=resources", "resources/kinds", "state"},
+	"tools/conformance":   {"tools/conformance", "internal/harness/nspawntest"},
+	"tools/testbed":       {"internal/harness/nspawntest"},
+	"internal/text":       {}, // wording helpers (Plural) any package may import
+	"internal/atomicfile": {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
+	"internal/recent":     {}, // a bounded memo of a pure function's recent answers (digests, kubeconfigs)
 	// The GitOps controller: its API types, reconciler and Jobs' command
-	// (which runs the eggo CLI as a program), built as cmd/eggo-controller.
+	// (which runs the eggo CLI as a program and reads its -json messages,
+	// command/jsonmsg: no eggo package, the standard library only),
+	// built as cmd/eggo-controller.
 	"controller":          {"controller"},
 	"controller/api":      {},
-	"controller/jobrun":   {"controller/api"},
+	"controller/jobrun":   {"controller/api", "command/jsonmsg"}, // jsonmsg: the messages of the eggo CLI it runs
 	"cmd/eggo-controller": {"controller"},
 	// The GitOps end-to-end test (test files only): the API's names, the
 	// testbed; it runs eggo, the controller and kubectl as programs.
-	"controller/e2e": {"controller/api", "internal/testbed", "internal/conformance"},
+	"controller/e2e": {"controller/api", "internal/harness/nspawntest", "tools/conformance"},
+}
+
+// externalRules limit what a package imports from outside eggo (the
+// standard library is always allowed; a value lists the path prefixes
+// allowed besides): graph keeps gonum inside, and the -json messages stay
+// free of any module for the programs that read them. A package not
+// listed may import any module.
+var externalRules = map[string][]string{
+	"graph":           {"gonum.org/"},
+	"command/jsonmsg": {},
 }
 
 // TestImportBoundaries fails on an import the rules forbid; `make check`
@@ -80,6 +99,50 @@ func TestImportBoundaries(t *testing.T) {
 	for _, v := range importViolations(string(out), importRules) {
 		t.Error(v)
 	}
+}
+
+// TestNoProductPackageImportsAHarnessOrATool keeps what ships apart from
+// what tests it and what builds or measures it: no package outside the
+// harnesses, the tools and the end-to-end tests imports a test harness
+// (internal/harness, a family's …test package) or a tool.
+func TestNoProductPackageImportsAHarnessOrATool(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, v := range harnessViolations(string(out)) {
+		t.Error(v)
+	}
+	bad := module + "/engine:" + module + "/internal/harness/sshdtest " + module + "/state\n" +
+		module + "/command:" + module + "/tools/conformance\n" +
+		module + "/resources/host:" + module + "/resources/resourcestest\n" +
+		module + "/tools/conformance:" + module + "/internal/harness/nspawntest\n"
+	if got := harnessViolations(bad); len(got) != 3 {
+		t.Errorf("harnessViolations(engine → sshdtest, command → tools, host → resourcestest, a tool → a harness) = %q, want the first three", got)
+	}
+}
+
+// isTestOrTool: a harness, a tool or an end-to-end test package.
+func isTestOrTool(rel string) bool {
+	return strings.HasPrefix(rel, "internal/harness/") || strings.HasPrefix(rel, "tools/") ||
+		strings.HasSuffix(rel, "test") || strings.HasSuffix(rel, "/e2e")
+}
+
+func harnessViolations(list string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if rel == "" || isTestOrTool(rel) {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if target, ok := strings.CutPrefix(imp, module+"/"); ok && isTestOrTool(target) {
+				out = append(out, "product package "+rel+" imports "+target+", a test harness or a tool")
+			}
+		}
+	}
+	return out
 }
 
 // TestCLIWithoutControllerRuntime keeps controller-runtime (and the
@@ -110,6 +173,19 @@ func TestImportBoundariesRefuseAFamilyImport(t *testing.T) {
 	}
 }
 
+// TestImportBoundariesRefuseAModuleInJSONMessages shows externalRules
+// failing: the -json messages importing a module or an eggo package.
+func TestImportBoundariesRefuseAModuleInJSONMessages(t *testing.T) {
+	list := module + "/command/jsonmsg:encoding/json github.com/hashicorp/hcl/v2 " + module + "/resources\n" +
+		module + "/graph:gonum.org/v1/gonum/graph sort\n" +
+		module + "/controller/jobrun:" + module + "/command/jsonmsg " + module + "/controller/api/v1alpha1\n"
+	got := importViolations(list, importRules)
+	if len(got) != 2 || !strings.Contains(got[0], "command/jsonmsg imports github.com/hashicorp/hcl/v2") ||
+		!strings.Contains(got[1], "command/jsonmsg imports resources") {
+		t.Fatalf("violations = %q, want jsonmsg → hcl and jsonmsg → resources (and graph → gonum, jobrun → jsonmsg allowed)", got)
+	}
+}
+
 // importViolations reads `go list` lines "PKG:IMPORT IMPORT…" and says
 // which imports the rules forbid.
 func importViolations(list string, rules map[string][]string) []string {
@@ -127,8 +203,8 @@ func importViolations(list string, rules map[string][]string) []string {
 		}
 		for _, imp := range strings.Fields(imports) {
 			if !strings.HasPrefix(imp, module+"/") {
-				if rel == "graph" && strings.Contains(imp, ".") && !strings.HasPrefix(imp, "gonum.org/") {
-					out = append(out, "graph imports "+imp+": graph may use only gonum and the standard library")
+				if v := externalViolation(rel, imp); v != "" {
+					out = append(out, v)
 				}
 				continue
 			}
@@ -139,6 +215,22 @@ func importViolations(list string, rules map[string][]string) []string {
 		}
 	}
 	return out
+}
+
+// externalViolation says why externalRules forbid pkg's import of imp, a
+// path outside eggo ("" if they allow it).
+func externalViolation(pkg, imp string) string {
+	allowed, ok := externalRules[pkg]
+	first, _, _ := strings.Cut(imp, "/")
+	if !ok || !strings.Contains(first, ".") {
+		return "" // not ruled, or the standard library
+	}
+	for _, p := range allowed {
+		if strings.HasPrefix(imp, p) {
+			return ""
+		}
+	}
+	return pkg + " imports " + imp + ": " + pkg + " may use only the standard library" + strings.Join(append([]string{""}, allowed...), " and ")
 }
 
 func ruleFor(rules map[string][]string, rel string) ([]string, bool) {

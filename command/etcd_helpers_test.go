@@ -15,7 +15,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/eggo-project/eggo/internal/etcdtest"
+	"github.com/eggo-project/eggo/internal/harness/etcdtest"
 	"github.com/eggo-project/eggo/state"
 )
 

@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/eggo-project/eggo/internal/apitest"
+	"github.com/eggo-project/eggo/internal/harness/apitest"
 	"github.com/eggo-project/eggo/state"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 )
 
 // apiPoll runs a command on a host every 200 ms, in the background, and
@@ -21,7 +21,7 @@ type apiPoll struct {
 	wg              sync.WaitGroup
 }
 
-func pollAPI(tb *testbed.Testbed, host, cmd, want string) *apiPoll {
+func pollAPI(tb *nspawntest.Testbed, host, cmd, want string) *apiPoll {
 	p := &apiPoll{stop: make(chan struct{})}
 	p.wg.Add(1)
 	go func() {

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 )
 
 // etcdPodsConfig writes a cluster of masters that are etcd members, the
 // control plane and etcd as static pods, with more lines for the cluster
 // block.
-func etcdPodsConfig(t *testing.T, dir string, tb *testbed.Testbed, extra string, masters ...string) {
+func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, extra string, masters ...string) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, `cluster "ep" {
@@ -44,7 +44,7 @@ func etcdPodsConfig(t *testing.T, dir string, tb *testbed.Testbed, extra string,
 // moving etcd back to a unit is refused; destroy leaves nothing.
 func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	t.Parallel()
-	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "m1", "m2"}, Containers: true})
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "m1", "m2"}, Containers: true})
 	dir := t.TempDir()
 	const etcdPods = `etcd_implementation = "pod"`
 	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1")

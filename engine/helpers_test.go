@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"regexp"
 
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
@@ -30,4 +31,15 @@ func readStateFile(path string) (*state.State, error) {
 		return nil, nil
 	}
 	return st, err
+}
+
+// base64Run is a stretch of base64 long enough to be a key or a
+// fingerprint: random material that can hold a short name by chance.
+var base64Run = regexp.MustCompile(`[A-Za-z0-9+/=]{20,}`)
+
+// namesWord reports whether text holds word as a word of its own outside
+// base64 runs: a fingerprint such as SHA256:…Vh1f… names no node.
+func namesWord(text, word string) bool {
+	rest := base64Run.ReplaceAllString(text, " ")
+	return regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).MatchString(rest)
 }

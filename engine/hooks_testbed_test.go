@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
 )
@@ -39,7 +39,7 @@ echo "wrote $f"
 // hooksTestbedDir writes a configuration of hosts (the first a master)
 // with the testbed's connection, a small bundle, the hook scripts, and
 // extra HCL (the hook blocks of one step of the test).
-func hooksTestbedDir(t *testing.T, tb *testbed.Testbed) string {
+func hooksTestbedDir(t *testing.T, tb *nspawntest.Testbed) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -75,7 +75,7 @@ func hooksTestbedDir(t *testing.T, tb *testbed.Testbed) string {
 }
 
 // writeHooksConfig writes main.hcl with the named hosts and extra HCL.
-func writeHooksConfig(t *testing.T, tb *testbed.Testbed, dir string, hosts []string, extra string) {
+func writeHooksConfig(t *testing.T, tb *nspawntest.Testbed, dir string, hosts []string, extra string) {
 	t.Helper()
 	h := tb.Hosts[0]
 	var b strings.Builder
@@ -120,7 +120,7 @@ hook "envcluster" {
 }
 
 // hostFile reads a file on a testbed host ("" when it is missing).
-func hostFile(t *testing.T, tb *testbed.Testbed, host, path string) string {
+func hostFile(t *testing.T, tb *nspawntest.Testbed, host, path string) string {
 	t.Helper()
 	out, err := tb.Exec(context.Background(), host, "cat "+path+" 2>/dev/null || true")
 	if err != nil {
@@ -131,7 +131,7 @@ func hostFile(t *testing.T, tb *testbed.Testbed, host, path string) string {
 
 // wantEnv checks one env file a hook run wrote: every variable of the
 // issue, for its hook, timing, operation and node.
-func wantEnv(t *testing.T, tb *testbed.Testbed, c *resources.Cluster, hook, typ, op, ranOn string, args []string) {
+func wantEnv(t *testing.T, tb *nspawntest.Testbed, c *resources.Cluster, hook, typ, op, ranOn string, args []string) {
 	t.Helper()
 	th, err := tb.Host(ranOn)
 	if err != nil {
@@ -177,7 +177,7 @@ func hookRunsOf(st *state.State, addr string) []state.HookRun {
 }
 
 // remoteStamp reads a `date +%s.%N` file written on a host.
-func remoteStamp(t *testing.T, tb *testbed.Testbed, host, path string) time.Time {
+func remoteStamp(t *testing.T, tb *nspawntest.Testbed, host, path string) time.Time {
 	t.Helper()
 	s := strings.TrimSpace(hostFile(t, tb, host, path))
 	f, err := strconv.ParseFloat(s, 64)
@@ -191,7 +191,7 @@ func TestHooksOnTestbed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("testbed test; -short")
 	}
-	tb := testbed.UpForTestWith(t, testbed.Options{Names: []string{"h0", "h1", "h2", "h3"}})
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{Names: []string{"h0", "h1", "h2", "h3"}})
 	dir := hooksTestbedDir(t, tb)
 	clusterArgs := []string{"team=platform ops", "zone=eu-1", "owner=it's me"}
 	loadCluster := func() *resources.Cluster {

@@ -13,14 +13,14 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/host"
 )
 
 // testbedConfig writes a two-node definition for the testbed with a
 // bundle of a few small files and one big one.
-func testbedConfig(t *testing.T, tb *testbed.Testbed, bigMB int) string {
+func testbedConfig(t *testing.T, tb *nspawntest.Testbed, bigMB int) string {
 	t.Helper()
 	dir := t.TempDir()
 	pk := filepath.Join(dir, "packages", "amd64")
@@ -66,7 +66,7 @@ connection {
 
 // hostTree lists every path under the directories eggo writes to, with
 // each file's checksum: the host "as it was".
-func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
+func hostTree(t *testing.T, tb *nspawntest.Testbed, name string) string {
 	t.Helper()
 	return tb.TreeForTest(t, name)
 }
@@ -145,7 +145,7 @@ func TestHostOnTestbed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("testbed test; -short")
 	}
-	tb := testbed.UpForTest(t, 2)
+	tb := nspawntest.UpForTest(t, 2)
 	dir := testbedConfig(t, tb, 4)
 	before := map[string]string{}
 	for _, h := range tb.Hosts {
@@ -238,7 +238,7 @@ func TestHostOnTestbed(t *testing.T) {
 	}
 	for _, h := range tb.Hosts {
 		if after := hostTree(t, tb, h.Name); after != before[h.Name] {
-			t.Errorf("%s not as before destroy:\n%s", h.Name, testbed.TreeDiff(before[h.Name], after))
+			t.Errorf("%s not as before destroy:\n%s", h.Name, nspawntest.TreeDiff(before[h.Name], after))
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -25,7 +25,7 @@ var faultRoles = map[string]string{
 // faultConfig writes a cluster of the named nodes (no load balancer: the
 // API endpoint is m0) with the bundle at packages. A dead host is given
 // up on after two 3 s attempts.
-func faultConfig(t *testing.T, dir string, tb *testbed.Testbed, packages string, nodes ...string) {
+func faultConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages string, nodes ...string) {
 	t.Helper()
 	addr := addresses(tb)
 	var b strings.Builder
@@ -58,7 +58,7 @@ func planError(dir string, mutate func(*Options)) error {
 
 // etcdMembers lists the etcd cluster's members (name per line) as m0 sees
 // them, after checking every one of them is healthy.
-func etcdMembers(t *testing.T, tb *testbed.Testbed) []string {
+func etcdMembers(t *testing.T, tb *nspawntest.Testbed) []string {
 	t.Helper()
 	ctl := "ETCDCTL_API=3 etcdctl --cacert /etc/kubernetes/etcd/ca.crt --cert /etc/kubernetes/etcd/server.crt --key /etc/kubernetes/etcd/server.key --endpoints https://127.0.0.1:2379"
 	out := mustExec(t, tb, "m0", ctl+" member list -w simple | awk -F', ' '{print $3}' | sort")
@@ -77,7 +77,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	t.Parallel()
 	bundle := bundleDir(t, k8sTo)
 	names := []string{"m0", "m1", "e0", "e1", "w0"}
-	tb := testbed.UpForTestWith(t, testbed.Options{N: len(names), Names: names, Containers: true})
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: len(names), Names: names, Containers: true})
 	before := map[string]string{}
 	for _, h := range names {
 		before[h] = hostTree(t, tb, h)
@@ -147,7 +147,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 		t.Errorf("etcd members after m1 left: %s", got)
 	}
 	if got := hostTree(t, tb, "m1"); got != before["m1"] {
-		t.Errorf("m1 not as before after its removal:\n%s", testbed.TreeDiff(before["m1"], got))
+		t.Errorf("m1 not as before after its removal:\n%s", nspawntest.TreeDiff(before["m1"], got))
 	}
 	if got := kubectl(t, tb, m0, "get --raw /readyz"); got != "ok" {
 		t.Errorf("/readyz after m1 left: %q", got)
@@ -195,7 +195,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	}
 	for _, h := range []string{"m0", "e0", "e1"} {
 		if got := hostTree(t, tb, h); got != before[h] {
-			t.Errorf("%s not as before after destroy:\n%s", h, testbed.TreeDiff(before[h], got))
+			t.Errorf("%s not as before after destroy:\n%s", h, nspawntest.TreeDiff(before[h], got))
 		}
 	}
 }

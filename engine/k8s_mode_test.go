@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -36,7 +36,7 @@ func (m k8sMode) cluster() string {
 // invocation ID of each unit, and in pod mode the containerd containers of
 // kube-system's pods on each host and each control-plane pod's UID and
 // container as the API reports them.
-func (m k8sMode) restarts(t *testing.T, tb *testbed.Testbed, lb string, hosts ...string) map[string]string {
+func (m k8sMode) restarts(t *testing.T, tb *nspawntest.Testbed, lb string, hosts ...string) map[string]string {
 	t.Helper()
 	out := unitInvocations(t, tb, hosts...)
 	if !m.pod {
@@ -54,7 +54,7 @@ func (m k8sMode) restarts(t *testing.T, tb *testbed.Testbed, lb string, hosts ..
 
 // definition is how a control-plane component is run on a host: its unit,
 // or its static pod's manifest.
-func (m k8sMode) definition(t *testing.T, tb *testbed.Testbed, host, component string) string {
+func (m k8sMode) definition(t *testing.T, tb *nspawntest.Testbed, host, component string) string {
 	t.Helper()
 	if m.pod {
 		return mustExec(t, tb, host, "cat /etc/kubernetes/manifests/"+component+".yaml")
@@ -67,7 +67,7 @@ func (m k8sMode) definition(t *testing.T, tb *testbed.Testbed, host, component s
 // on each master, Running, of the bundle's image at that version, and no
 // systemd unit runs it; in binary mode the units run the binaries of that
 // version and no manifest is there.
-func (m k8sMode) checkControlPlane(t *testing.T, tb *testbed.Testbed, lb, version string, masters ...string) {
+func (m k8sMode) checkControlPlane(t *testing.T, tb *nspawntest.Testbed, lb, version string, masters ...string) {
 	t.Helper()
 	pods := controlPlanePods(t, tb, lb)
 	for _, h := range masters {
@@ -101,7 +101,7 @@ type staticPod struct {
 // controlPlanePods lists kube-system's control-plane pods by name, once
 // the API reports each Running (or after a minute: the mirror pod's
 // status follows the kubelet's within seconds).
-func controlPlanePods(t *testing.T, tb *testbed.Testbed, lb string) map[string]staticPod {
+func controlPlanePods(t *testing.T, tb *nspawntest.Testbed, lb string) map[string]staticPod {
 	t.Helper()
 	out := map[string]staticPod{}
 	lines := mustExec(t, tb, "m0", `for i in $(seq 30); do

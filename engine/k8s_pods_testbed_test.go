@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -16,7 +16,7 @@ import (
 // (a crash loop, not the health timeout), with that master's previous
 // manifest back, and the roll stops there — the other master's scheduler is
 // not touched and the cluster keeps serving. Undone, the cluster converges.
-func podDriftAndRollback(t *testing.T, tb *testbed.Testbed, dir string, config k8sWriter) {
+func podDriftAndRollback(t *testing.T, tb *nspawntest.Testbed, dir string, config k8sWriter) {
 	t.Helper()
 	mustExec(t, tb, "m1", "rm /etc/kubernetes/manifests/kube-scheduler.yaml")
 	p, res := runApply(t, dir, nil)
@@ -70,7 +70,7 @@ func podDriftAndRollback(t *testing.T, tb *testbed.Testbed, dir string, config k
 // switchWithPolls switches the two masters' control plane to systemd
 // units and back to static pods, with a real API request through the load
 // balancer every 200 ms all along: one master at a time, no request lost.
-func switchWithPolls(t *testing.T, tb *testbed.Testbed, dir, lb string) {
+func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string) {
 	t.Helper()
 	for _, to := range []k8sMode{binaryMode, podMode} {
 		k8sConfigWith(t, dir, tb, k8sFrom, to.cluster(), "w0")
@@ -116,7 +116,7 @@ func reasonsText(rs []resources.Reason) string {
 // from, so no pod sandbox can start there), and the switch must be undone —
 // the unit back and running, the manifest gone, the roll stopped before
 // anything else changed. Then the pause image comes back from the bundle.
-func undoneSwitch(t *testing.T, tb *testbed.Testbed, dir string) {
+func undoneSwitch(t *testing.T, tb *nspawntest.Testbed, dir string) {
 	t.Helper()
 	mustExec(t, tb, "m0", "ctr -n k8s.io images rm $(ctr -n k8s.io images ls -q | grep /pause:) >/dev/null")
 	started := time.Now()

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/eggotest"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/kube"
 )
@@ -23,26 +24,15 @@ const (
 	k8sTo   = "1.31.4"
 )
 
+// bundleDir is make bundle's bundle of a version (skipped with -short).
 func bundleDir(t *testing.T, version string) string {
 	t.Helper()
-	root := os.Getenv("EGGO_BUNDLE_DIR")
-	if root == "" {
-		root = "/var/cache/eggo/bundle"
-	}
-	dir := filepath.Join(root, "v"+version)
-	if testing.Short() {
-		// Minutes of real Kubernetes on a busy machine: not for -short.
-		t.Skip("a Kubernetes cluster on testbed hosts: not with -short")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
-		t.Fatalf("no bundle at %s: run `make bundle` first", dir)
-	}
-	return dir
+	return eggotest.Bundle(t, version)
 }
 
 // k8sConfigWith writes the 5-host cluster (plus optional workers) at a
 // version, with lines for the cluster block.
-func k8sConfigWith(t *testing.T, dir string, tb *testbed.Testbed, version, clusterExtra string, workers ...string) {
+func k8sConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, version, clusterExtra string, workers ...string) {
 	t.Helper()
 	addr := addresses(tb)
 	var b strings.Builder
@@ -87,7 +77,7 @@ node "e0" {
 }
 
 // addresses maps a testbed's host names to their addresses.
-func addresses(tb *testbed.Testbed) map[string]string {
+func addresses(tb *nspawntest.Testbed) map[string]string {
 	addr := map[string]string{}
 	for _, h := range tb.Hosts {
 		addr[h.Name] = h.Address
@@ -97,7 +87,7 @@ func addresses(tb *testbed.Testbed) map[string]string {
 
 // connectionBlock is the connection block that reaches a testbed's hosts,
 // with extra attribute lines.
-func connectionBlock(tb *testbed.Testbed, extra ...string) string {
+func connectionBlock(tb *nspawntest.Testbed, extra ...string) string {
 	h := tb.Hosts[0]
 	lines := append([]string{fmt.Sprintf("user = %q", h.User), fmt.Sprintf("private_key_file = %q", h.KeyFile),
 		fmt.Sprintf("known_hosts_file = %q", h.KnownHostsFile)}, extra...)
@@ -105,7 +95,7 @@ func connectionBlock(tb *testbed.Testbed, extra ...string) string {
 }
 
 // exec runs a command on a testbed host and fails the test on error.
-func mustExec(t *testing.T, tb *testbed.Testbed, host, cmd string) string {
+func mustExec(t *testing.T, tb *nspawntest.Testbed, host, cmd string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -118,14 +108,14 @@ func mustExec(t *testing.T, tb *testbed.Testbed, host, cmd string) string {
 
 // kubectl runs kubectl on m0 with the admin kubeconfig pointed at the load
 // balancer, as the operator's own kubeconfig is.
-func kubectl(t *testing.T, tb *testbed.Testbed, lb, args string) string {
+func kubectl(t *testing.T, tb *nspawntest.Testbed, lb, args string) string {
 	t.Helper()
 	return mustExec(t, tb, "m0", "kubectl --kubeconfig /etc/kubernetes/admin.conf --server https://"+lb+":6443 "+args)
 }
 
 // unitInvocations maps host/unit to systemd's invocation ID: a restart
 // changes it.
-func unitInvocations(t *testing.T, tb *testbed.Testbed, hosts ...string) map[string]string {
+func unitInvocations(t *testing.T, tb *nspawntest.Testbed, hosts ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, h := range hosts {
@@ -166,7 +156,7 @@ type k8sWriter func(version, extra string, workers ...string)
 func kubernetesE2E(t *testing.T, m k8sMode) {
 	bundleDir(t, k8sFrom)
 	bundleDir(t, k8sTo)
-	tb := testbed.UpForTestWith(t, testbed.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true,
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true,
 		Networks: 2, NetworkOf: map[string]int{"w1": 1}})
 	addr := addresses(tb)
 	all := []string{"lb", "m0", "m1", "e0", "w0", "w1"}
@@ -329,7 +319,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 		t.Errorf("w0 keeps a route to the removed w1's pods: %q", got)
 	}
 	if got := hostTree(t, tb, "w1"); got != before["w1"] {
-		t.Errorf("w1 not as before after its delete:\n%s", testbed.TreeDiff(before["w1"], got))
+		t.Errorf("w1 not as before after its delete:\n%s", nspawntest.TreeDiff(before["w1"], got))
 	}
 	if m.pod {
 		switchWithPolls(t, tb, dir, addr["lb"])
@@ -417,7 +407,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	}
 	for _, h := range all {
 		if got := hostTree(t, tb, h); got != before[h] {
-			t.Errorf("%s not as before after destroy:\n%s", h, testbed.TreeDiff(before[h], got))
+			t.Errorf("%s not as before after destroy:\n%s", h, nspawntest.TreeDiff(before[h], got))
 		}
 		if ps := mustExec(t, tb, h, "ps -eo comm= | grep -E '^(etcd|kube|containerd|haproxy|pause|flanneld)' || true"); ps != "" {
 			t.Errorf("%s: processes left after destroy: %s", h, ps)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -57,7 +58,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(eggotest.Main(m))
 }
 
 // TestKill9 kills applies at random points; every time the state must load,

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/kube"
 )
@@ -18,7 +18,7 @@ import (
 // next apply repairs (and only it); schedule_on_masters drops the taint
 // and turning it off brings it back. configure writes the cluster
 // definition with extra cluster attributes.
-func mastersAreNodes(t *testing.T, tb *testbed.Testbed, dir string, workers []string, configure func(extra string)) {
+func mastersAreNodes(t *testing.T, tb *nspawntest.Testbed, dir string, workers []string, configure func(extra string)) {
 	t.Helper()
 	taint := resources.ControlPlaneTaint + ":NoSchedule"
 	taints := func() string {
@@ -80,7 +80,7 @@ func mastersAreNodes(t *testing.T, tb *testbed.Testbed, dir string, workers []st
 // control-plane taint when tolerant), waits for it to roll out, and
 // returns the sorted names of the Nodes its pods run on. It deletes the
 // DaemonSet before returning.
-func daemonSetNodes(t *testing.T, tb *testbed.Testbed, name string, tolerant bool) []string {
+func daemonSetNodes(t *testing.T, tb *nspawntest.Testbed, name string, tolerant bool) []string {
 	t.Helper()
 	toleration := ""
 	if tolerant {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -27,7 +27,7 @@ func TestMastersBecomeNodesOnTestbed(t *testing.T) {
 	t.Parallel()
 	bundleDir(t, k8sTo)
 	old := buildEggoAt(t, mastersNotNodesRelease)
-	tb := testbed.UpForTestWith(t, testbed.Options{N: 2, Names: []string{"m0", "w0"}, Containers: true})
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 2, Names: []string{"m0", "w0"}, Containers: true})
 	dir := t.TempDir()
 	podnetConfigWith(t, dir, tb, legacyRuntime, "", "w0")
 	cmd := exec.Command(old, "-chdir="+dir, "apply", "-auto-approve")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/addon"
@@ -19,7 +19,7 @@ const adminKubectl = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 
 // runPod starts a pod of image on a node (never pulled: the bundle's
 // images only) and waits for its address.
-func runPod(t *testing.T, tb *testbed.Testbed, name, node, image string) string {
+func runPod(t *testing.T, tb *nspawntest.Testbed, name, node, image string) string {
 	t.Helper()
 	mustExec(t, tb, "m0", adminKubectl+"run "+name+" --image="+image+` --image-pull-policy=Never --restart=Never --overrides='{"spec":{"nodeName":"`+node+`"}}'`)
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
@@ -33,7 +33,7 @@ func runPod(t *testing.T, tb *testbed.Testbed, name, node, image string) string 
 
 // inPod runs a command on a host inside the network namespace of its pod
 // whose address is ip.
-func inPod(t *testing.T, tb *testbed.Testbed, host, ip, cmd string) string {
+func inPod(t *testing.T, tb *nspawntest.Testbed, host, ip, cmd string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -67,7 +67,7 @@ echo "no pod netns has %s" >&2; exit 1`, ip, shell.Quote(cmd), ip))
 // pod itself (cni0 on to). Each node says which it has; m0 says what
 // the API has for the pods and flannel's annotations. Commands that
 // fail are part of the text.
-func podPathDiag(tb *testbed.Testbed, from, fromIP, to, toIP string) string {
+func podPathDiag(tb *nspawntest.Testbed, from, fromIP, to, toIP string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	node := fmt.Sprintf(`echo "# ip route get %[1]s"; ip route get %[1]s
@@ -102,7 +102,7 @@ true`, toIP, fromIP, kube.FlannelLink)
 // no Corefile, which serves its default "whoami" zone: it answers with
 // the address it saw the query come from, so the test also sees that a
 // pod's address crosses the subnets unchanged.
-func checkServicesAcrossSubnets(t *testing.T, tb *testbed.Testbed, client, clientIP, serviceSide string) {
+func checkServicesAcrossSubnets(t *testing.T, tb *nspawntest.Testbed, client, clientIP, serviceSide string) {
 	t.Helper()
 	runPod(t, tb, "whoami", serviceSide, addon.CoreDNSImage)
 	mustExec(t, tb, "m0", adminKubectl+"expose pod whoami --name whoami --port 53 --protocol TCP")
@@ -114,7 +114,7 @@ func checkServicesAcrossSubnets(t *testing.T, tb *testbed.Testbed, client, clien
 			break
 		}
 	}
-	if !strings.Contains(got, "\tA\t"+clientIP) {
+	if !strings.Contains(got+"\n", "\tA\t"+clientIP+"\n") { // to the end of the line: 10.244.1.5 is a prefix of 10.244.1.53
 		t.Errorf("pod %s on %s → Service %s (backend on %s): whoami answered %q, want the pod's own address", clientIP, client, svc, serviceSide, got)
 	}
 	for _, side := range []struct{ host, ip string }{{client, clientIP}, {serviceSide, runPod(t, tb, "dnsclient", serviceSide, kube.PauseImage)}} {
@@ -127,7 +127,7 @@ func checkServicesAcrossSubnets(t *testing.T, tb *testbed.Testbed, client, clien
 
 // flannelLeft is what flannel left on a host: its VXLAN device, its
 // iptables chains, its lease.
-func flannelLeft(t *testing.T, tb *testbed.Testbed, host string) string {
+func flannelLeft(t *testing.T, tb *nspawntest.Testbed, host string) string {
 	t.Helper()
 	return mustExec(t, tb, host, "ip -o link show "+kube.FlannelLink+" 2>/dev/null; iptables-save | grep -i flannel; ls "+kube.FlannelSubnetFile+" 2>/dev/null; true")
 }

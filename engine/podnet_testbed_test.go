@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/kube"
 )
@@ -24,14 +24,14 @@ const (
 )
 
 // podnetConfig writes a master and the given workers (in that order).
-func podnetConfig(t *testing.T, dir string, tb *testbed.Testbed, workers ...string) {
+func podnetConfig(t *testing.T, dir string, tb *nspawntest.Testbed, workers ...string) {
 	t.Helper()
 	podnetConfigWith(t, dir, tb, testbedRuntime, "", workers...)
 }
 
 // podnetConfigWith is podnetConfig with the runtime block given and more
 // of the cluster block's attributes (extra, one a line).
-func podnetConfigWith(t *testing.T, dir string, tb *testbed.Testbed, runtime, extra string, workers ...string) {
+func podnetConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, runtime, extra string, workers ...string) {
 	t.Helper()
 	h := tb.Hosts[0]
 	var b strings.Builder
@@ -61,7 +61,7 @@ connection {
 	}
 }
 
-func hostAddr(t *testing.T, tb *testbed.Testbed, name string) string {
+func hostAddr(t *testing.T, tb *nspawntest.Testbed, name string) string {
 	t.Helper()
 	h, err := tb.Host(name)
 	if err != nil {
@@ -90,7 +90,7 @@ func recordedPodSubnets(t *testing.T, dir string) map[string]string {
 // address pod, and returns bash's answer: "" when it connected,
 // "Connection refused" when a closed port answered (so the address was
 // reached).
-func tcpFrom(t *testing.T, tb *testbed.Testbed, host, pod, ip string, port int) string {
+func tcpFrom(t *testing.T, tb *nspawntest.Testbed, host, pod, ip string, port int) string {
 	t.Helper()
 	cmd := fmt.Sprintf(`timeout 5 bash -c 'exec 3<>/dev/tcp/%s/%d' 2>&1; true`, ip, port)
 	if pod != "" {
@@ -112,7 +112,7 @@ func tcpFrom(t *testing.T, tb *testbed.Testbed, host, pod, ip string, port int) 
 func TestPodNetworkOnTestbed(t *testing.T) {
 	t.Parallel()
 	bundleDir(t, k8sTo)
-	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true,
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true,
 		Networks: 2, NetworkOf: map[string]int{"m0": 0, "w0": 0, "w1": 1}})
 	if h0, h1 := tb.Hosts[1], tb.Hosts[2]; h0.Subnet == h1.Subnet {
 		t.Fatalf("w0 (%s) and w1 (%s) share a subnet", h0.Subnet, h1.Subnet)
@@ -216,7 +216,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 // podsAcrossSubnets: a pod on w0 and one on w1 reach each other with their
 // own addresses; a pod reaching a node's address is masqueraded to its own
 // node's address.
-func podsAcrossSubnets(t *testing.T, tb *testbed.Testbed) {
+func podsAcrossSubnets(t *testing.T, tb *nspawntest.Testbed) {
 	t.Helper()
 	defer mustExec(t, tb, "m0", adminKubectl+"delete pod p0 p1 --wait=true --timeout=60s")
 	p0, p1 := runPod(t, tb, "p0", "w0", kube.PauseImage), runPod(t, tb, "p1", "w1", kube.PauseImage)

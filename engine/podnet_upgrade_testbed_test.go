@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/kube"
 )
@@ -53,7 +53,7 @@ func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
 	t.Parallel()
 	bundleDir(t, k8sTo)
 	old := buildEggoAt(t, routesRelease)
-	tb := testbed.UpForTestWith(t, testbed.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true})
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true})
 	dir := t.TempDir()
 	podnetConfigWith(t, dir, tb, legacyRuntime, "", "w0", "w1")
 	cmd := exec.Command(old, "-chdir="+dir, "apply", "-auto-approve")

@@ -5,14 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"filippo.io/age"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/eggotest"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -26,7 +26,7 @@ type sealedTo struct {
 // sealStateTo writes a secrets block naming an age recipient and the
 // testbed's SSH public key, and makes every run of dir use the age
 // identity (planIn picks up testIdentityFile).
-func sealStateTo(t *testing.T, dir string, tb *testbed.Testbed) sealedTo {
+func sealStateTo(t *testing.T, dir string, tb *nspawntest.Testbed) sealedTo {
 	t.Helper()
 	id, err := age.GenerateX25519Identity()
 	if err != nil {
@@ -84,7 +84,7 @@ func checkNoSecretLeaks(t *testing.T, dir string, ids sealedTo, logs *lockedBuff
 			haystacks[f] = string(data)
 		}
 	}
-	bin := buildEggo(t)
+	bin := eggotest.Binary(t)
 	env := append(os.Environ(), "EGGO_IDENTITY="+ids.ageIdentity, "EGGO_LOG=debug", "NO_COLOR=1")
 	for _, args := range [][]string{
 		{"plan", "-destroy"}, {"plan", "-destroy", "-json"}, {"show"}, {"show", "-json"},
@@ -168,27 +168,15 @@ func secretNeedles(t *testing.T, statePath, identity string) []string {
 			if !ok {
 				continue
 			}
+			// The last 40 characters of each full base64 line: the start
+			// of a key's first line is its algorithm's header, the same
+			// for every key, while these hold the key's own random bytes.
 			for _, line := range strings.Split(s, "\n") {
 				if len(line) >= 60 && !strings.HasPrefix(line, "-----") {
-					out = append(out, line[10:50])
-					break
+					out = append(out, line[len(line)-40:])
 				}
 			}
 		}
 	}
 	return out
-}
-
-// buildEggo builds the eggo binary once per test run.
-func buildEggo(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
-	bin := filepath.Join(t.TempDir(), "eggo")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }

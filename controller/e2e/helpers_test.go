@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/internal/harness/eggotest"
 )
 
 // repoRoot is the module's root (this package is two levels down).
@@ -30,18 +32,7 @@ func repoRoot(t *testing.T) string {
 // bundleDir is make bundle's bundle of the version the clusters run.
 func bundleDir(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("two Kubernetes clusters on testbed hosts: not with -short")
-	}
-	root := os.Getenv("EGGO_BUNDLE_DIR")
-	if root == "" {
-		root = "/var/cache/eggo/bundle"
-	}
-	dir := filepath.Join(root, "v"+k8sVersion)
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
-		t.Fatalf("no bundle at %s: run `make bundle` first", dir)
-	}
-	return dir
+	return eggotest.Bundle(t, k8sVersion)
 }
 
 // run runs a program and returns its output, failing the test on error.
@@ -199,4 +190,15 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() (bool, 
 		}
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// base64Run is a stretch of base64 long enough to be a key or a
+// fingerprint: random material that can hold a short name by chance.
+var base64Run = regexp.MustCompile(`[A-Za-z0-9+/=]{20,}`)
+
+// namesWord reports whether text holds word as a word of its own outside
+// base64 runs: a host key's fingerprint (SHA256:…wm…) names no node.
+func namesWord(text, word string) bool {
+	rest := base64Run.ReplaceAllString(text, " ")
+	return regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).MatchString(rest)
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 	"github.com/eggo-project/eggo/controller/jobrun"
-	"github.com/eggo-project/eggo/internal/apitest"
+	"github.com/eggo-project/eggo/internal/harness/apitest"
 )
 
 // adminKeyMarker stands in for the admin client key: it must reach the

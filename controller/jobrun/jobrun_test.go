@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,7 +20,8 @@ import (
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 	"github.com/eggo-project/eggo/controller/jobrun"
-	"github.com/eggo-project/eggo/internal/apitest"
+	"github.com/eggo-project/eggo/internal/harness/apitest"
+	"github.com/eggo-project/eggo/internal/harness/eggotest"
 )
 
 const bundle = "/var/cache/eggo/bundle/v1.31.4"
@@ -67,10 +67,7 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	ns := api.Namespace(t, "jobs")
 	kubeconfig := jobUser(t, api, ns)
 	dir := t.TempDir()
-	eggo := filepath.Join(dir, "eggo")
-	if out, err := exec.Command("go", "build", "-o", eggo, "github.com/eggo-project/eggo").CombinedOutput(); err != nil {
-		t.Fatalf("go build eggo: %v\n%s", err, out)
-	}
+	eggo := eggotest.Binary(t)
 	config := filepath.Join(dir, "config")
 	must(t, os.MkdirAll(config, 0o755))
 	hcl := strings.Replace(clusterHCL, "KUBECONFIG", kubeconfig, 1)

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
 
 func TestKeyAuthRunsCommand(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	c := dial(t, f.target(t))
 	if got := output(t, c, "echo hello; id -un"); got != "hello\nroot" {
 		t.Fatalf("stdout = %q", got)
@@ -23,7 +23,7 @@ func TestKeyAuthRunsCommand(t *testing.T) {
 }
 
 func TestAgentAuth(t *testing.T) {
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	sock := filepath.Join(t.TempDir(), "agent.sock")
 	agent := exec.Command("ssh-agent", "-D", "-a", sock)
 	if err := agent.Start(); err != nil {
@@ -61,8 +61,8 @@ func TestAgentAuth(t *testing.T) {
 
 func TestPasswordAuth(t *testing.T) {
 	noSSHAgent(t)
-	u := sshd.AddUser(t, false)
-	f := newFixture(t, sshd.Options{Password: true, Users: []string{u.Name}})
+	u := sshdtest.AddUser(t, false)
+	f := newFixture(t, sshdtest.Options{Password: true, Users: []string{u.Name}})
 	target := f.target(t)
 	target.User, target.PrivateKeyFile, target.PasswordEnv = u.Name, "", "EGGO_TEST_PASSWORD"
 	t.Setenv("EGGO_TEST_PASSWORD", u.Password)
@@ -87,9 +87,9 @@ func TestPasswordAuth(t *testing.T) {
 
 func TestAuthFailuresAreClearAndSecretFree(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
-	otherKey, _ := sshd.GenerateUserKey(t)
-	lockedKey, _ := sshd.GenerateUserKeyWithPassphrase(t, "s3cret-phrase")
+	f := newFixture(t, sshdtest.Options{})
+	otherKey, _ := sshdtest.GenerateUserKey(t)
+	lockedKey, _ := sshdtest.GenerateUserKeyWithPassphrase(t, "s3cret-phrase")
 	otherPEM, _ := os.ReadFile(otherKey)
 	secretLine := strings.Split(string(otherPEM), "\n")[1]
 

@@ -5,23 +5,24 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
 
 func TestBastion(t *testing.T) {
 	noSSHAgent(t)
-	target := newFixture(t, sshd.Options{})
+	target := newFixture(t, sshdtest.Options{})
 	for _, tc := range []struct {
 		name       string
 		forwarding bool
 		errHas     string
 	}{{"forwarding allowed", true, ""}, {"forwarding forbidden", false, "AllowTcpForwarding"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			jump := newFixture(t, sshd.Options{TCPForwarding: tc.forwarding})
+			jump := newFixture(t, sshdtest.Options{TCPForwarding: tc.forwarding})
 			bt := jump.target(t)
 			bt.Name = "jump"
 			tt := target.target(t)
@@ -53,8 +54,8 @@ func TestBastion(t *testing.T) {
 
 func TestBastionHostKeyIsVerifiedToo(t *testing.T) {
 	noSSHAgent(t)
-	target := newFixture(t, sshd.Options{})
-	jump := newFixture(t, sshd.Options{TCPForwarding: true})
+	target := newFixture(t, sshdtest.Options{})
+	jump := newFixture(t, sshdtest.Options{TCPForwarding: true})
 	bt := jump.target(t)
 	bt.Name = "jump"
 	bt.KnownHostsFile = target.server.WriteKnownHosts(t) // lacks the jump host
@@ -69,7 +70,7 @@ func TestBastionHostKeyIsVerifiedToo(t *testing.T) {
 
 func TestRetriesRefusedPortWithBackoff(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	target.Port = closedPort(t)
 	target.Retries = 2
@@ -92,7 +93,7 @@ func TestRetriesRefusedPortWithBackoff(t *testing.T) {
 
 func TestContextCancelsRetryWait(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	target.Port = closedPort(t)
 	target.Retries = 5
@@ -107,7 +108,7 @@ func TestContextCancelsRetryWait(t *testing.T) {
 
 func TestConnectTimeoutCoversHandshake(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	// A listener that accepts and never speaks SSH.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -136,7 +137,7 @@ func TestConnectTimeoutCoversHandshake(t *testing.T) {
 
 func TestPoolOpensOneConnectionPerTarget(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	pool := providers.NewPool(nil)
 	defer pool.Close()
 	target := f.target(t)
@@ -165,15 +166,23 @@ func TestPoolOpensOneConnectionPerTarget(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback port nothing listens on.
+// closedPort returns a loopback port nothing listens on. It stays bound,
+// without listening, until the test ends: a port closed at once could be
+// taken by another test's server before the dial, which then is not refused.
 func closedPort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port
 }
 
 // A pool that failed to reach a host closes cleanly: the failed dial
@@ -181,7 +190,7 @@ func closedPort(t *testing.T) int {
 // panic after every plan with a dead host).
 func TestPoolClosesAfterUnreachableHost(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	target.Port = closedPort(t)
 	target.Retries = 0

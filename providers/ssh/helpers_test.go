@@ -3,6 +3,7 @@ package ssh
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,22 +11,22 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
 
 // fixture is a real sshd that accepts one generated key for any user.
 type fixture struct {
-	server  *sshd.Server
+	server  *sshdtest.Server
 	keyFile string
 	pub     ssh.PublicKey
 }
 
-func newFixture(t *testing.T, opts sshd.Options) *fixture {
+func newFixture(t *testing.T, opts sshdtest.Options) *fixture {
 	t.Helper()
-	keyFile, pub := sshd.GenerateUserKey(t)
+	keyFile, pub := sshdtest.GenerateUserKey(t)
 	opts.AuthorizedKeys = append(opts.AuthorizedKeys, pub)
-	return &fixture{server: sshd.Start(t, opts), keyFile: keyFile, pub: pub}
+	return &fixture{server: sshdtest.Start(t, opts), keyFile: keyFile, pub: pub}
 }
 
 // target reaches the fixture as root with its key and a known_hosts file
@@ -67,3 +68,14 @@ func output(t *testing.T, c providers.Conn, cmd string) string {
 func noSSHAgent(t *testing.T) { t.Setenv("SSH_AUTH_SOCK", "") }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// base64Run is a stretch of base64 long enough to be a key or a
+// fingerprint: random material that can hold a short name by chance.
+var base64Run = regexp.MustCompile(`[A-Za-z0-9+/=]{20,}`)
+
+// namesWord reports whether text holds word as a word of its own outside
+// base64 runs: a fingerprint such as SHA256:…Xw1q… names no node.
+func namesWord(text, word string) bool {
+	rest := base64Run.ReplaceAllString(text, " ")
+	return regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).MatchString(rest)
+}

@@ -11,15 +11,15 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
 
 func TestUnknownHostKeyIsRefusedWithKeyscanHint(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	other := sshd.Start(t, sshd.Options{}) // a different host, known instead
+	other := sshdtest.Start(t, sshdtest.Options{}) // a different host, known instead
 	target.KnownHostsFile = other.WriteKnownHosts(t)
 	// The known host sits on another port, so for this address it is unknown.
 	_, err := DialWith(context.Background(), target, Options{Backoff: 5 * time.Second})
@@ -37,7 +37,7 @@ func TestUnknownHostKeyIsRefusedWithKeyscanHint(t *testing.T) {
 
 func TestMissingKnownHostsFileSaysHowToCreateIt(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	target.KnownHostsFile = filepath.Join(t.TempDir(), "absent")
 	_, err := DialWith(context.Background(), target, Options{})
@@ -48,9 +48,9 @@ func TestMissingKnownHostsFileSaysHowToCreateIt(t *testing.T) {
 
 func TestHostKeyMismatchIsLoudAndNotRetried(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	impostor := sshd.Start(t, sshd.Options{})
+	impostor := sshdtest.Start(t, sshdtest.Options{})
 	// known_hosts claims our server's address has the impostor's key.
 	line := strings.Replace(impostor.KnownHostsLine(), itoa(impostor.Port), itoa(f.server.Port), 1)
 	if err := os.WriteFile(target.KnownHostsFile, []byte(line+"\n"), 0o644); err != nil {
@@ -80,7 +80,7 @@ func TestHostKeyMismatchIsLoudAndNotRetried(t *testing.T) {
 
 func TestHostKeyCallbackSeamReplacesKnownHosts(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	target.KnownHostsFile = "/nonexistent/known_hosts" // not consulted
 	var asked []string

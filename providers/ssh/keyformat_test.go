@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 )
 
 func TestFormatParseAndFingerprintAgreeWithOpenSSH(t *testing.T) {
-	s := sshd.Start(t, sshd.Options{ExtraHostKeys: []string{"rsa", "ecdsa"}})
+	s := sshdtest.Start(t, sshdtest.Options{ExtraHostKeys: []string{"rsa", "ecdsa"}})
 	for _, key := range s.HostPublicKeys() {
 		line := FormatHostKey(key)
 		if !strings.HasPrefix(line, key.Type()+" AAAA") || strings.ContainsAny(line, "\n") || strings.Count(line, " ") != 1 {
@@ -38,7 +38,7 @@ func TestFormatParseAndFingerprintAgreeWithOpenSSH(t *testing.T) {
 }
 
 func TestParseHostKeyRefusesWhatIsNotOneKey(t *testing.T) {
-	s := sshd.Start(t, sshd.Options{})
+	s := sshdtest.Start(t, sshdtest.Options{})
 	line := FormatHostKey(s.HostPublicKey())
 	if k, err := ParseHostKey(line + " root@host"); err != nil || !sameKey(k, s.HostPublicKey()) {
 		t.Errorf("a trailing comment was refused: %v", err)

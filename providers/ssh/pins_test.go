@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
 
@@ -53,7 +53,7 @@ func sameKey(a, b ssh.PublicKey) bool { return bytes.Equal(a.Marshal(), b.Marsha
 
 func TestPinnedKeyConnects(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	target.KnownHostsFile = "/nonexistent/known_hosts" // pins replace it
 	pins := newPins(map[string]ssh.PublicKey{"node-a": f.server.HostPublicKey()})
@@ -72,7 +72,7 @@ func TestPinnedKeyConnects(t *testing.T) {
 
 func TestRegeneratedHostKeyIsRefusedAgainstPin(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	old := f.server.HostPublicKey()
 	pins := newPins(map[string]ssh.PublicKey{"node-a": old})
@@ -112,7 +112,7 @@ func TestRegeneratedHostKeyIsRefusedAgainstPin(t *testing.T) {
 
 func TestUnpinnedHostWithoutKnownHostsIsTrustedOnFirstUse(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
 	target.KnownHostsFile = filepath.Join(t.TempDir(), "absent")
 	pins := newPins(nil)
@@ -140,9 +140,9 @@ func TestUnpinnedHostWithoutKnownHostsIsTrustedOnFirstUse(t *testing.T) {
 
 func TestUnpinnedHostUnknownToKnownHostsIsTrustedOnFirstUse(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	other := sshd.Start(t, sshd.Options{})
+	other := sshdtest.Start(t, sshdtest.Options{})
 	target.KnownHostsFile = other.WriteKnownHosts(t) // knows only another port
 	pins := newPins(nil)
 	c, err := DialWith(context.Background(), target, Options{Pins: pins})
@@ -157,9 +157,9 @@ func TestUnpinnedHostUnknownToKnownHostsIsTrustedOnFirstUse(t *testing.T) {
 
 func TestUnpinnedHostKnownToKnownHostsMustMatch(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	impostor := sshd.Start(t, sshd.Options{})
+	impostor := sshdtest.Start(t, sshdtest.Options{})
 	line := strings.Replace(impostor.KnownHostsLine(), itoa(impostor.Port), itoa(f.server.Port), 1)
 	if err := os.WriteFile(target.KnownHostsFile, []byte(line+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestUnpinnedHostKnownToKnownHostsMustMatch(t *testing.T) {
 // A host holding several keys presents the pinned one, whichever it is.
 func TestPinOfEachKeyTypeOnAHostWithSeveral(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{ExtraHostKeys: []string{"rsa", "ecdsa"}})
+	f := newFixture(t, sshdtest.Options{ExtraHostKeys: []string{"rsa", "ecdsa"}})
 	for _, key := range f.server.HostPublicKeys() {
 		t.Run(key.Type(), func(t *testing.T) {
 			target := f.target(t)
@@ -216,8 +216,8 @@ func TestPinOfEachKeyTypeOnAHostWithSeveral(t *testing.T) {
 // both keys, not a failed algorithm negotiation.
 func TestPinOfAKeyTypeTheHostLacksIsAMismatch(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
-	rsaHost := sshd.Start(t, sshd.Options{ExtraHostKeys: []string{"rsa"}})
+	f := newFixture(t, sshdtest.Options{})
+	rsaHost := sshdtest.Start(t, sshdtest.Options{ExtraHostKeys: []string{"rsa"}})
 	rsaKey := rsaHost.HostPublicKeys()[1]
 	pins := newPins(map[string]ssh.PublicKey{"node-a": rsaKey})
 	_, err := DialWith(context.Background(), f.target(t), Options{Pins: pins})
@@ -235,8 +235,8 @@ func TestPinOfAKeyTypeTheHostLacksIsAMismatch(t *testing.T) {
 // Pins belong to nodes: a bastion keeps its known_hosts check.
 func TestPinsLeaveTheBastionToKnownHosts(t *testing.T) {
 	noSSHAgent(t)
-	target := newFixture(t, sshd.Options{})
-	jump := newFixture(t, sshd.Options{TCPForwarding: true})
+	target := newFixture(t, sshdtest.Options{})
+	jump := newFixture(t, sshdtest.Options{TCPForwarding: true})
 	bt := jump.target(t)
 	bt.Name = "jump"
 	tt := target.target(t)
@@ -267,7 +267,7 @@ func TestPinsLeaveTheBastionToKnownHosts(t *testing.T) {
 
 func TestPinsTakePrecedenceOverHostKeyCallbackForTheTarget(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	var asked []string
 	pins := newPins(map[string]ssh.PublicKey{"node-a": f.server.HostPublicKey()})
 	c, err := DialWith(context.Background(), f.target(t), Options{

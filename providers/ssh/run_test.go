@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
 
 func TestRunExitCodesSignalsAndStderr(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	c := dial(t, f.target(t))
 	for _, tc := range []struct {
 		name      string
@@ -60,7 +60,7 @@ func TestRunExitCodesSignalsAndStderr(t *testing.T) {
 
 func TestRunStderrTailIsBounded(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	c := dial(t, f.target(t))
 	err := c.Run(context.Background(), providers.Command{Cmd: "head -c 20000 /dev/zero | tr '\\0' x >&2; echo END >&2; exit 1"})
 	var exit *providers.ExitError
@@ -74,7 +74,7 @@ func TestRunStderrTailIsBounded(t *testing.T) {
 
 func TestRunQuotingStdinAndStreams(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	c := dial(t, f.target(t))
 	got := output(t, c, `printf '%s|' "it's" 'a "b"' '$HOME' \\back`)
 	if want := `it's|a "b"|$HOME|\back|`; got != want {
@@ -89,9 +89,9 @@ func TestRunQuotingStdinAndStreams(t *testing.T) {
 
 func TestSudo(t *testing.T) {
 	noSSHAgent(t)
-	sudoer := sshd.AddUser(t, true)
-	plain := sshd.AddUser(t, false)
-	f := newFixture(t, sshd.Options{Users: []string{sudoer.Name, plain.Name}})
+	sudoer := sshdtest.AddUser(t, true)
+	plain := sshdtest.AddUser(t, false)
+	f := newFixture(t, sshdtest.Options{Users: []string{sudoer.Name, plain.Name}})
 	for _, tc := range []struct {
 		name   string
 		user   string
@@ -129,8 +129,8 @@ func TestSudo(t *testing.T) {
 
 func TestCancelKillsRemoteProcessGroup(t *testing.T) {
 	noSSHAgent(t)
-	sudoer := sshd.AddUser(t, true)
-	f := newFixture(t, sshd.Options{Users: []string{"root", sudoer.Name}})
+	sudoer := sshdtest.AddUser(t, true)
+	f := newFixture(t, sshdtest.Options{Users: []string{"root", sudoer.Name}})
 	for i, tc := range []struct {
 		name string
 		user string
@@ -170,7 +170,7 @@ func TestConcurrentRunsShareOneConnection(t *testing.T) {
 	noSSHAgent(t)
 	// A stock MaxSessions: more concurrent sessions than this would be
 	// refused, so the Conn's bound is what lets 16 concurrent runs succeed.
-	f := newFixture(t, sshd.Options{MaxSessions: 10})
+	f := newFixture(t, sshdtest.Options{MaxSessions: 10})
 	c := dial(t, f.target(t))
 	var wg sync.WaitGroup
 	errs := make([]error, 16)

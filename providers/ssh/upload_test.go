@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
 
@@ -57,8 +57,8 @@ func leftovers(t *testing.T, dir string) []string {
 
 func TestUploadStreamsAndVerifies(t *testing.T) {
 	noSSHAgent(t)
-	sudoer := sshd.AddUser(t, true)
-	f := newFixture(t, sshd.Options{Users: []string{"root", sudoer.Name}})
+	sudoer := sshdtest.AddUser(t, true)
+	f := newFixture(t, sshdtest.Options{Users: []string{"root", sudoer.Name}})
 	const size = 20 << 20
 	want := digest(t, content(1, size))
 	for _, tc := range []struct {
@@ -97,7 +97,7 @@ func TestUploadStreamsAndVerifies(t *testing.T) {
 
 func TestUploadWithWrongDigestFailsAndCleansUp(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	c := dial(t, f.target(t))
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "kubelet")
@@ -128,7 +128,7 @@ func TestUploadWithWrongDigestFailsAndCleansUp(t *testing.T) {
 
 func TestUploadFailsPromptlyWhenConnectionDrops(t *testing.T) {
 	noSSHAgent(t)
-	f := newFixture(t, sshd.Options{})
+	f := newFixture(t, sshdtest.Options{})
 	proxy := startProxy(t, f.server.Addr)
 	target := f.target(t)
 	target.Port = proxy.port

@@ -12,7 +12,7 @@ import (
 
 	cryptossh "golang.org/x/crypto/ssh"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 	"github.com/eggo-project/eggo/providers/local"
 	"github.com/eggo-project/eggo/providers/ssh"
@@ -28,8 +28,8 @@ func transports(t *testing.T, f func(t *testing.T, conn providers.Conn)) {
 func sshConn(t *testing.T) providers.Conn {
 	t.Helper()
 	t.Setenv("SSH_AUTH_SOCK", "")
-	keyFile, pub := sshd.GenerateUserKey(t)
-	server := sshd.Start(t, sshd.Options{AuthorizedKeys: []cryptossh.PublicKey{pub}})
+	keyFile, pub := sshdtest.GenerateUserKey(t)
+	server := sshdtest.Start(t, sshdtest.Options{AuthorizedKeys: []cryptossh.PublicKey{pub}})
 	target := providers.Target{
 		Name: "node-a", Type: "ssh", Address: "127.0.0.1", Port: server.Port, User: "root",
 		PrivateKeyFile: keyFile, KnownHostsFile: server.WriteKnownHosts(t), ConnectTimeout: 5 * time.Second,

@@ -10,7 +10,7 @@ import (
 
 	cryptossh "golang.org/x/crypto/ssh"
 
-	"github.com/eggo-project/eggo/internal/sshd"
+	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/providers/ssh"
@@ -58,9 +58,9 @@ func TestDroppedConnectionStillEndsTheHookAtItsLimit(t *testing.T) {
 // directory is private to root and removed.
 func TestSudoRunsTheHookAsRoot(t *testing.T) {
 	t.Setenv("SSH_AUTH_SOCK", "")
-	u := sshd.AddUser(t, true)
-	keyFile, pub := sshd.GenerateUserKey(t)
-	server := sshd.Start(t, sshd.Options{AuthorizedKeys: []cryptossh.PublicKey{pub}})
+	u := sshdtest.AddUser(t, true)
+	keyFile, pub := sshdtest.GenerateUserKey(t)
+	server := sshdtest.Start(t, sshdtest.Options{AuthorizedKeys: []cryptossh.PublicKey{pub}})
 	c, err := ssh.DialWith(context.Background(), providers.Target{
 		Name: "node-b", Type: "ssh", Address: "127.0.0.1", Port: server.Port, User: u.Name, Sudo: true,
 		PrivateKeyFile: keyFile, KnownHostsFile: server.WriteKnownHosts(t), ConnectTimeout: 5 * time.Second,

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/eggo-project/eggo/internal/etcdtest"
+	"github.com/eggo-project/eggo/internal/harness/etcdtest"
 )
 
 func TestKeyJoinsPrefixAndClusterWithOneSlash(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/eggo-project/eggo/internal/etcdtest"
-	"github.com/eggo-project/eggo/internal/statetest"
+	"github.com/eggo-project/eggo/internal/harness/etcdtest"
+	"github.com/eggo-project/eggo/state/statetest"
 )
 
 // holderEnv, when set to a JSON Config, makes the test binary a lock

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/etcdtest"
-	"github.com/eggo-project/eggo/internal/statetest"
+	"github.com/eggo-project/eggo/internal/harness/etcdtest"
 	"github.com/eggo-project/eggo/state"
+	"github.com/eggo-project/eggo/state/statetest"
 )
 
 func TestSecondLockIsRefusedNamingTheHolder(t *testing.T) {

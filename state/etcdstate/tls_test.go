@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/etcdtest"
+	"github.com/eggo-project/eggo/internal/harness/etcdtest"
 )
 
 // openErr opens c, which must fail, and returns the message.

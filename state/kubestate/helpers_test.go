@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/eggo-project/eggo/internal/apitest"
-	"github.com/eggo-project/eggo/internal/statetest"
+	"github.com/eggo-project/eggo/internal/harness/apitest"
+	"github.com/eggo-project/eggo/state/statetest"
 )
 
 // holderEnv, when set to a JSON Config, makes the test binary a lock

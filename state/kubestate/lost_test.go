@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/statetest"
 	"github.com/eggo-project/eggo/state"
+	"github.com/eggo-project/eggo/state/statetest"
 )
 
 func (e *env) testForceUnlock(t *testing.T) {

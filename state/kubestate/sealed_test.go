@@ -12,8 +12,8 @@ import (
 	"filippo.io/age"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/eggo-project/eggo/internal/apitest"
-	"github.com/eggo-project/eggo/internal/testpki"
+	"github.com/eggo-project/eggo/internal/harness/apitest"
+	"github.com/eggo-project/eggo/internal/harness/pkitest"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -110,11 +110,11 @@ func (e *env) testOpenErrors(t *testing.T) {
 	})
 	t.Run("a server signed by another CA", func(t *testing.T) {
 		dir := t.TempDir()
-		other, err := testpki.NewAuthority(dir, "other-ca")
+		other, err := pkitest.NewAuthority(dir, "other-ca")
 		if err != nil {
 			t.Fatal(err)
 		}
-		cert, key, err := other.Issue(dir, "admin", testpki.Leaf{Usage: x509.ExtKeyUsageClientAuth})
+		cert, key, err := other.Issue(dir, "admin", pkitest.Leaf{Usage: x509.ExtKeyUsageClientAuth})
 		if err != nil {
 			t.Fatal(err)
 		}

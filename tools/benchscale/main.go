@@ -6,8 +6,8 @@
 // each) and the state an apply of it would leave, so that `eggo plan
 // -refresh=false` there says "No changes.".
 //
-//	go run ./internal/benchscale -eggo bin/eggo [-sizes 1000,5000,10000] [-root DIR]
-//	go run ./internal/benchscale -gen DIR -nodes 1000 [-join 1]
+//	go run ./tools/benchscale -eggo bin/eggo [-sizes 1000,5000,10000] [-root DIR]
+//	go run ./tools/benchscale -gen DIR -nodes 1000 [-join 1]
 //
 // -gen writes one cluster; -join adds workers to its HCL after the state
 // is made, so that the plan there joins them to the recorded cluster.

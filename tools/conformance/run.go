@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 )
 
 // Options of a run of `make conformance`.
@@ -65,7 +65,7 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	for i := range max(o.Workers, 2) {
 		names = append(names, "w"+strconv.Itoa(i))
 	}
-	tb, err := testbed.Up(ctx, testbed.Options{Names: names, ID: "conform", Containers: true,
+	tb, err := nspawntest.Up(ctx, nspawntest.Options{Names: names, ID: "conform", Containers: true,
 		Log: func(f string, a ...any) { fmt.Fprintf(o.Log, "testbed: "+f+"\n", a...) }})
 	if err != nil {
 		return Summary{}, err

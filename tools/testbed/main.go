@@ -1,7 +1,7 @@
 // Command testbed brings eggo's test hosts up and down from a shell:
 //
 //	testbed up -n 3 [-id demo] [-subnet 10.77.0.0/24] [-networks 2 [-network-of m1=1]] [-containers] [-inventory FILE]
-//	testbed down [-id ID | -all]
+//	testbed down [-id ID | -root DIR | -all]
 //	testbed cut|restore|stop|start [-id ID] NAME
 //	testbed list
 //
@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testbed"
+	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 )
 
 func main() { os.Exit(realMain(os.Args[1:])) }
@@ -29,7 +29,7 @@ const usage = `usage: testbed <command> [flags]
 
   up -n N [-names a,b] [-id ID] [-subnet CIDR] [-networks N [-network-of a=1,b=0]]
      [-containers] [-inventory FILE]
-  down [-id ID | -all]
+  down [-id ID | -root DIR | -all]
   cut|restore|stop|start [-id ID] NAME
   list
 `
@@ -78,7 +78,7 @@ func up(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := testbed.Options{N: *n, ID: *id, Subnet: *subnet, Networks: *networks, Containers: *containers,
+	o := nspawntest.Options{N: *n, ID: *id, Subnet: *subnet, Networks: *networks, Containers: *containers,
 		Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
 	if *names != "" {
 		o.Names = strings.Split(*names, ",")
@@ -88,7 +88,7 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	tb, err := testbed.Up(ctx, o)
+	tb, err := nspawntest.Up(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func parseNetworkOf(s string) (map[string]int, error) {
 	return out, nil
 }
 
-func printHosts(tb *testbed.Testbed) {
+func printHosts(tb *nspawntest.Testbed) {
 	for _, h := range tb.Hosts {
 		state := "stopped"
 		if ok, _ := tb.Running(h.Name); ok {
@@ -141,11 +141,21 @@ func down(args []string) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)
 	id := fs.String("id", "", "testbed to take down")
 	all := fs.Bool("all", false, "take down every testbed on this machine, also ones left by crashed runs")
+	root := fs.String("root", "", "take down every testbed under this run root (what one run made, e.g. make test's EGGO_TESTBED_RUN), also ones left by crashed processes, and remove the root")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *all {
-		return testbed.DownAll()
+	switch {
+	case *all:
+		return nspawntest.DownAll()
+	case *root != "":
+		if err := nspawntest.DownAllIn(*root); err != nil {
+			return err
+		}
+		if err := os.Remove(*root); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("run root %s: %w", *root, err)
+		}
+		return nil
 	}
 	tb, err := pick(*id)
 	if err != nil {
@@ -181,7 +191,7 @@ func node(ctx context.Context, verb string, args []string) error {
 }
 
 func list() error {
-	tbs, err := testbed.List("")
+	tbs, err := nspawntest.List("")
 	if err != nil {
 		return err
 	}
@@ -192,11 +202,11 @@ func list() error {
 }
 
 // pick opens the testbed named by id, or the only one there is.
-func pick(id string) (*testbed.Testbed, error) {
+func pick(id string) (*nspawntest.Testbed, error) {
 	if id != "" {
-		return testbed.Open("", id)
+		return nspawntest.Open("", id)
 	}
-	tbs, err := testbed.List("")
+	tbs, err := nspawntest.List("")
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/eggo-project/eggo/internal/testpki"
+	"github.com/eggo-project/eggo/internal/harness/pkitest"
 )
 
 // files are the apiserver's certificates and keys.
 type files struct {
-	ca                    *testpki.Authority
+	ca                    *pkitest.Authority
 	caFile                string // signs the serving and the client certificates
 	serverCert, serverKey string // for 127.0.0.1 and localhost
 	saKey, saPub          string // signs and verifies service-account tokens
@@ -27,20 +27,20 @@ type files struct {
 
 func writeFiles(dir string) (files, error) {
 	var f files
-	ca, err := testpki.NewAuthority(dir, "ca")
+	ca, err := pkitest.NewAuthority(dir, "ca")
 	if err != nil {
 		return f, err
 	}
 	f.ca, f.caFile = ca, ca.CertFile
-	serving := testpki.Leaf{Usage: x509.ExtKeyUsageServerAuth,
+	serving := pkitest.Leaf{Usage: x509.ExtKeyUsageServerAuth,
 		IPs: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"}}
 	if f.serverCert, f.serverKey, err = ca.Issue(dir, "apiserver", serving); err != nil {
 		return f, err
 	}
-	if f.saKey, f.saPub, err = testpki.KeyPair(dir, "service-account"); err != nil {
+	if f.saKey, f.saPub, err = pkitest.KeyPair(dir, "service-account"); err != nil {
 		return f, err
 	}
-	admin := testpki.Leaf{Usage: x509.ExtKeyUsageClientAuth, Organization: []string{"system:masters"}}
+	admin := pkitest.Leaf{Usage: x509.ExtKeyUsageClientAuth, Organization: []string{"system:masters"}}
 	f.adminCert, f.adminKey, err = ca.Issue(dir, "admin", admin)
 	return f, err
 }
@@ -74,7 +74,7 @@ func (s *Server) UserKubeconfig(t testing.TB, user string, groups ...string) str
 	t.Helper()
 	dir := t.TempDir()
 	// The certificate's common name is the user, its organizations the groups.
-	cert, key, err := s.certs.ca.Issue(dir, user, testpki.Leaf{Usage: x509.ExtKeyUsageClientAuth, Organization: groups})
+	cert, key, err := s.certs.ca.Issue(dir, user, pkitest.Leaf{Usage: x509.ExtKeyUsageClientAuth, Organization: groups})
 	if err != nil {
 		t.Fatalf("a certificate for %s: %v", user, err)
 	}

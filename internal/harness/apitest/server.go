@@ -1,5 +1,5 @@
 // Package apitest starts a real kube-apiserver for a test: the binary of
-// the offline bundle, on top of a real etcd (internal/etcdtest), on free
+// the offline bundle, on top of a real etcd (internal/harness/etcdtest), on free
 // loopback ports, with certificates made for it, and an admin kubeconfig
 // and client to talk to it. Nothing else of a cluster runs: no
 // controller-manager, no scheduler, no kubelet; objects are stored and
@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/eggo-project/eggo/internal/etcdtest"
-	"github.com/eggo-project/eggo/internal/testproc"
+	"github.com/eggo-project/eggo/internal/harness/etcdtest"
+	"github.com/eggo-project/eggo/internal/harness/proctest"
 )
 
 // Binary is the kube-apiserver of the offline bundle (`make bundle`);
@@ -38,7 +38,7 @@ type Server struct {
 	LogFile    string           // kube-apiserver's own output
 
 	certs files
-	proc  *testproc.Process
+	proc  *proctest.Process
 }
 
 // readyTimeout bounds how long the apiserver may take to report /readyz:
@@ -51,7 +51,7 @@ const readyTimeout = 90 * time.Second
 // saying how to get it, except under -short, where it is skipped.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := testproc.Binary(Binary, "KUBE_APISERVER_BIN")
+	bin, err := proctest.Binary(Binary, "KUBE_APISERVER_BIN")
 	if err != nil {
 		if testing.Short() {
 			t.Skipf("no kube-apiserver at %s (-short): %v", bin, err)
@@ -62,8 +62,8 @@ func Start(t testing.TB) *Server {
 	if s.certs, err = writeFiles(s.Dir); err != nil {
 		t.Fatalf("kube-apiserver test certificates: %v", err)
 	}
-	if err := testproc.RetryPortRace(func() error { return s.start(bin) }); err != nil {
-		t.Fatalf("starting kube-apiserver: %v\n%s", err, testproc.LogTail("kube-apiserver", s.LogFile, 6000))
+	if err := proctest.RetryPortRace(func() error { return s.start(bin) }); err != nil {
+		t.Fatalf("starting kube-apiserver: %v\n%s", err, proctest.LogTail("kube-apiserver", s.LogFile, 6000))
 	}
 	// Registered after etcd's own cleanup, so it runs before it: etcd
 	// outlives its client.
@@ -73,7 +73,7 @@ func Start(t testing.TB) *Server {
 
 // start runs the apiserver on a fresh port and waits until it is ready.
 func (s *Server) start(bin string) error {
-	port, err := testproc.FreePort()
+	port, err := proctest.FreePort()
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Server) start(bin string) error {
 		return err
 	}
 	s.LogFile = filepath.Join(s.Dir, "kube-apiserver.log")
-	if s.proc, err = testproc.Start("kube-apiserver at "+s.URL, exec.Command(bin, s.flags(port)...), s.LogFile); err != nil {
+	if s.proc, err = proctest.Start("kube-apiserver at "+s.URL, exec.Command(bin, s.flags(port)...), s.LogFile); err != nil {
 		return err
 	}
 	if err := s.waitReady(); err != nil {

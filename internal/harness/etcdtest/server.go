@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/testpki"
-	"github.com/eggo-project/eggo/internal/testproc"
+	"github.com/eggo-project/eggo/internal/harness/pkitest"
+	"github.com/eggo-project/eggo/internal/harness/proctest"
 )
 
 // Binary is the etcd server the tests run; ETCD_BIN overrides it.
@@ -38,7 +38,7 @@ type Server struct {
 	Dir         string // everything of this server lives here
 	LogFile     string // etcd's own output
 
-	proc *testproc.Process
+	proc *proctest.Process
 }
 
 // startTimeout bounds how long etcd may take to answer its health check.
@@ -49,7 +49,7 @@ const startTimeout = 20 * time.Second
 // when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := testproc.Binary(Binary, "ETCD_BIN")
+	bin, err := proctest.Binary(Binary, "ETCD_BIN")
 	if err != nil {
 		t.Skipf("no etcd server at %s (make deps installs Debian's etcd-server): %v", bin, err)
 	}
@@ -57,8 +57,8 @@ func Start(t testing.TB) *Server {
 	if err := s.writeCertificates(); err != nil {
 		t.Fatalf("etcd test certificates: %v", err)
 	}
-	if err := testproc.RetryPortRace(func() error { return s.start(bin) }); err != nil {
-		t.Fatalf("starting etcd: %v\n%s", err, testproc.LogTail("etcd", s.LogFile, 4000))
+	if err := proctest.RetryPortRace(func() error { return s.start(bin) }); err != nil {
+		t.Fatalf("starting etcd: %v\n%s", err, proctest.LogTail("etcd", s.LogFile, 4000))
 	}
 	// Killed and reaped before t.TempDir removes its files.
 	t.Cleanup(s.proc.Stop)
@@ -66,31 +66,31 @@ func Start(t testing.TB) *Server {
 }
 
 func (s *Server) writeCertificates() error {
-	ca, err := testpki.NewAuthority(s.Dir, "ca")
+	ca, err := pkitest.NewAuthority(s.Dir, "ca")
 	if err != nil {
 		return err
 	}
 	s.CAFile = ca.CertFile
-	other, err := testpki.NewAuthority(s.Dir, "other-ca")
+	other, err := pkitest.NewAuthority(s.Dir, "other-ca")
 	if err != nil {
 		return err
 	}
 	s.OtherCAFile = other.CertFile
-	server := testpki.Leaf{Usage: x509.ExtKeyUsageServerAuth, IPs: []net.IP{net.ParseIP("127.0.0.1")}}
+	server := pkitest.Leaf{Usage: x509.ExtKeyUsageServerAuth, IPs: []net.IP{net.ParseIP("127.0.0.1")}}
 	if _, _, err = ca.Issue(s.Dir, "server", server); err != nil {
 		return err
 	}
-	s.CertFile, s.KeyFile, err = ca.Issue(s.Dir, "client", testpki.Leaf{Usage: x509.ExtKeyUsageClientAuth})
+	s.CertFile, s.KeyFile, err = ca.Issue(s.Dir, "client", pkitest.Leaf{Usage: x509.ExtKeyUsageClientAuth})
 	return err
 }
 
 // start runs etcd on fresh ports and waits until it is healthy.
 func (s *Server) start(bin string) error {
-	clientPort, err := testproc.FreePort()
+	clientPort, err := proctest.FreePort()
 	if err != nil {
 		return err
 	}
-	peerPort, err := testproc.FreePort()
+	peerPort, err := proctest.FreePort()
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *Server) start(bin string) error {
 		"--log-outputs", "stderr",
 	)
 	s.LogFile = filepath.Join(s.Dir, "etcd.log")
-	if s.proc, err = testproc.Start("etcd at "+s.Endpoint, cmd, s.LogFile); err != nil {
+	if s.proc, err = proctest.Start("etcd at "+s.Endpoint, cmd, s.LogFile); err != nil {
 		return err
 	}
 	if err := s.waitHealthy(); err != nil {

@@ -1,4 +1,4 @@
-// Package testbed boots real Debian bookworm hosts on this machine for eggo's
+// Package nspawntest boots real Debian bookworm hosts on this machine for eggo's
 // tests and demos: one systemd-nspawn container per host, each with systemd as
 // PID 1 and sshd, each in its own network namespace joined by a veth to a
 // per-testbed bridge.
@@ -18,4 +18,4 @@
 //
 // Traffic stays on the testbed: nothing here adds NAT, enables forwarding
 // on this machine, or routes towards anything but the testbed's own subnets.
-package testbed
+package nspawntest

@@ -1,4 +1,4 @@
-package testbed
+package nspawntest
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -115,17 +116,39 @@ func ownedNames(id string, rec *record) (veths, netns, bridges []string) {
 	return veths, netns, bridges
 }
 
-// DownAll tears down every testbed under the default run root, including
-// those left behind by a test or CLI process that crashed or was killed,
-// and then any namespace or link named like a testbed's whose run dir is
-// gone altogether.
+// DownAll tears down every testbed on this machine: those under the
+// default run root and under every other run root beside it
+// (/run/eggo-testbed-*: a make test run's, a test's own), including those
+// left behind by a test or CLI process that crashed or was killed, and
+// then any namespace or link named like a testbed's whose run dir is gone
+// from all of them.
 func DownAll() error {
-	root := DefaultRunRoot()
-	err := DownAllIn(root)
+	roots := runRoots()
+	var errs []error
+	for _, root := range roots {
+		errs = append(errs, DownAllIn(root))
+	}
 	// With every testbed down, no kubelet of theirs runs: the cgroup
 	// roots one left (still busy when its testbed went) go too.
 	removeCgroupRoots("/sys/fs/cgroup", leftCgroupRoots("/sys/fs/cgroup"))
-	return errors.Join(err, sweepOrphanNames(root, func(string) bool { return true }))
+	return errors.Join(append(errs, sweepOrphanNames(roots, func(string) bool { return true }))...)
+}
+
+// runRoots are the default run root, EGGO_TESTBED_RUN's if it is another,
+// and every directory named like a run root beside the default one.
+func runRoots() []string {
+	def := "/run/eggo-testbed"
+	roots := []string{def}
+	if d := filepath.Clean(DefaultRunRoot()); d != def {
+		roots = append(roots, d)
+	}
+	more, _ := filepath.Glob(def + "-*")
+	for _, d := range more {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !slices.Contains(roots, d) {
+			roots = append(roots, d)
+		}
+	}
+	return roots
 }
 
 // DownAllIn tears down every testbed whose run dir is under root, recorded
@@ -188,18 +211,22 @@ func nspawnIDs(root string, pid int) []string {
 }
 
 // sweepOrphanNames deletes namespaces (eggo-ID-*) and links (ebr-ID,
-// ebr-ID-N, ev-ID-*) of testbed ids that have no run dir under root: all that is left
-// of a testbed whose run dir was removed by hand. Only ids that consider
-// accepts are touched.
-func sweepOrphanNames(root string, consider func(id string) bool) error {
+// ebr-ID-N, ev-ID-*) of testbed ids that have no run dir under any of
+// roots: all that is left of a testbed whose run dir was removed by hand.
+// Only ids that consider accepts are touched.
+func sweepOrphanNames(roots []string, consider func(id string) bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	orphan := func(id string) bool {
 		if !idPattern.MatchString(id) || !consider(id) {
 			return false
 		}
-		_, err := os.Stat(filepath.Join(root, id))
-		return os.IsNotExist(err)
+		for _, root := range roots {
+			if _, err := os.Stat(filepath.Join(root, id)); !os.IsNotExist(err) {
+				return false
+			}
+		}
+		return true
 	}
 	var errs []error
 	for _, ns := range netnsWithPrefix("eggo-") {

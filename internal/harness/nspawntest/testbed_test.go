@@ -1,4 +1,4 @@
-package testbed
+package nspawntest
 
 import (
 	"context"
@@ -169,12 +169,30 @@ func TestDownAllAfterCrash(t *testing.T) {
 	if got := len(nspawnsUnder(dir)); got != 2 {
 		t.Fatalf("expected 2 running nodes before DownAll, found %d", got)
 	}
+	// A testbed of another run root (a demo the user left running, while
+	// make test tears down its own) is not touched.
+	other, err := os.MkdirTemp("/run", "eggo-testbed-other-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(other)
+	kept, err := Up(ctx, Options{N: 1, RunRoot: other, Log: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Down()
 	if err := DownAllIn(root); err != nil {
 		t.Fatal(err)
 	}
 	assertNothingLeft(t, id, dir)
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("run root %s not empty after DownAll: %v", root, entries)
+	}
+	if got := len(nspawnsUnder(kept.Dir)); got != 1 {
+		t.Errorf("the other run root's testbed has %d running nodes after DownAllIn(%s), want 1", got, root)
+	}
+	if out := cmdOutput(t, "ip", "netns", "list"); !strings.Contains(out, netnsPrefix(kept.ID)) {
+		t.Errorf("the other run root's testbed lost its namespaces:\n%s", out)
 	}
 }
 
@@ -205,7 +223,7 @@ func TestSweepOrphanNames(t *testing.T) {
 	// Only our two ids: other testbeds on this machine have no dir in
 	// this temporary root and must not be touched.
 	ours := func(id string) bool { return id == gone || id == kept }
-	if err := sweepOrphanNames(root, ours); err != nil {
+	if err := sweepOrphanNames([]string{root}, ours); err != nil {
 		t.Fatal(err)
 	}
 	if linkExists(bridgeName(gone)) || len(netnsWithPrefix(netnsPrefix(gone))) != 0 {

@@ -1,4 +1,4 @@
-package testbed
+package nspawntest
 
 import (
 	"context"
@@ -246,7 +246,7 @@ func TestSweepOrphanRouterAndBridges(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deleteNetns(ctx, routerNetns(gone)); deleteLink(ctx, bridge) })
-	if err := sweepOrphanNames(t.TempDir(), func(id string) bool { return id == gone }); err != nil {
+	if err := sweepOrphanNames([]string{t.TempDir()}, func(id string) bool { return id == gone }); err != nil {
 		t.Fatal(err)
 	}
 	if linkExists(bridge) || len(netnsWithPrefix(netnsPrefix(gone))) != 0 {

@@ -1,8 +1,8 @@
-// Package testpki makes the certificates the test harnesses need (etcd's
+// Package pkitest makes the certificates the test harnesses need (etcd's
 // and the kube-apiserver's): a CA, leaf certificates it signs, and key
 // pairs, written as PEM files into a test's directory. Keys are ECDSA
 // P-256: quick to make, and every server the harnesses start takes them.
-package testpki
+package pkitest
 
 import (
 	"crypto/ecdsa"

@@ -1,8 +1,8 @@
-// Package testproc runs a server process for a test harness (etcdtest's
+// Package proctest runs a server process for a test harness (etcdtest's
 // etcd, apitest's kube-apiserver): its output in a log file, killed with
 // the test binary even if the test is killed, polled until it is ready,
 // and killed and reaped when the harness stops it.
-package testproc
+package proctest
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package testproc
+package proctest
 
 import (
 	"fmt"

@@ -1,8 +1,8 @@
-// Package sshd starts real OpenSSH servers for tests. Each server runs as a
+// Package sshdtest starts real OpenSSH servers for tests. Each server runs as a
 // child of the test on a free loopback port, with its own host key, config
 // and authorized keys in a temporary directory, and is killed together with
 // every process it spawned when the test ends.
-package sshd
+package sshdtest
 
 import (
 	"bufio"

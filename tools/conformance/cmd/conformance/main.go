@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/eggo-project/eggo/internal/conformance"
+	"github.com/eggo-project/eggo/tools/conformance"
 )
 
 func main() {
