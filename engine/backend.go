@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,12 +27,32 @@ func OpenBackend(o *Options, cfg *config.Config) error {
 		return err
 	}
 	o.Keyring = kr
-	be, err := openBackend(o, cfg)
+	be, path, file, err := chooseBackend(context.Background(), cfg, o.StatePath, o.StatePathSet)
+	if err != nil {
+		return err
+	}
+	o.StatePath = path
+	if file {
+		o.fileBackendPath = path
+	}
+	be.SetKeyring(kr)
+	o.Backend = be
+	return nil
+}
+
+// openBackend opens the keyring and the backend the configuration names.
+func (w *Workspace) openBackend(ctx context.Context) error {
+	cfg := w.loaded.Config
+	kr, err := NewKeyring(cfg, w.req.Identities)
+	if err != nil {
+		return err
+	}
+	be, path, file, err := chooseBackend(ctx, cfg, w.req.StatePath, w.req.StatePathSet)
 	if err != nil {
 		return err
 	}
 	be.SetKeyring(kr)
-	o.Backend = be
+	w.keyring, w.backend, w.statePath, w.fileBackend = kr, be, path, file
 	return nil
 }
 
@@ -53,33 +74,35 @@ func NewKeyring(cfg *config.Config, identityFiles []string) (*state.Keyring, err
 	return state.NewKeyring(recipients, ids)
 }
 
-// openBackend returns the configured backend.
-func openBackend(o *Options, cfg *config.Config) (state.Backend, error) {
-	var be *config.Backend
+// chooseBackend opens the backend cfg's backend block names: the state
+// file at statePath without one, or at the "file" block's path unless
+// statePath was given explicitly. path is where the state file is then;
+// file says the backend is that file.
+func chooseBackend(ctx context.Context, cfg *config.Config, statePath string, statePathSet bool) (be state.Backend, path string, file bool, err error) {
+	var b *config.Backend
 	if cfg != nil {
-		be = cfg.Backend
+		b = cfg.Backend
 	}
 	switch {
-	case be == nil:
-		o.fileBackendPath = o.StatePath
-		return state.FileBackend(o.StatePath), nil
-	case be.Type == "file":
-		if be.Path != "" && !o.StatePathSet {
-			o.StatePath = be.Path
+	case b == nil:
+		return state.FileBackend(statePath), statePath, true, nil
+	case b.Type == "file":
+		if b.Path != "" && !statePathSet {
+			statePath = b.Path
 		}
-		o.fileBackendPath = o.StatePath
-		return state.FileBackend(o.StatePath), nil
+		return state.FileBackend(statePath), statePath, true, nil
 	}
-	open, ok := sharedBackends[be.Type]
+	open, ok := sharedBackends[b.Type]
 	if !ok {
-		return nil, fmt.Errorf("this eggo was built without the %q backend", be.Type)
+		return nil, statePath, false, fmt.Errorf("this eggo was built without the %q backend", b.Type)
 	}
-	return open(be, cfg.Cluster.Name)
+	be, err = open(ctx, b, cfg.Cluster.Name)
+	return be, statePath, false, err
 }
 
 // sharedBackends open the backends several machines share, by type; each
 // registers itself from its own file (etcd_backend.go, kube_backend.go).
-var sharedBackends = map[string]func(be *config.Backend, cluster string) (state.Backend, error){}
+var sharedBackends = map[string]func(ctx context.Context, be *config.Backend, cluster string) (state.Backend, error){}
 
 // ReadStateOf reads the state from o's backend (see OpenBackend); (nil,
 // nil) when there is none yet.

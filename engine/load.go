@@ -6,11 +6,12 @@ import (
 	"github.com/eggo-project/eggo/engine/config"
 )
 
-// Loaded is a configuration read from disk (nil Config for destroy without
-// one) with its diagnostics' sources.
+// Loaded is a configuration read from disk (nil Config when there is
+// none) with its diagnostics and their sources.
 type Loaded struct {
 	Config *config.Config
 	Files  map[string][]byte
+	Diags  hcl.Diagnostics // the loading's warnings (errors: Open's ConfigError)
 }
 
 // LoadConfig reads and evaluates the configuration directory, with the
@@ -19,15 +20,8 @@ type Loaded struct {
 // keeps no loaded configuration of its own.
 func LoadConfig(o Options) (*Loaded, hcl.Diagnostics) {
 	o.defaults()
-	cfg, diags := config.Load(o.Dir, o.Vars)
-	if !diags.HasErrors() {
-		diags = append(diags, config.AddCommandLineHooks(cfg, o.CommandHooks, o.Destroy)...)
-	}
-	l := &Loaded{Config: cfg}
-	if cfg != nil {
-		l.Files = cfg.Files
-	}
-	return l, diags
+	l := loadConfig(Request{Dir: o.Dir, Vars: o.Vars, CommandHooks: o.CommandHooks, Destroy: o.Destroy})
+	return l, l.Diags
 }
 
 // Validate checks what the resource kinds need beyond the language (for

@@ -15,6 +15,16 @@ import (
 // changes nothing.
 func CheckPlanOut(o Options, path string) error {
 	o.defaults()
+	return Request{StatePath: o.StatePath, Vars: o.Vars}.CheckPlanOut(path)
+}
+
+// CheckPlanOut refuses a -out path whose file eggo must not overwrite with
+// a plan: the state r names (and its backup, lock and hook log), a
+// configuration file (*.hcl), a -var-file, or any existing file that is
+// not an eggo plan. A command checks before it opens a workspace, so a
+// refused -out costs nothing and changes nothing.
+func (r Request) CheckPlanOut(path string) error {
+	o := r.withDefaults()
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("-out=%s: %w", path, err)

@@ -31,10 +31,16 @@ type StatePrefetch struct {
 // unchanged secret is written unchanged), and a plan never writes.
 func PrefetchState(o Options) *StatePrefetch {
 	o.defaults()
-	p := &StatePrefetch{path: o.StatePath, done: make(chan struct{})}
+	return prefetchState(o.StatePath, o.Identities)
+}
+
+// prefetchState starts reading the state file at path with the
+// identities in the files given.
+func prefetchState(path string, identities []string) *StatePrefetch {
+	p := &StatePrefetch{path: path, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		kr, err := NewKeyring(nil, o.Identities)
+		kr, err := NewKeyring(nil, identities)
 		if err != nil {
 			return // OpenBackend says what is wrong with them
 		}
