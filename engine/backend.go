@@ -15,35 +15,10 @@ import (
 	"github.com/eggo-project/eggo/state"
 )
 
-// OpenBackend sets o.Keyring and o.Backend from the configuration: the
-// secrets block's recipients with the identities in o.Identities, and the
-// backend block (the state file at o.StatePath when there is none).
-// Commands call it before locking; a caller that does not gets the state
-// file without encryption.
-func OpenBackend(o *Options, cfg *config.Config) error {
-	o.defaults()
-	kr, err := NewKeyring(cfg, o.Identities)
-	if err != nil {
-		return err
-	}
-	o.Keyring = kr
-	be, path, file, err := chooseBackend(context.Background(), cfg, o.StatePath, o.StatePathSet)
-	if err != nil {
-		return err
-	}
-	o.StatePath = path
-	if file {
-		o.fileBackendPath = path
-	}
-	be.SetKeyring(kr)
-	o.Backend = be
-	return nil
-}
-
 // openBackend opens the keyring and the backend the configuration names.
 func (w *Workspace) openBackend(ctx context.Context) error {
 	cfg := w.loaded.Config
-	kr, err := NewKeyring(cfg, w.req.Identities)
+	kr, err := newKeyring(cfg, w.req.Identities)
 	if err != nil {
 		return err
 	}
@@ -56,9 +31,9 @@ func (w *Workspace) openBackend(ctx context.Context) error {
 	return nil
 }
 
-// NewKeyring is the keyring for cfg's recipients (none without a secrets
+// newKeyring is the keyring for cfg's recipients (none without a secrets
 // block) and the identity files given.
-func NewKeyring(cfg *config.Config, identityFiles []string) (*state.Keyring, error) {
+func newKeyring(cfg *config.Config, identityFiles []string) (*state.Keyring, error) {
 	var ids []age.Identity
 	for _, f := range identityFiles {
 		got, err := state.ReadIdentities(expandHome(f))
@@ -104,15 +79,9 @@ func chooseBackend(ctx context.Context, cfg *config.Config, statePath string, st
 // registers itself from its own file (etcd_backend.go, kube_backend.go).
 var sharedBackends = map[string]func(ctx context.Context, be *config.Backend, cluster string) (state.Backend, error){}
 
-// ReadStateOf reads the state from o's backend (see OpenBackend); (nil,
-// nil) when there is none yet.
-func ReadStateOf(o Options) (*state.State, error) {
-	o.defaults()
-	return o.readState()
-}
-
-// readState reads the state from o's backend; (nil, nil) when there is none.
-func (o Options) readState() (*state.State, error) {
+// readState reads the state from o's backend (or what the prefetch read
+// of it); (nil, nil) when there is none.
+func (o options) readState() (*state.State, error) {
 	if st, err, ok := o.Prefetched.take(o); ok {
 		return st, err
 	}
@@ -123,8 +92,9 @@ func (o Options) readState() (*state.State, error) {
 	return st, err
 }
 
-// backend is o.Backend, or the state file at o.StatePath.
-func (o Options) backend() state.Backend {
+// backend is o.Backend, or the state file at o.StatePath (the engine's
+// tests, which open no workspace).
+func (o options) backend() state.Backend {
 	if o.Backend != nil {
 		return o.Backend
 	}

@@ -110,13 +110,13 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 
 	// Back to a unit: refused, with the reason.
 	etcdPodsConfig(t, dir, tb, "", "m0", "m1", "m2")
-	_, _, _, err := planIn(dir, nil)
+	_, err := planOnce(dir, nil)
 	if err == nil || !strings.Contains(err.Error(), "etcd_implementation cannot change") {
 		t.Errorf("moving etcd to a unit: %v, want it refused", err)
 	}
 
 	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1", "m2")
-	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 	for _, h := range []string{"m0", "m1", "m2"} {

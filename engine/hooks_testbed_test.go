@@ -196,11 +196,12 @@ func TestHooksOnTestbed(t *testing.T) {
 	clusterArgs := []string{"team=platform ops", "zone=eu-1", "owner=it's me"}
 	loadCluster := func() *resources.Cluster {
 		t.Helper()
-		l, diags := LoadConfig(Options{Dir: dir})
-		if diags.HasErrors() {
-			t.Fatal(diags)
+		ws, err := Open(context.Background(), Request{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return l.Config.Cluster
+		defer ws.Close()
+		return ws.Loaded().Config.Cluster
 	}
 	readState := func() *state.State {
 		t.Helper()
@@ -436,7 +437,7 @@ hook "gone" {
 	wantEnv(t, tb, c, "envcluster", "posthook", "delete", "h0", clusterArgs)
 
 	// Destroy: cleanup hooks on every node, the cluster one on h0.
-	p, res = runApply(t, dir, func(o *Options) { hostOnly(o); o.Destroy = true })
+	p, res = runApply(t, dir, func(r *runOpts) { hostOnly(r); r.req.Destroy = true })
 	if !res.OK() {
 		t.Fatalf("destroy: %s", FailureSummary(p, res))
 	}

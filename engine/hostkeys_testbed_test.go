@@ -84,8 +84,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	oldH1 := onHost["h1"]
 
 	// 1. The first plan scans every node and shows its real key as a pin.
-	_, sess, p, err := planIn(dir, hostOnly)
-	sess.Close()
+	p, err := planOnce(dir, hostOnly)
 	if err != nil {
 		t.Fatalf("first plan: %v", err)
 	}
@@ -131,8 +130,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 		t.Fatal("h1 kept its host key after regeneration")
 	}
 	before := readFileOrEmpty(t, statePath)
-	_, sess, _, err = planIn(dir, hostOnly)
-	sess.Close()
+	_, err = planOnce(dir, hostOnly)
 	if err == nil {
 		t.Fatal("plan after h1's host key changed succeeded")
 	}
@@ -150,13 +148,12 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	}
 
 	// 3. rekey-host: a wrong fingerprint is refused; none pins the new key.
-	loaded, diags := LoadConfig(Options{Dir: dir})
-	if diags.HasErrors() {
-		t.Fatal(diags)
+	rekeyWS, err := Open(ctx, Request{Dir: dir, StatePath: statePath})
+	if err != nil {
+		t.Fatal(err)
 	}
-	o := Options{Dir: dir, StatePath: statePath}
 	wrong := gossh.FingerprintSHA256(oldH1)
-	if r, err := RekeyHost(ctx, o, loaded.Config, "h1", wrong); err == nil {
+	if r, err := rekeyWS.RekeyHost(ctx, "h1", wrong); err == nil {
 		t.Fatalf("rekey with the old fingerprint accepted: %+v", r)
 	} else if !strings.Contains(err.Error(), "h1") || !strings.Contains(err.Error(), gossh.FingerprintSHA256(newH1)) {
 		t.Errorf("refused rekey does not name h1 and the key it presents: %v", err)
@@ -164,7 +161,8 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if after := readFileOrEmpty(t, statePath); !bytes.Equal(before, after) {
 		t.Fatal("a refused rekey changed the state file")
 	}
-	r, err := RekeyHost(ctx, o, loaded.Config, "h1", "")
+	r, err := rekeyWS.RekeyHost(ctx, "h1", "")
+	rekeyWS.Close()
 	if err != nil {
 		t.Fatalf("rekey: %v", err)
 	}
@@ -201,8 +199,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	// host, so the plan's scan must not offer the key known_hosts
 	// contradicts as a pin, and the apply's first dial refuses it.
 	fresh := testbedConfig(t, tb, 0)
-	_, sess, p, err = planIn(fresh, hostOnly)
-	sess.Close()
+	p, err = planOnce(fresh, hostOnly)
 	if err != nil {
 		t.Fatalf("plan of a new state: %v", err)
 	}
@@ -217,13 +214,12 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if w := strings.Join(p.Warnings, "\n"); !strings.Contains(w, "h1") || !strings.Contains(w, gossh.FingerprintSHA256(oldH1)) {
 		t.Errorf("the plan does not warn that h1's key contradicts known_hosts: %q", w)
 	}
-	o, sess, p, err = planIn(fresh, hostOnly)
+	ws, _, p, err := planIn(fresh, hostOnly)
 	if err != nil {
-		sess.Close()
 		t.Fatal(err)
 	}
-	res, err = Apply(ctx, o, p, nil, nil)
-	sess.Close()
+	res, err = ws.Apply(ctx, p, ApplyOptions{}, nil, nil)
+	ws.Close()
 	if err != nil {
 		t.Fatalf("apply of a new state: %v", err)
 	}
@@ -263,8 +259,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tofu, "main.hcl"), hcl, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, sess, p, err = planIn(tofu, hostOnly)
-	sess.Close()
+	p, err = planOnce(tofu, hostOnly)
 	if err != nil {
 		t.Fatalf("plan with a known_hosts knowing h0 only: %v", err)
 	}

@@ -48,11 +48,8 @@ func faultConfig(t *testing.T, dir string, tb *testbed.Testbed, packages string,
 }
 
 // planError is what planning dir says, or nil.
-func planError(dir string, mutate func(*Options)) error {
-	_, sess, _, err := planIn(dir, mutate)
-	if sess != nil {
-		sess.Close()
-	}
+func planError(dir string, mutate func(*runOpts)) error {
+	_, err := planOnce(dir, mutate)
 	return err
 }
 
@@ -169,7 +166,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	}
 	t.Logf("plan with w0 unreachable: %v", err)
 	start = time.Now()
-	if _, res = runApply(t, dir, func(o *Options) { o.Force = true }); !res.OK() {
+	if _, res = runApply(t, dir, func(r *runOpts) { r.plan.Force = true }); !res.OK() {
 		t.Fatalf("removing dead w0 with -force: %v %v", res.Failed, res.Skipped)
 	}
 	t.Logf("removal of dead w0 with -force: %s", time.Since(start).Round(100*time.Millisecond))
@@ -190,7 +187,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	}
 
 	// Destroy: the hosts still in the cluster are as before.
-	if _, res = runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res = runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 	for _, h := range []string{"m0", "e0", "e1"} {

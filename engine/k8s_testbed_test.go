@@ -254,7 +254,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 			t.Error(err)
 		}
 	}}
-	_, res = runApply(t, dir, func(o *Options) { o.Observer = cut })
+	_, res = runApply(t, dir, func(r *runOpts) { r.obs = cut })
 	if _, failed := res.Failed[`service.kube-apiserver["m1"]`]; !failed || res.OK() {
 		t.Fatalf("apply with m1 cut off: failed %v", res.Failed)
 	}
@@ -412,7 +412,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	m.checkControlPlane(t, tb, addr["lb"], k8sTo, "m0", "m1")
 
 	// Destroy: every host as it was.
-	if _, res = runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res = runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 	for _, h := range all {

@@ -40,7 +40,6 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("EGGO_KILL9_CHILD"); dir != "" {
 		r := &rig{t: nil, kind: newTestKind(filepath.Join(dir, "world")), state: filepath.Join(dir, "eggo.state")}
 		o := r.opts()
-		o.defaults()
 		prior, err := readStateFile(r.state)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -51,7 +50,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
 		}
-		if _, err := Apply(context.Background(), o, p, prior, nil); err != nil {
+		if _, err := apply(context.Background(), o, p, prior, nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
 		}

@@ -38,7 +38,7 @@ type Request struct {
 	// kinds.All(); tests and tools plan with fewer).
 	Kinds []resources.Kind
 	// PrefetchState reads the state file while the configuration loads,
-	// for a workspace opened to plan (see StatePrefetch).
+	// for a workspace opened to plan (see statePrefetch).
 	PrefetchState bool
 	// ConfigOptional: a directory without *.hcl files is no error. The
 	// workspace then has no configuration, and its state is the file at
@@ -76,13 +76,13 @@ type Workspace struct {
 	loaded    *Loaded
 	statePath string // -state, a backend "file" block's path, or DIR/eggo.state
 	keyring   *state.Keyring
-	backend   state.Backend // nil with NoState
+	backend   state.Backend // nil with NoState, and once closed
 	// fileBackend: backend is the state file at statePath (a prefetch of
 	// that file can stand for reading it).
 	fileBackend bool
-	prefetch    *StatePrefetch // taken by the first Plan, if any
-	session     *Session       // made by the first operation that connects
-	unlock      state.Unlocker // the state's lock, once Lock took it
+	prefetch    *statePrefetch        // taken by the first Plan, if any
+	session     *resources.RunContext // made by the first operation that connects
+	unlock      state.Unlocker        // the state's lock, once Lock took it
 	// hookRunner runs hook steps (nil: the real one); engine tests fake it.
 	hookRunner hookRunner
 }
@@ -116,26 +116,6 @@ func Open(ctx context.Context, r Request) (*Workspace, error) {
 		return nil, err
 	}
 	return w, nil
-}
-
-// hasConfig says whether dir holds a configuration file.
-func hasConfig(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "*.hcl"))
-	return len(m) > 0
-}
-
-// loadConfig reads and evaluates the configuration directory, with the
-// command line's hooks.
-func loadConfig(r Request) *Loaded {
-	cfg, diags := config.Load(r.Dir, r.Vars)
-	if !diags.HasErrors() {
-		diags = append(diags, config.AddCommandLineHooks(cfg, r.CommandHooks, r.Destroy)...)
-	}
-	l := &Loaded{Config: cfg, Diags: diags}
-	if cfg != nil {
-		l.Files = cfg.Files
-	}
-	return l
 }
 
 // Loaded is the configuration the workspace loaded (its Config is nil when
@@ -186,11 +166,13 @@ func (w *Workspace) ForceUnlock(id string) error {
 }
 
 // Close closes the workspace's connections, releases the state's lock if
-// it holds it, and closes the backend.
+// it holds it, and closes the backend; the workspace is done with. A
+// second Close does nothing.
 func (w *Workspace) Close() error {
 	var errs []error
 	if w.session != nil {
 		errs = append(errs, w.session.Close())
+		w.session = nil
 	}
 	if w.unlock != nil {
 		errs = append(errs, w.unlock.Unlock())
@@ -199,5 +181,6 @@ func (w *Workspace) Close() error {
 	if c, ok := w.backend.(interface{ Close() error }); ok {
 		errs = append(errs, c.Close())
 	}
+	w.backend = nil // the operations refuse from now on
 	return errors.Join(errs...)
 }

@@ -46,18 +46,32 @@ func (w *Workspace) Plan(ctx context.Context, po PlanOptions, obs Observer) (*Pl
 	if err := w.needs(true); err != nil {
 		return nil, err
 	}
+	return makePlan(ctx, w.planRun(po, obs), w.loaded)
+}
+
+// planRun is a plan's options. The first plan takes what the prefetch
+// read, if its backend is that file.
+func (w *Workspace) planRun(po PlanOptions, obs Observer) options {
 	w.connecting()
 	o := w.run(po.Parallelism, obs)
 	o.Targets, o.Replace, o.NoRefresh, o.Force = po.Targets, po.Replace, po.NoRefresh, po.Force
 	o.Prefetched, w.prefetch = w.prefetch, nil
-	return MakePlan(ctx, o, w.loaded)
+	return o
 }
 
 // CheckSavedPlan refuses a saved plan whose configuration changed since it
 // was made, and lets the kinds learn where their local inputs are (the
 // host kind: which bundle file has which content), as a plan would.
 func (w *Workspace) CheckSavedPlan(p *Plan) error {
-	return CheckSavedPlan(w.run(0, nil), p, w.loaded)
+	cfg := w.loaded.Config
+	if cfg == nil {
+		return nil
+	}
+	if !p.Destroy && cfg.Hash != p.ConfigHash {
+		return errorf("the configuration changed since this plan was made: make a new plan")
+	}
+	_, err := expand(w.req.Kinds, cfg.Cluster)
+	return err
 }
 
 // Apply walks the plan's graph, changing resources in parallel along its
@@ -81,7 +95,7 @@ func (w *Workspace) Apply(ctx context.Context, p *Plan, ao ApplyOptions, obs App
 	}
 	done := obs.Applying()
 	defer done()
-	return Apply(ctx, o, p, prior, stop)
+	return apply(ctx, o, p, prior, stop)
 }
 
 // State reads the state, its secrets opened with the workspace's keyring;
@@ -115,15 +129,15 @@ func (w *Workspace) RekeyHost(ctx context.Context, node, wantFingerprint string)
 		return nil, err
 	}
 	w.connecting()
-	return RekeyHost(ctx, w.run(0, nil), w.loaded.Config, node, wantFingerprint)
+	return rekeyHost(ctx, w.run(0, nil), w.loaded.Config, node, wantFingerprint)
 }
 
-// needs refuses an operation the workspace was opened without the means
-// for: the state (NoState), or a configuration (config).
+// needs refuses an operation the workspace has not the means for: the
+// state (opened with NoState, or closed), or a configuration (config).
 func (w *Workspace) needs(config bool) error {
 	switch {
 	case w.backend == nil:
-		return errorf("this workspace was opened without its state (Request.NoState)")
+		return errorf("this workspace has no state: opened with Request.NoState, or closed")
 	case config && w.loaded.Config == nil:
 		return errorf("no configuration in %s", w.req.Dir)
 	}
@@ -134,20 +148,14 @@ func (w *Workspace) needs(config bool) error {
 // connections its operations share until Close.
 func (w *Workspace) connecting() {
 	if w.session == nil {
-		w.session = &Session{rc: resources.NewRunContext(w.req.Log, nil)}
+		w.session = resources.NewRunContext(w.req.Log, nil)
 	}
 }
 
 // run is one operation's options: the workspace's, with the call's
 // parallelism and observer.
-func (w *Workspace) run(parallelism int, obs Observer) Options {
-	o := Options{Dir: w.req.Dir, Vars: w.req.Vars, StatePath: w.statePath, StatePathSet: w.req.StatePathSet,
-		Identities: w.req.Identities, Keyring: w.keyring, Backend: w.backend, Parallelism: parallelism,
-		Destroy: w.req.Destroy, CommandHooks: w.req.CommandHooks, Log: w.req.Log, Observer: obs,
-		Kinds: w.req.Kinds, Session: w.session, hookRunner: w.hookRunner}
-	if w.fileBackend {
-		o.fileBackendPath = w.statePath
-	}
-	o.defaults()
-	return o
+func (w *Workspace) run(parallelism int, obs Observer) options {
+	return options{StatePath: w.statePath, Vars: w.req.Vars, Keyring: w.keyring, Backend: w.backend,
+		fileBackend: w.fileBackend, Parallelism: parallelism, Destroy: w.req.Destroy, Log: w.req.Log,
+		Observer: obs, Kinds: w.req.Kinds, session: w.session, hookRunner: w.hookRunner}.withDefaults()
 }
