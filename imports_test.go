@@ -43,8 +43,12 @@ var importRules = map[string][]string{
 	// The engine knows kinds through the core's interface; it places and
 	// runs hooks, so it knows the hook family and its libraries.
 	// internal/text: Plural, shared with command and hookcheck.
-	"engine":              {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
-	"command":             {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
+	"engine":  {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
+	"command": {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
+	// The engine's end-to-end tests on the testbed (test files only): the
+	// engine's Workspace, the kinds they limit a run to and the names they
+	// check, the state they read.
+	"engine/e2e":          {"engine", "=resources", "resources/host", "resources/kube", "resources/addon", "providers/shell", "state", "internal/testbed"},
 	"internal/sshd":       {},
 	"internal/benchscale": {"engine", "=resources", "resources/kinds", "state"}, // make bench-scale: builds its clusters' state through eggo's own code
 	"internal/etcdtest":   {"internal/testpki", "internal/testproc"},

@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/testbed"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/host"
@@ -74,15 +75,15 @@ func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
 // runOpts are what a test changes in a run: the workspace's request, the
 // plan's flags, and the observer of the plan and the apply.
 type runOpts struct {
-	req  Request
-	plan PlanOptions
-	obs  ApplyObserver
+	req  engine.Request
+	plan engine.PlanOptions
+	obs  engine.ApplyObserver
 }
 
 // planIn opens dir's workspace and plans in it; the caller closes the
 // workspace. The error is the configuration's diagnostics or the plan's.
-func planIn(dir string, mutate func(*runOpts)) (*Workspace, *runOpts, *Plan, error) {
-	r := &runOpts{req: Request{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}}
+func planIn(dir string, mutate func(*runOpts)) (*engine.Workspace, *runOpts, *engine.Plan, error) {
+	r := &runOpts{req: engine.Request{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}}
 	if _, err := os.Stat(filepath.Join(dir, testIdentityFile)); err == nil {
 		r.req.Identities = []string{filepath.Join(dir, testIdentityFile)}
 	}
@@ -94,11 +95,11 @@ func planIn(dir string, mutate func(*runOpts)) (*Workspace, *runOpts, *Plan, err
 	}
 	// As the commands do: the configuration says where the state lives
 	// and who its secrets are sealed to.
-	ws, err := Open(context.Background(), r.req)
+	ws, err := engine.Open(context.Background(), r.req)
 	if err != nil {
 		return nil, r, nil, err
 	}
-	var obs Observer
+	var obs engine.Observer
 	if r.obs != nil {
 		obs = r.obs
 	}
@@ -122,7 +123,7 @@ func logRunsTo(t *testing.T, dir string, w io.Writer) {
 }
 
 // planOnce plans dir in a workspace of its own, closed before it returns.
-func planOnce(dir string, mutate func(*runOpts)) (*Plan, error) {
+func planOnce(dir string, mutate func(*runOpts)) (*engine.Plan, error) {
 	ws, _, p, err := planIn(dir, mutate)
 	if ws != nil {
 		ws.Close()
@@ -131,8 +132,8 @@ func planOnce(dir string, mutate func(*runOpts)) (*Plan, error) {
 }
 
 // runApply plans and applies dir in one workspace, as `eggo apply` does:
-// the plan and the apply share its connections, which Result counts.
-func runApply(t *testing.T, dir string, mutate func(*runOpts)) (*Plan, *Result) {
+// the plan and the apply share its connections, which the Result counts.
+func runApply(t *testing.T, dir string, mutate func(*runOpts)) (*engine.Plan, *engine.Result) {
 	t.Helper()
 	ws, r, p, err := planIn(dir, mutate)
 	if ws != nil {
@@ -141,7 +142,7 @@ func runApply(t *testing.T, dir string, mutate func(*runOpts)) (*Plan, *Result) 
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
-	res, err := ws.Apply(context.Background(), p, ApplyOptions{Parallelism: r.plan.Parallelism, Force: r.plan.Force}, r.obs, nil)
+	res, err := ws.Apply(context.Background(), p, engine.ApplyOptions{Parallelism: r.plan.Parallelism, Force: r.plan.Force}, r.obs, nil)
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/testbed"
 )
 
@@ -148,7 +149,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	}
 
 	// 3. rekey-host: a wrong fingerprint is refused; none pins the new key.
-	rekeyWS, err := Open(ctx, Request{Dir: dir, StatePath: statePath})
+	rekeyWS, err := engine.Open(ctx, engine.Request{Dir: dir, StatePath: statePath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = ws.Apply(ctx, p, ApplyOptions{}, nil, nil)
+	res, err = ws.Apply(ctx, p, engine.ApplyOptions{}, nil, nil)
 	ws.Close()
 	if err != nil {
 		t.Fatalf("apply of a new state: %v", err)

@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"bytes"
@@ -183,7 +183,7 @@ func secretNeedles(t *testing.T, statePath, identity string) []string {
 func buildEggo(t *testing.T) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // engine/e2e/… → the module root
 	bin := filepath.Join(t.TempDir(), "eggo")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = root

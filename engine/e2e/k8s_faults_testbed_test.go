@@ -1,10 +1,11 @@
-package engine
+package e2e_test
 
 import (
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,7 +125,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	if s := p.Step("etcd_member.e0"); s == nil || s.Action != resources.Update {
 		t.Errorf("the stopped member e0 is not repaired: %+v", s)
 	}
-	if s := p.Step("etcd_member.e1"); s == nil || s.Action != resources.Create || !contains(s.WaitsFor, "etcd_member.e0") {
+	if s := p.Step("etcd_member.e1"); s == nil || s.Action != resources.Create || !slices.Contains(s.WaitsFor, "etcd_member.e0") {
 		t.Errorf("the join of e1 does not wait for e0's repair: %+v", s)
 	}
 	t.Logf("join of e1 with e0 stopped: %s (e0 repaired first)", time.Since(start).Round(100*time.Millisecond))

@@ -1,9 +1,10 @@
-package engine
+package e2e_test
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,7 +100,7 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	if poll.failures.Load() > 0 {
 		t.Errorf("the API failed during etcd's roll: %v", poll.first.Load())
 	}
-	if s := p.Step("etcd_member.m1"); s == nil || !contains(s.WaitsFor, "etcd_member.m0") {
+	if s := p.Step("etcd_member.m1"); s == nil || !slices.Contains(s.WaitsFor, "etcd_member.m0") {
 		t.Errorf("etcd_member.m1 does not wait for m0's: %v", s)
 	}
 	for _, h := range []string{"m0", "m1", "m2"} {
