@@ -128,7 +128,7 @@ func (h *hookRig) opts() options {
 	return o
 }
 
-// plan plans ds against the state and places c's hooks, as MakePlan does.
+// plan plans ds against the state and places c's hooks, as Workspace.Plan does.
 func (h *hookRig) plan(o options, c *hookedCluster, ds ...resources.Desired) *Plan {
 	h.t.Helper()
 	p := h.rig.plan(o, ds...)
