@@ -97,7 +97,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	return c.run(v, op, ws, saved)
 }
 
-// run plans (or checks the saved plan), asks, and applies, holding the
+// run plans (or takes the saved plan), asks, and applies, holding the
 // state's lock. The plan and the apply share the workspace's connections:
 // one per host per run.
 func (c *ApplyCommand) run(v View, op *Operation, ws *engine.Workspace, saved *engine.Plan) int {
@@ -106,9 +106,10 @@ func (c *ApplyCommand) run(v View, op *Operation, ws *engine.Workspace, saved *e
 
 	p := saved
 	if saved != nil {
-		if !c.checkSaved(v, ws, saved) {
-			return 1
-		}
+		// A saved plan's warnings are shown before it is applied (Apply
+		// refuses it if the configuration changed since).
+		loaded := ws.Loaded()
+		v.Diagnostics(loaded.Diags, loaded)
 	} else {
 		var done bool
 		var code int
@@ -128,18 +129,6 @@ func (c *ApplyCommand) run(v View, op *Operation, ws *engine.Workspace, saved *e
 		return 1
 	}
 	return 0
-}
-
-// checkSaved refuses a saved plan when the state or the configuration
-// moved since it was made.
-func (c *ApplyCommand) checkSaved(v View, ws *engine.Workspace, p *engine.Plan) bool {
-	loaded := ws.Loaded()
-	v.Diagnostics(loaded.Diags, loaded)
-	if err := ws.CheckSavedPlan(p); err != nil {
-		v.Error(err.Error())
-		return false
-	}
-	return true
 }
 
 // planAndApprove makes and shows the plan, then asks for approval unless

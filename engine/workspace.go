@@ -83,6 +83,7 @@ type Workspace struct {
 	prefetch    *statePrefetch        // taken by the first Plan, if any
 	session     *resources.RunContext // made by the first operation that connects
 	unlock      state.Unlocker        // the state's lock, once Lock took it
+	planned     map[*Plan]bool        // the plans Plan made (Apply checks any other as a saved one)
 	// hookRunner runs hook steps (nil: the real one); engine tests fake it.
 	hookRunner hookRunner
 }
@@ -99,7 +100,7 @@ func (e *ConfigError) Error() string { return e.Loaded.Diags.Error() }
 // with errors is a *ConfigError; its warnings are in Loaded().Diags.
 func Open(ctx context.Context, r Request) (*Workspace, error) {
 	r = r.withDefaults()
-	w := &Workspace{req: r, statePath: r.StatePath, loaded: &Loaded{}}
+	w := &Workspace{req: r, statePath: r.StatePath, loaded: &Loaded{}, planned: map[*Plan]bool{}}
 	if r.PrefetchState && !r.NoState {
 		w.prefetch = prefetchState(r.StatePath, r.Identities)
 	}
@@ -136,7 +137,8 @@ func (w *Workspace) AuditLogPath() string { return AuditLogPath(w.statePath) }
 func (w *Workspace) Backend() state.Backend { return w.backend }
 
 // Lock takes the state's lock for operation (apply, state rm …), held
-// until Close. Whatever writes the state runs under it.
+// until Close. Whatever writes the state runs under it: Apply and
+// RekeyHost refuse to run without it.
 func (w *Workspace) Lock(operation string) error {
 	if err := w.needs(false); err != nil {
 		return err

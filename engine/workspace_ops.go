@@ -46,7 +46,11 @@ func (w *Workspace) Plan(ctx context.Context, po PlanOptions, obs Observer) (*Pl
 	if err := w.needs(true); err != nil {
 		return nil, err
 	}
-	return makePlan(ctx, w.planRun(po, obs), w.loaded)
+	p, err := makePlan(ctx, w.planRun(po, obs), w.loaded)
+	if p != nil {
+		w.planned[p] = true
+	}
+	return p, err
 }
 
 // planRun is a plan's options. The first plan takes what the prefetch
@@ -59,10 +63,10 @@ func (w *Workspace) planRun(po PlanOptions, obs Observer) options {
 	return o
 }
 
-// CheckSavedPlan refuses a saved plan whose configuration changed since it
+// checkSaved refuses a saved plan whose configuration changed since it
 // was made, and lets the kinds learn where their local inputs are (the
 // host kind: which bundle file has which content), as a plan would.
-func (w *Workspace) CheckSavedPlan(p *Plan) error {
+func (w *Workspace) checkSaved(p *Plan) error {
 	cfg := w.loaded.Config
 	if cfg == nil {
 		return nil
@@ -75,13 +79,23 @@ func (w *Workspace) CheckSavedPlan(p *Plan) error {
 }
 
 // Apply walks the plan's graph, changing resources in parallel along its
-// edges and recording each in the state as it finishes; the caller holds
-// the state's lock (Lock). The state read first must be the one the plan
-// was made from. Result counts the connections and writes of the
-// workspace's session, which its plan shares.
+// edges and recording each in the state as it finishes, under the state's
+// lock (Lock, which it refuses to do without). p is a plan this workspace
+// made, or a saved one (LoadPlan): a saved plan is refused when the
+// configuration changed since it was made (a destroy's excepted), and
+// either is refused when the state did. Result counts the connections and
+// writes of the workspace's session, its plan's included.
 func (w *Workspace) Apply(ctx context.Context, p *Plan, ao ApplyOptions, obs ApplyObserver, stop <-chan struct{}) (*Result, error) {
 	if err := w.needs(false); err != nil {
 		return nil, err
+	}
+	if w.unlock == nil {
+		return nil, errorf("an apply runs under the state's lock: Workspace.Lock first")
+	}
+	if !w.planned[p] {
+		if err := w.checkSaved(p); err != nil {
+			return nil, err
+		}
 	}
 	if obs == nil {
 		obs = NopObserver{}
@@ -123,10 +137,13 @@ func (w *Workspace) Validate() error {
 
 // RekeyHost accepts a reinstalled host deliberately (see Rekey): it pins
 // the key node presents now, refused unless it is wantFingerprint when
-// that is set. The caller holds the state's lock (Lock).
+// that is set. It writes the state: under the state's lock (Lock).
 func (w *Workspace) RekeyHost(ctx context.Context, node, wantFingerprint string) (*Rekey, error) {
 	if err := w.needs(true); err != nil {
 		return nil, err
+	}
+	if w.unlock == nil {
+		return nil, errorf("rekey-host runs under the state's lock: Workspace.Lock first")
 	}
 	w.connecting()
 	return rekeyHost(ctx, w.run(0, nil), w.loaded.Config, node, wantFingerprint)

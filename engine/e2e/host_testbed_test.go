@@ -73,11 +73,13 @@ func hostTree(t *testing.T, tb *testbed.Testbed, name string) string {
 }
 
 // runOpts are what a test changes in a run: the workspace's request, the
-// plan's flags, and the observer of the plan and the apply.
+// plan's flags, the observer of the plan and the apply, and the operation
+// the state is locked for before the plan ("": none, a plan alone).
 type runOpts struct {
 	req  engine.Request
 	plan engine.PlanOptions
 	obs  engine.ApplyObserver
+	lock string
 }
 
 // planIn opens dir's workspace and plans in it; the caller closes the
@@ -98,6 +100,11 @@ func planIn(dir string, mutate func(*runOpts)) (*engine.Workspace, *runOpts, *en
 	ws, err := engine.Open(context.Background(), r.req)
 	if err != nil {
 		return nil, r, nil, err
+	}
+	if r.lock != "" {
+		if err := ws.Lock(r.lock); err != nil {
+			return ws, r, nil, err
+		}
 	}
 	var obs engine.Observer
 	if r.obs != nil {
@@ -131,11 +138,17 @@ func planOnce(dir string, mutate func(*runOpts)) (*engine.Plan, error) {
 	return p, err
 }
 
-// runApply plans and applies dir in one workspace, as `eggo apply` does:
-// the plan and the apply share its connections, which the Result counts.
+// runApply plans and applies dir in one workspace under the state's lock,
+// as `eggo apply` does: the plan and the apply share its connections,
+// which the Result counts.
 func runApply(t *testing.T, dir string, mutate func(*runOpts)) (*engine.Plan, *engine.Result) {
 	t.Helper()
-	ws, r, p, err := planIn(dir, mutate)
+	ws, r, p, err := planIn(dir, func(r *runOpts) {
+		r.lock = "apply"
+		if mutate != nil {
+			mutate(r)
+		}
+	})
 	if ws != nil {
 		defer ws.Close()
 	}

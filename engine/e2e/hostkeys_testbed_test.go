@@ -153,6 +153,9 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := rekeyWS.Lock("state rekey-host"); err != nil {
+		t.Fatal(err)
+	}
 	wrong := gossh.FingerprintSHA256(oldH1)
 	if r, err := rekeyWS.RekeyHost(ctx, "h1", wrong); err == nil {
 		t.Fatalf("rekey with the old fingerprint accepted: %+v", r)
@@ -215,7 +218,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if w := strings.Join(p.Warnings, "\n"); !strings.Contains(w, "h1") || !strings.Contains(w, gossh.FingerprintSHA256(oldH1)) {
 		t.Errorf("the plan does not warn that h1's key contradicts known_hosts: %q", w)
 	}
-	ws, _, p, err := planIn(fresh, hostOnly)
+	ws, _, p, err := planIn(fresh, func(r *runOpts) { hostOnly(r); r.lock = "apply" })
 	if err != nil {
 		t.Fatal(err)
 	}
