@@ -2,8 +2,10 @@
 // changes on hosts: load HCL → expand resources → diff against state (after
 // a refresh) → Plan; walk a Plan along its graph → apply; destroy.
 //
-// The engine never prints. It reports through the Observer a command passes in
-// and returns plain data (Plan, Result) that command/ renders.
+// A caller opens a Workspace (Open, from a Request that is plain data) and
+// runs its operations: Plan, Apply, State, Validate, RekeyHost. The engine
+// never prints. It reports through the Observer a caller passes to each
+// operation and returns plain data (Plan, Result) that command/ renders.
 package engine
 
 import (
