@@ -46,6 +46,10 @@ var importRules = map[string][]string{
 	"engine":          {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
 	"command":         {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
 	"command/jsonmsg": {},
+	// The engine's end-to-end tests on the testbed (test files only): the
+	// engine's Workspace, the kinds they limit a run to and the names they
+	// check, the state they read.
+	"engine/e2e": {"engine", "=resources", "resources/host", "resources/kube", "resources/addon", "providers/shell", "state", "internal/harness/nspawntest", "internal/harness/eggotest"},
 	// The test harnesses (imported by tests only; no product package may,
 	// TestNoProductPackageImportsAHarnessOrATool), named like httptest.
 	"internal/harness/sshdtest":   {}, // real OpenSSH servers

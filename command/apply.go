@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hashicorp/hcl/v2"
-
 	"github.com/eggo-project/eggo/engine"
 )
 
@@ -77,68 +75,49 @@ func (c *ApplyCommand) Run(args []string) int {
 		v.Error(err.Error())
 		return 1
 	}
-	o := op.engineOptions(c.streams.Env)
-	o.Log = c.logger()
+	req := op.request(c.streams.Env)
+	req.Log = c.logger()
 	var saved *engine.Plan
 	if op.PlanFile != "" {
 		if saved, err = engine.LoadPlan(op.PlanFile); err != nil {
 			v.Error(err.Error())
 			return 1
 		}
-		o.Vars.Vars, o.Vars.VarFiles = saved.VarArgs, saved.VarFiles
+		req.Vars.Vars, req.Vars.VarFiles = saved.VarArgs, saved.VarFiles
 	}
-	loaded, diags, ok := c.prepare(&o, v)
+	ws, ok := c.open(req, v)
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&o)
-	lock, err := o.Backend.Lock(c.name())
-	if err != nil {
+	defer ws.Close()
+	if err := ws.Lock(c.name()); err != nil {
 		v.Error(err.Error())
 		return 1
 	}
-	defer lock.Unlock()
-	return c.run(v, op, o, configured{loaded, diags}, saved)
+	return c.run(v, op, ws, saved)
 }
 
-// configured is the configuration a command loaded, with its warnings.
-type configured struct {
-	loaded *engine.Loaded
-	diags  hcl.Diagnostics
-}
-
-// run plans (or checks the saved plan), asks, and applies, holding the
-// state's lock.
-func (c *ApplyCommand) run(v View, op *Operation, o engine.Options, cfg configured, saved *engine.Plan) int {
-	observe(&o, v)
-	// One session for the plan and the apply: one connection per host per run.
-	sess := engine.NewSession(o)
-	defer sess.Close()
-	o.Session = sess
-
+// run plans (or takes the saved plan), asks, and applies, holding the
+// state's lock. The plan and the apply share the workspace's connections:
+// one per host per run.
+func (c *ApplyCommand) run(v View, op *Operation, ws *engine.Workspace, saved *engine.Plan) int {
 	ctx, stop, release := c.interrupts()
 	defer release()
 
 	p := saved
 	if saved != nil {
-		if !c.checkSaved(v, o, cfg, saved) {
-			return 1
-		}
+		// A saved plan's warnings are shown before it is applied (Apply
+		// refuses it if the configuration changed since).
+		loaded := ws.Loaded()
+		v.Diagnostics(loaded.Diags, loaded)
 	} else {
 		var done bool
 		var code int
-		if p, done, code = c.planAndApprove(v, op, o, cfg); done {
+		if p, done, code = c.planAndApprove(v, op, ws); done {
 			return code
 		}
 	}
-	prior, err := engine.ReadStateOf(o)
-	if err != nil {
-		v.Error(err.Error())
-		return 1
-	}
-	done := v.Applying()
-	defer done()
-	res, err := engine.Apply(ctx, o, p, prior, stop)
+	res, err := ws.Apply(ctx, p, op.applyOptions(), v, stop)
 	if res != nil {
 		v.Summary(c.name(), p, res)
 	}
@@ -152,33 +131,21 @@ func (c *ApplyCommand) run(v View, op *Operation, o engine.Options, cfg configur
 	return 0
 }
 
-// checkSaved refuses a saved plan when the state or the configuration
-// moved since it was made.
-func (c *ApplyCommand) checkSaved(v View, o engine.Options, cfg configured, p *engine.Plan) bool {
-	v.Diagnostics(cfg.diags, cfg.loaded)
-	if err := engine.CheckSavedPlan(o, p, cfg.loaded); err != nil {
-		v.Error(err.Error())
-		return false
-	}
-	return true
-}
-
 // planAndApprove makes and shows the plan, then asks for approval unless
 // -auto-approve. done means the command ends here, with code: an error,
 // no changes, or no approval.
-func (c *ApplyCommand) planAndApprove(v View, op *Operation, o engine.Options, cfg configured) (p *engine.Plan, done bool, code int) {
-	planOpts := o
-	observe(&planOpts, v.PlanObserver())
-	p, err := engine.MakePlan(context.Background(), planOpts, cfg.loaded)
+func (c *ApplyCommand) planAndApprove(v View, op *Operation, ws *engine.Workspace) (p *engine.Plan, done bool, code int) {
+	p, err := ws.Plan(context.Background(), op.planOptions(), v.PlanObserver())
+	loaded := ws.Loaded()
 	if err != nil {
-		v.Diagnostics(cfg.diags, cfg.loaded)
-		showError(v, err, cfg.loaded)
+		v.Diagnostics(loaded.Diags, loaded)
+		showError(v, err, loaded)
 		return nil, true, 1
 	}
 	// The plan's warnings are printed as text on stderr even under -json,
 	// as they always were (stdout keeps only the plan's lines).
-	if len(cfg.diags) > 0 {
-		c.text().Diagnostics(cfg.diags, cfg.loaded)
+	if len(loaded.Diags) > 0 {
+		c.text().Diagnostics(loaded.Diags, loaded)
 	}
 	v.Plan(p)
 	if !p.HasChanges() {

@@ -145,23 +145,29 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// engineOptions turns parsed flags into engine options.
-func (op *Operation) engineOptions(env []string) engine.Options {
-	return engine.Options{
+// request is the workspace the flags name (the command sets its Log).
+func (op *Operation) request(env []string) engine.Request {
+	return engine.Request{
 		Dir:          ".",
 		Vars:         config.VarInput{Vars: op.Vars, VarFiles: op.VarFiles, Env: env},
 		StatePath:    op.StatePath,
 		StatePathSet: op.StateSet,
 		Identities:   identityFiles(op.Identities, env),
-		Parallelism:  op.Parallelism,
-		Targets:      op.Targets,
-		Replace:      op.Replace,
-		NoRefresh:    !op.Refresh,
-		Destroy:      op.Destroy,
-		Force:        op.Force,
 		CommandHooks: op.Hooks,
+		Destroy:      op.Destroy,
 		Kinds:        testKinds,
 	}
+}
+
+// planOptions are the plan's flags.
+func (op *Operation) planOptions() engine.PlanOptions {
+	return engine.PlanOptions{Parallelism: op.Parallelism, Targets: op.Targets, Replace: op.Replace,
+		NoRefresh: !op.Refresh, Force: op.Force}
+}
+
+// applyOptions are the apply's flags.
+func (op *Operation) applyOptions() engine.ApplyOptions {
+	return engine.ApplyOptions{Parallelism: op.Parallelism, Force: op.Force}
 }
 
 // identityFiles are the -identity flags, then the files EGGO_IDENTITY

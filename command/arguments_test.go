@@ -46,8 +46,8 @@ func TestParseHookFlags(t *testing.T) {
 	if !reflect.DeepEqual(op.Hooks, want) {
 		t.Fatalf("hooks %v, want %v", op.Hooks, want)
 	}
-	if o := op.engineOptions(nil); !reflect.DeepEqual(o.CommandHooks, want) {
-		t.Errorf("engine options carry %v", o.CommandHooks)
+	if r := op.request(nil); !reflect.DeepEqual(r.CommandHooks, want) {
+		t.Errorf("the engine request carries %v", r.CommandHooks)
 	}
 	for _, cmd := range []string{"plan", "destroy"} {
 		if op, err := parseOperation(cmd, []string{"--posthook=x"}); err != nil || len(op.Hooks) != 1 {

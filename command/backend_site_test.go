@@ -191,18 +191,12 @@ func assertNoStateFile(t *testing.T, f *fixture) {
 // closed when t ends.
 func openBackend(t *testing.T, s *fixture) state.Backend {
 	t.Helper()
-	o := engine.Options{Dir: s.dir}
-	loaded, diags := engine.LoadConfig(o)
-	if diags.HasErrors() {
-		t.Fatalf("loading %s: %v", s.dir, diags)
+	ws, err := engine.Open(context.Background(), engine.Request{Dir: s.dir})
+	if err != nil {
+		t.Fatalf("opening %s: %v", s.dir, err)
 	}
-	if err := engine.OpenBackend(&o, loaded.Config); err != nil {
-		t.Fatal(err)
-	}
-	if c, ok := o.Backend.(interface{ Close() error }); ok {
-		t.Cleanup(func() { c.Close() })
-	}
-	return o.Backend
+	t.Cleanup(func() { ws.Close() })
+	return ws.Backend()
 }
 
 // resource is the resource at addr in st, or nil.

@@ -1,10 +1,6 @@
 package command
 
-import (
-	"context"
-
-	"github.com/eggo-project/eggo/engine"
-)
+import "context"
 
 // GraphCommand is `eggo graph`.
 type GraphCommand struct{ *meta }
@@ -37,15 +33,16 @@ func (c *GraphCommand) Run(args []string) int {
 		c.errorf("%v", err)
 		return 1
 	}
-	o := op.engineOptions(c.streams.Env)
-	o.Log = c.logger()
-	loaded, diags := engine.LoadConfig(o)
-	if diags.HasErrors() {
-		c.text().Diagnostics(diags, loaded)
+	req := op.request(c.streams.Env)
+	req.Log = c.logger()
+	ws, ok := c.open(req, c.text())
+	if !ok {
 		return 1
 	}
-	p, err := engine.MakePlan(context.Background(), o, loaded)
-	c.text().Diagnostics(diags, loaded)
+	defer ws.Close()
+	p, err := ws.Plan(context.Background(), op.planOptions(), nil)
+	loaded := ws.Loaded()
+	c.text().Diagnostics(loaded.Diags, loaded)
 	if err != nil {
 		showError(c.text(), err, loaded)
 		return 1

@@ -51,7 +51,7 @@ func (c *HooksCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	if len(a.rest) > 0 {
 		c.errorf("usage: eggo hooks [-state=PATH] [-json] [-log] (eggo hooks show ID for one run)")
 		return 1
@@ -60,13 +60,13 @@ func (c *HooksCommand) Run(args []string) int {
 	var err error
 	if fromLogFlag {
 		var warns []string
-		runs, warns, err = readAuditLog(engine.AuditLogPath(a.o.StatePath))
+		runs, warns, err = readAuditLog(a.ws.AuditLogPath())
 		for _, w := range warns {
 			// Text on stderr in either format: stdout keeps the runs.
 			fmt.Fprintf(c.streams.Err, "%s %s\n", c.col().c(yellow, "Warning:"), w)
 		}
 	} else {
-		runs, err = stateHookRuns(a.o)
+		runs, err = stateHookRuns(a.ws)
 	}
 	if err != nil {
 		c.errorf("%v", err)
@@ -135,8 +135,8 @@ func dash(s string) string {
 }
 
 // stateHookRuns reads the runs the state keeps; no state is no runs.
-func stateHookRuns(o engine.Options) ([]state.HookRun, error) {
-	st, err := engine.ReadStateOf(o)
+func stateHookRuns(ws *engine.Workspace) ([]state.HookRun, error) {
+	st, err := ws.State()
 	if err != nil || st == nil {
 		return nil, err
 	}

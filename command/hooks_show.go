@@ -42,12 +42,12 @@ func (c *HooksShowCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	if len(a.rest) != 1 {
 		c.errorf("usage: eggo hooks show [-state=PATH] [-json] ID (IDs are listed by eggo hooks)")
 		return 1
 	}
-	r, err := findHookRun(a.o, a.rest[0])
+	r, err := findHookRun(a.ws, a.rest[0])
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
@@ -58,9 +58,9 @@ func (c *HooksShowCommand) Run(args []string) int {
 
 // findHookRun looks for id in the state, then in the audit log, where the
 // newest run with that ID wins (a new lineage numbers its runs from 1 again).
-func findHookRun(o engine.Options, id string) (state.HookRun, error) {
-	path := o.StatePath
-	runs, err := stateHookRuns(o)
+func findHookRun(ws *engine.Workspace, id string) (state.HookRun, error) {
+	path := ws.StatePath()
+	runs, err := stateHookRuns(ws)
 	if err != nil {
 		return state.HookRun{}, err
 	}
@@ -69,7 +69,7 @@ func findHookRun(o engine.Options, id string) (state.HookRun, error) {
 			return r, nil
 		}
 	}
-	logPath := engine.AuditLogPath(path)
+	logPath := ws.AuditLogPath()
 	logged, _, err := readAuditLog(logPath)
 	if err != nil {
 		return state.HookRun{}, err

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -9,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/eggo-project/eggo/engine"
 )
@@ -103,26 +103,20 @@ func (m *meta) ask(prompt string) (string, error) {
 // testSignals, when set by a test, replaces the process's interrupts.
 var testSignals chan os.Signal
 
-// prepare loads the configuration for where the state lives and how its
-// secrets are sealed, and sets o.Backend and o.Keyring. Only errors are
-// printed: the caller plans with the configuration returned and shows its
-// warnings (diags) after the plan, as it always has.
-func (m *meta) prepare(o *engine.Options, v View) (*engine.Loaded, hcl.Diagnostics, bool) {
-	loaded, diags := engine.LoadConfig(*o)
-	if diags.HasErrors() {
-		v.Diagnostics(diags, loaded)
-		return nil, nil, false
-	}
-	if err := engine.OpenBackend(o, loaded.Config); err != nil {
+// open opens the workspace req names. Only errors are reported, in v: a
+// configuration's diagnostics, or what kept the backend from opening. The
+// caller shows the configuration's warnings (Loaded().Diags) where it
+// always has; it closes the workspace.
+func (m *meta) open(req engine.Request, v View) (*engine.Workspace, bool) {
+	ws, err := engine.Open(context.Background(), req)
+	var cfgErr *engine.ConfigError
+	switch {
+	case errors.As(err, &cfgErr):
+		v.Diagnostics(cfgErr.Loaded.Diags, cfgErr.Loaded)
+		return nil, false
+	case err != nil:
 		v.Error(err.Error())
-		return nil, nil, false
+		return nil, false
 	}
-	return loaded, diags, true
-}
-
-// closeBackend closes a shared backend (etcd's client; either releases a lock its command left).
-func closeBackend(o *engine.Options) {
-	if c, ok := o.Backend.(interface{ Close() error }); ok {
-		_ = c.Close()
-	}
+	return ws, true
 }

@@ -39,23 +39,22 @@ func (c *PlanCommand) Run(args []string) int {
 		v.Error(err.Error())
 		return 1
 	}
-	o := op.engineOptions(c.streams.Env)
-	o.Log = c.logger()
-	observe(&o, v.PlanObserver())
+	req := op.request(c.streams.Env)
+	req.Log, req.PrefetchState = c.logger(), true
 	if op.Out != "" {
-		if err := engine.CheckPlanOut(o, op.Out); err != nil {
+		if err := req.CheckPlanOut(op.Out); err != nil {
 			v.Error(err.Error())
 			return 1
 		}
 	}
-	o.Prefetched = engine.PrefetchState(o)
-	loaded, diags, ok := c.prepare(&o, v)
+	ws, ok := c.open(req, v)
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&o)
-	p, err := engine.MakePlan(context.Background(), o, loaded)
-	v.Diagnostics(diags, loaded)
+	defer ws.Close()
+	p, err := ws.Plan(context.Background(), op.planOptions(), v.PlanObserver())
+	loaded := ws.Loaded()
+	v.Diagnostics(loaded.Diags, loaded)
 	if err != nil {
 		showError(v, err, loaded)
 		return 1

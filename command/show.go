@@ -30,7 +30,7 @@ func (c *ShowCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	if len(a.rest) > 1 {
 		c.errorf("usage: eggo show [-state=PATH] [-json] [PLANFILE]")
 		return 1
@@ -45,7 +45,7 @@ func (c *ShowCommand) Run(args []string) int {
 		v.Plan(p)
 		return 0
 	}
-	st, err := engine.ReadStateOf(a.o)
+	st, err := a.ws.State()
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
@@ -80,19 +80,13 @@ func (c *ForceUnlockCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	rest := a.rest
 	if len(rest) != 1 {
 		c.errorf("usage: eggo force-unlock [-state=PATH] LOCK_ID")
 		return 1
 	}
-	var err error
-	if shared, ok := a.o.Backend.(interface{ ForceUnlock(string) error }); ok {
-		err = shared.ForceUnlock(rest[0]) // etcd revokes the holder's lease, kubernetes deletes its Lease
-	} else {
-		err = forceUnlock(a.o.StatePath, rest[0])
-	}
-	if err != nil {
+	if err := a.ws.ForceUnlock(rest[0]); err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
@@ -111,7 +105,5 @@ func (c *VersionCommand) Run([]string) int {
 	fmt.Fprintf(c.streams.Out, "eggo v%s (state format %d)\n", engine.Version, stateFormat())
 	return 0
 }
-
-func forceUnlock(path, id string) error { return state.ForceUnlock(path, id) }
 
 func stateFormat() int { return state.FormatVersion }

@@ -50,7 +50,7 @@ func (c *StateListCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	st, ok := c.readState(a)
 	if !ok {
 		return 1
@@ -94,7 +94,7 @@ func (c *StateShowCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	if len(a.rest) != 1 {
 		c.errorf("usage: eggo state show [-state=PATH] ADDR")
 		return 1
@@ -105,7 +105,7 @@ func (c *StateShowCommand) Run(args []string) int {
 	}
 	r, found := st.Lookup(a.rest[0])
 	if !found {
-		c.errorf("%s is not in the state %s (see eggo state list)", a.rest[0], a.o.Backend.Describe())
+		c.errorf("%s is not in the state %s (see eggo state list)", a.rest[0], a.ws.Backend().Describe())
 		return 1
 	}
 	c.view(a.js).Resource(r)
@@ -134,24 +134,22 @@ func (c *StateRmCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	rest := a.rest
 	if len(rest) == 0 {
 		c.errorf("usage: eggo state rm [-state=PATH] ADDR...")
 		return 1
 	}
-	lock := c.lockState(a, "state rm")
-	if lock == nil {
+	if !c.lockState(a, "state rm") {
 		return 1
 	}
-	defer lock.Unlock()
 	st, ok := c.readState(a)
 	if !ok {
 		return 1
 	}
 	for _, addr := range rest {
 		if _, found := st.Lookup(addr); !found {
-			c.errorf("%s is not in the state %s; nothing was removed", addr, a.o.Backend.Describe())
+			c.errorf("%s is not in the state %s; nothing was removed", addr, a.ws.Backend().Describe())
 			return 1
 		}
 	}
@@ -159,7 +157,7 @@ func (c *StateRmCommand) Run(args []string) int {
 		st.Remove(addr)
 	}
 	st.BumpSerial()
-	if err := a.o.Backend.Write(st); err != nil {
+	if err := a.ws.Backend().Write(st); err != nil {
 		c.errorf("%v", err)
 		return 1
 	}

@@ -44,13 +44,13 @@ func (c *StateMigrateCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
-	if a.cfg == nil || !a.cfg.Backend.Shared() {
+	defer a.ws.Close()
+	if a.ws.Loaded().Config == nil || !a.ws.Loaded().Config.Backend.Shared() {
 		c.errorf(`state migrate moves the state between the file and a shared backend: the configuration needs a backend "kubernetes" { ... } or backend "etcd" { ... } block`)
 		return 1
 	}
-	kind := a.cfg.Backend.Type
-	file, shared := state.FileBackend(a.o.StatePath), a.o.Backend
+	kind := a.ws.Loaded().Config.Backend.Type
+	file, shared := state.FileBackend(a.ws.StatePath()), a.ws.Backend()
 	var from, dst state.Backend
 	switch to {
 	case kind:
@@ -74,9 +74,9 @@ func (c *StateMigrateCommand) Run(args []string) int {
 		return 1
 	}
 	if to == kind {
-		moved := a.o.StatePath + ".migrated"
-		if err := os.Rename(a.o.StatePath, moved); err != nil {
-			c.errorf("the state is in %s now, but renaming %s failed: %v; remove it so no run uses it", dst.Describe(), a.o.StatePath, err)
+		moved := a.ws.StatePath() + ".migrated"
+		if err := os.Rename(a.ws.StatePath(), moved); err != nil {
+			c.errorf("the state is in %s now, but renaming %s failed: %v; remove it so no run uses it", dst.Describe(), a.ws.StatePath(), err)
 			return 1
 		}
 		fmt.Fprintf(c.streams.Out, "Moved the state (serial %d) to %s. The file is kept as %s.\n", st.Serial, dst.Describe(), moved)
@@ -84,12 +84,12 @@ func (c *StateMigrateCommand) Run(args []string) int {
 	}
 	if d, ok := from.(interface{ Delete() error }); ok {
 		if err := d.Delete(); err != nil {
-			c.errorf("the state is in %s now, but deleting it from %s failed: %v", a.o.StatePath, from.Describe(), err)
+			c.errorf("the state is in %s now, but deleting it from %s failed: %v", a.ws.StatePath(), from.Describe(), err)
 			return 1
 		}
 	}
 	fmt.Fprintf(c.streams.Out, "Moved the state (serial %d) to %s and deleted it from %s. Remove the backend %q block now.\n",
-		st.Serial, a.o.StatePath, from.Describe(), kind)
+		st.Serial, a.ws.StatePath(), from.Describe(), kind)
 	return 0
 }
 

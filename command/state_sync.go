@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -33,8 +32,8 @@ func (c *StatePullCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
-	a.o.Backend.SetKeyring(nil) // as stored: nothing opened, nothing sealed anew
+	defer a.ws.Close()
+	a.ws.Backend().SetKeyring(nil) // as stored: nothing opened, nothing sealed anew
 	st, ok := c.readState(a)
 	if !ok {
 		return 1
@@ -76,7 +75,7 @@ func (c *StatePushCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
+	defer a.ws.Close()
 	if len(a.rest) != 1 {
 		c.errorf("usage: eggo state push [-force] FILE")
 		return 1
@@ -86,17 +85,15 @@ func (c *StatePushCommand) Run(args []string) int {
 		c.errorf("%v", err)
 		return 1
 	}
-	lock := c.lockState(a, "state push")
-	if lock == nil {
+	if !c.lockState(a, "state push") {
 		return 1
 	}
-	defer lock.Unlock()
-	a.o.Backend.SetKeyring(nil) // written as the file holds it
-	if err := pushInto(a.o.Backend, pushed, a.rest[0], force); err != nil {
+	a.ws.Backend().SetKeyring(nil) // written as the file holds it
+	if err := pushInto(a.ws.Backend(), pushed, a.rest[0], force); err != nil {
 		c.errorf("%v", err)
 		return 1
 	}
-	fmt.Fprintf(c.streams.Out, "Pushed %s (serial %d) to %s.\n", a.rest[0], pushed.Serial, a.o.Backend.Describe())
+	fmt.Fprintf(c.streams.Out, "Pushed %s (serial %d) to %s.\n", a.rest[0], pushed.Serial, a.ws.Backend().Describe())
 	return 0
 }
 
@@ -157,17 +154,15 @@ func (c *StateRekeyHostCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	defer closeBackend(&a.o)
-	if len(a.rest) != 1 || a.cfg == nil {
+	defer a.ws.Close()
+	if len(a.rest) != 1 || a.ws.Loaded().Config == nil {
 		c.errorf("usage: eggo state rekey-host [-fingerprint=SHA256:...] NODE (in the configuration's directory)")
 		return 1
 	}
-	lock := c.lockState(a, "state rekey-host")
-	if lock == nil {
+	if !c.lockState(a, "state rekey-host") {
 		return 1
 	}
-	defer lock.Unlock()
-	r, err := engine.RekeyHost(context.Background(), a.o, a.cfg, a.rest[0], fp)
+	r, err := a.ws.RekeyHost(context.Background(), a.rest[0], fp)
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
@@ -176,6 +171,6 @@ func (c *StateRekeyHostCommand) Run(args []string) int {
 	if old == "" {
 		old = "(none pinned)"
 	}
-	fmt.Fprintf(c.streams.Out, "%s: host key %s → %s. Pinned in %s.\n", r.Node, old, r.New, a.o.Backend.Describe())
+	fmt.Fprintf(c.streams.Out, "%s: host key %s → %s. Pinned in %s.\n", r.Node, old, r.New, a.ws.Backend().Describe())
 	return 0
 }

@@ -1,9 +1,5 @@
 package command
 
-import (
-	"github.com/eggo-project/eggo/engine"
-)
-
 // ValidateCommand is `eggo validate`.
 type ValidateCommand struct{ *meta }
 
@@ -38,25 +34,26 @@ func (c *ValidateCommand) Run(args []string) int {
 		v.Error(err.Error())
 		return 1
 	}
-	o := op.engineOptions(c.streams.Env)
+	req := op.request(c.streams.Env)
 	// A variable without a value is unknown here, not an error: CI
 	// validates without the values of a real cluster (as Terraform's
-	// validate does). Values given are used and checked.
-	o.Vars.Validate = true
-	loaded, diags := engine.LoadConfig(o)
-	v.Diagnostics(diags, loaded)
-	if diags.HasErrors() {
+	// validate does). Values given are used and checked. No state is
+	// read and no host contacted.
+	req.Vars.Validate, req.NoState = true, true
+	ws, ok := c.open(req, v)
+	if !ok {
+		return 1
+	}
+	defer ws.Close()
+	loaded := ws.Loaded()
+	v.Diagnostics(loaded.Diags, loaded)
+	// The resource kinds check a whole model (not one with unknowns, whose
+	// stand-ins they would refuse).
+	if err := ws.Validate(); err != nil {
+		showError(v, err, loaded)
 		return 1
 	}
 	cfg := loaded.Config
-	// The resource kinds check a whole model; with unknowns it holds
-	// stand-ins (empty names, missing nodes) they would refuse.
-	if len(cfg.Unset) == 0 {
-		if err := engine.Validate(o, loaded); err != nil {
-			showError(v, err, loaded)
-			return 1
-		}
-	}
 	v.Valid(len(cfg.Cluster.Nodes), cfg.Unset)
 	return 0
 }

@@ -53,10 +53,6 @@ type View interface {
 // only here, so that renaming it in the engine is a one-line change.
 type runObserver = engine.Observer
 
-// observe makes obs receive the engine's progress for runs with o; like
-// runObserver, the only place that knows the option's name.
-func observe(o *engine.Options, obs runObserver) { o.Observer = obs }
-
 // view is the command's view for its -json flag.
 func (m *meta) view(json bool) View {
 	if json {

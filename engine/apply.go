@@ -16,12 +16,14 @@ import (
 
 // Result is what an apply did.
 type Result struct {
-	Applied     []string          // addresses changed successfully, in completion order
-	Failed      map[string]error  // address → error
-	Skipped     map[string]string // address → the failed address it depended on
-	NotStarted  []string          // interrupted before they started
-	Counts      Counts            // of what was done
-	Took        time.Duration
+	Applied    []string          // addresses changed successfully, in completion order
+	Failed     map[string]error  // address → error
+	Skipped    map[string]string // address → the failed address it depended on
+	NotStarted []string          // interrupted before they started
+	Counts     Counts            // of what was done
+	Took       time.Duration
+	// Connections, Writes and Bytes count the workspace's session so far:
+	// its plan's reads and the apply's changes (Workspace.Apply).
 	Connections int64 // SSH/local connections opened
 	Writes      int64 // remote writes (uploads and mutating commands)
 	Bytes       int64 // bytes uploaded
@@ -54,11 +56,10 @@ func (r *Result) OK() bool {
 	return len(r.Failed) == 0 && len(r.NotStarted) == 0 && len(r.Skipped) == 0
 }
 
-// Apply walks the plan's graph, changing resources in parallel along its
+// apply walks the plan's graph, changing resources in parallel along its
 // edges and recording each in state as it finishes. The caller holds the
 // state lock. prior is the state the plan was made from (nil for none).
-func Apply(ctx context.Context, o Options, p *Plan, prior *state.State, stop <-chan struct{}) (*Result, error) {
-	o.defaults()
+func apply(ctx context.Context, o options, p *Plan, prior *state.State, stop <-chan struct{}) (*Result, error) {
 	start := time.Now()
 	if prior == nil {
 		prior = state.New()
@@ -140,7 +141,7 @@ func applyGraph(p *Plan) (*graph.Graph, error) {
 
 // walkPlan runs every step along g, at most o.Parallelism at once, and
 // says what happened to each.
-func walkPlan(ctx context.Context, o Options, p *Plan, g *graph.Graph, rc *resources.RunContext, rec *recorder, stop <-chan struct{}) *Result {
+func walkPlan(ctx context.Context, o options, p *Plan, g *graph.Graph, rc *resources.RunContext, rec *recorder, stop <-chan struct{}) *Result {
 	kinds := kindIndex(o.Kinds)
 	ha := &hookApplier{rc: rc, runner: o.hookRunner, rec: rec, log: &auditLog{path: AuditLogPath(o.StatePath)}, observer: o.Observer}
 	wr := g.Walk(ctx, graph.WalkOptions{Parallelism: o.Parallelism, Stop: stop}, func(ctx context.Context, addr string) error {

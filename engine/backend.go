@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,30 +15,25 @@ import (
 	"github.com/eggo-project/eggo/state"
 )
 
-// OpenBackend sets o.Keyring and o.Backend from the configuration: the
-// secrets block's recipients with the identities in o.Identities, and the
-// backend block (the state file at o.StatePath when there is none).
-// Commands call it before locking; a caller that does not gets the state
-// file without encryption.
-func OpenBackend(o *Options, cfg *config.Config) error {
-	o.defaults()
-	kr, err := NewKeyring(cfg, o.Identities)
+// openBackend opens the keyring and the backend the configuration names.
+func (w *Workspace) openBackend(ctx context.Context) error {
+	cfg := w.loaded.Config
+	kr, err := newKeyring(cfg, w.req.Identities)
 	if err != nil {
 		return err
 	}
-	o.Keyring = kr
-	be, err := openBackend(o, cfg)
+	be, path, file, err := chooseBackend(ctx, cfg, w.req.StatePath, w.req.StatePathSet)
 	if err != nil {
 		return err
 	}
 	be.SetKeyring(kr)
-	o.Backend = be
+	w.keyring, w.backend, w.statePath, w.fileBackend = kr, be, path, file
 	return nil
 }
 
-// NewKeyring is the keyring for cfg's recipients (none without a secrets
+// newKeyring is the keyring for cfg's recipients (none without a secrets
 // block) and the identity files given.
-func NewKeyring(cfg *config.Config, identityFiles []string) (*state.Keyring, error) {
+func newKeyring(cfg *config.Config, identityFiles []string) (*state.Keyring, error) {
 	var ids []age.Identity
 	for _, f := range identityFiles {
 		got, err := state.ReadIdentities(expandHome(f))
@@ -53,43 +49,39 @@ func NewKeyring(cfg *config.Config, identityFiles []string) (*state.Keyring, err
 	return state.NewKeyring(recipients, ids)
 }
 
-// openBackend returns the configured backend.
-func openBackend(o *Options, cfg *config.Config) (state.Backend, error) {
-	var be *config.Backend
+// chooseBackend opens the backend cfg's backend block names: the state
+// file at statePath without one, or at the "file" block's path unless
+// statePath was given explicitly. path is where the state file is then;
+// file says the backend is that file.
+func chooseBackend(ctx context.Context, cfg *config.Config, statePath string, statePathSet bool) (be state.Backend, path string, file bool, err error) {
+	var b *config.Backend
 	if cfg != nil {
-		be = cfg.Backend
+		b = cfg.Backend
 	}
 	switch {
-	case be == nil:
-		o.fileBackendPath = o.StatePath
-		return state.FileBackend(o.StatePath), nil
-	case be.Type == "file":
-		if be.Path != "" && !o.StatePathSet {
-			o.StatePath = be.Path
+	case b == nil:
+		return state.FileBackend(statePath), statePath, true, nil
+	case b.Type == "file":
+		if b.Path != "" && !statePathSet {
+			statePath = b.Path
 		}
-		o.fileBackendPath = o.StatePath
-		return state.FileBackend(o.StatePath), nil
+		return state.FileBackend(statePath), statePath, true, nil
 	}
-	open, ok := sharedBackends[be.Type]
+	open, ok := sharedBackends[b.Type]
 	if !ok {
-		return nil, fmt.Errorf("this eggo was built without the %q backend", be.Type)
+		return nil, statePath, false, fmt.Errorf("this eggo was built without the %q backend", b.Type)
 	}
-	return open(be, cfg.Cluster.Name)
+	be, err = open(ctx, b, cfg.Cluster.Name)
+	return be, statePath, false, err
 }
 
 // sharedBackends open the backends several machines share, by type; each
 // registers itself from its own file (etcd_backend.go, kube_backend.go).
-var sharedBackends = map[string]func(be *config.Backend, cluster string) (state.Backend, error){}
+var sharedBackends = map[string]func(ctx context.Context, be *config.Backend, cluster string) (state.Backend, error){}
 
-// ReadStateOf reads the state from o's backend (see OpenBackend); (nil,
-// nil) when there is none yet.
-func ReadStateOf(o Options) (*state.State, error) {
-	o.defaults()
-	return o.readState()
-}
-
-// readState reads the state from o's backend; (nil, nil) when there is none.
-func (o Options) readState() (*state.State, error) {
+// readState reads the state from o's backend (or what the prefetch read
+// of it); (nil, nil) when there is none.
+func (o options) readState() (*state.State, error) {
 	if st, err, ok := o.Prefetched.take(o); ok {
 		return st, err
 	}
@@ -100,8 +92,9 @@ func (o Options) readState() (*state.State, error) {
 	return st, err
 }
 
-// backend is o.Backend, or the state file at o.StatePath.
-func (o Options) backend() state.Backend {
+// backend is o.Backend, or the state file at o.StatePath (the engine's
+// tests, which open no workspace).
+func (o options) backend() state.Backend {
 	if o.Backend != nil {
 		return o.Backend
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/eggo-project/eggo/resources"
+	"github.com/eggo-project/eggo/resources/host"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -80,22 +80,16 @@ node "worker" {
 	return dir
 }
 
-// benchOptions plan dir's hosts only, without refreshing: the benchmarks
-// measure the engine and the language over 1001 nodes, not the
-// Kubernetes kinds' expansion.
-func benchOptions(b *testing.B, dir string) Options {
-	o := Options{Dir: dir, StatePath: filepath.Join(b.TempDir(), "eggo.state"), NoRefresh: true}
-	hostOnly(&o)
-	return o
+// benchRequest plans dir's hosts only (without refreshing: benchPlan):
+// the benchmarks measure the engine and the language over 1001 nodes, not
+// the Kubernetes kinds' expansion.
+func benchRequest(b *testing.B, dir string) Request {
+	return Request{Dir: dir, StatePath: filepath.Join(b.TempDir(), "eggo.state"), Kinds: []resources.Kind{host.New()}}
 }
 
-func benchPlan(b *testing.B, o Options) *Plan {
+func benchPlan(b *testing.B, req Request) *Plan {
 	b.Helper()
-	loaded, diags := LoadConfig(o)
-	if diags.HasErrors() {
-		b.Fatal(diags.Error())
-	}
-	p, err := MakePlan(context.Background(), o, loaded)
+	p, _, err := planWith(b, req)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -139,7 +133,7 @@ func reportMemory(b *testing.B, before runtime.MemStats) {
 
 func BenchmarkPlan1000Empty(b *testing.B) {
 	dir := writeBenchConfig(b)
-	o := benchOptions(b, dir)
+	o := benchRequest(b, dir)
 	if p := benchPlan(b, o); p.Counts() != (Counts{Add: benchNodes + 1}) {
 		b.Fatalf("counts = %+v, want %d to add", p.Counts(), benchNodes+1)
 	}
@@ -148,7 +142,7 @@ func BenchmarkPlan1000Empty(b *testing.B) {
 
 func BenchmarkPlan1000NoOp(b *testing.B) {
 	dir := writeBenchConfig(b)
-	o := benchOptions(b, dir)
+	o := benchRequest(b, dir)
 	if err := state.NewStore(o.StatePath).Write(stateFromPlan(benchPlan(b, o))); err != nil {
 		b.Fatal(err)
 	}
@@ -184,7 +178,7 @@ hook "announce" {
 	if err := os.WriteFile(filepath.Join(dir, "hooks.hcl"), []byte(hooks), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	o := benchOptions(b, dir)
+	o := benchRequest(b, dir)
 	if n := len(hookSteps(benchPlan(b, o))); n != 2*(benchNodes+1)+1 {
 		b.Fatalf("%d hook steps, want %d", n, 2*(benchNodes+1)+1)
 	}
@@ -192,7 +186,7 @@ hook "announce" {
 }
 
 // planLoop times b.N plans of o, with their allocations and memory.
-func planLoop(b *testing.B, o Options) {
+func planLoop(b *testing.B, o Request) {
 	b.ReportAllocs()
 	var before runtime.MemStats
 	runtime.GC()

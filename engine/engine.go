@@ -2,12 +2,13 @@
 // changes on hosts: load HCL → expand resources → diff against state (after
 // a refresh) → Plan; walk a Plan along its graph → apply; destroy.
 //
-// The engine never prints. It reports through the Observer a command passes in
-// and returns plain data (Plan, Result) that command/ renders.
+// A caller opens a Workspace (Open, from a Request that is plain data) and
+// runs its operations: Plan, Apply, State, Validate, RekeyHost. The engine
+// never prints. It reports through the Observer a caller passes to each
+// operation and returns plain data (Plan, Result) that command/ renders.
 package engine
 
 import (
-	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -24,25 +25,21 @@ var Version = "0.1.0-dev"
 // DefaultParallelism bounds concurrent resource operations.
 const DefaultParallelism = 10
 
-// Options are the inputs shared by plan, apply and destroy.
-type Options struct {
-	Dir       string          // configuration directory
-	Vars      config.VarInput // -var, -var-file, environment
-	StatePath string          // default DIR/eggo.state
-	// StatePathSet: StatePath was given explicitly (-state), so it wins
-	// over a backend "file" block's path.
-	StatePathSet bool
-	// Identities are files holding the operator's private keys (age
-	// identities or SSH keys) that open the state's sealed secrets.
-	Identities []string
+// options are one operation's inputs: the workspace's (the state, its
+// keyring, the kinds, the log, the session) with the call's flags and
+// observer. A Workspace builds them afresh for each call (Workspace.run);
+// the engine's own tests build theirs. Nothing changes them once built.
+type options struct {
+	StatePath string          // the state file (the audit log is beside it)
+	Vars      config.VarInput // what the plan records it was made with
 	// Keyring seals and opens the state's secrets; Backend is where the
-	// state lives. OpenBackend sets both from the configuration; when
-	// Backend is nil the state file at StatePath is used with Keyring.
+	// state lives (nil: the state file at StatePath, with Keyring).
 	Keyring *state.Keyring
 	Backend state.Backend
-	// Prefetched is the state file read while the configuration loaded
-	// (PrefetchState), used if Backend is that file.
-	Prefetched *StatePrefetch
+	// Prefetched is the state file read while the configuration loaded,
+	// used if Backend is that file (fileBackend): a plan's only.
+	Prefetched  *statePrefetch
+	fileBackend bool
 
 	Parallelism int      // default DefaultParallelism
 	Targets     []string // -target: only these and what they depend on
@@ -51,23 +48,15 @@ type Options struct {
 	Destroy     bool     // plan the deletion of everything in state
 	// Force drops the resources of hosts that cannot be reached from the
 	// state when they are being deleted, without touching the hosts.
-	Force bool
-	// CommandHooks are the hook flags (--prehook …): they join the HCL
-	// hooks for this run only.
-	CommandHooks []config.HookFlag
-	Log          hclog.Logger
-	Observer     Observer
-	// Kinds are the resource kinds to plan with (nil: kinds.All(); tests
-	// give their own).
-	Kinds []resources.Kind
-	// Session shares connections between a plan and its apply (nil: each
-	// opens its own).
-	Session *Session
+	Force    bool
+	Log      hclog.Logger
+	Observer Observer
+	Kinds    []resources.Kind
+	// session shares connections between a plan and its apply (nil: the
+	// run opens its own and closes them when it ends).
+	session *resources.RunContext
 	// hookRunner runs hook steps (nil: the real one); engine tests fake it.
 	hookRunner hookRunner
-	// fileBackendPath is the state file Backend is, if it is one
-	// (OpenBackend).
-	fileBackendPath string
 }
 
 // Observer receives a run's progress (it is not the user's hooks, which
@@ -92,13 +81,8 @@ func (NopObserver) PreApply(*resources.Change)                        {}
 func (NopObserver) Progress(string, string)                           {}
 func (NopObserver) PostApply(*resources.Change, error, time.Duration) {}
 
-func (o *Options) defaults() {
-	if o.Dir == "" {
-		o.Dir = "."
-	}
-	if o.StatePath == "" {
-		o.StatePath = joinPath(o.Dir, "eggo.state")
-	}
+// withDefaults is o with the defaults of what its caller left out.
+func (o options) withDefaults() options {
 	if o.Parallelism <= 0 {
 		o.Parallelism = DefaultParallelism
 	}
@@ -114,6 +98,5 @@ func (o *Options) defaults() {
 	if o.Kinds == nil {
 		o.Kinds = kinds.All()
 	}
+	return o
 }
-
-func joinPath(dir, name string) string { return filepath.Join(dir, name) }

@@ -29,14 +29,13 @@ func newRig(t *testing.T) *rig {
 	return &rig{t: t, kind: newTestKind(world), state: filepath.Join(dir, "eggo.state")}
 }
 
-func (r *rig) opts() Options {
-	return Options{StatePath: r.state, Kinds: []resources.Kind{r.kind}, Parallelism: 4}
+func (r *rig) opts() options {
+	return options{StatePath: r.state, Kinds: []resources.Kind{r.kind}, Parallelism: 4}.withDefaults()
 }
 
-func (r *rig) plan(o Options, ds ...resources.Desired) *Plan {
+func (r *rig) plan(o options, ds ...resources.Desired) *Plan {
 	r.t.Helper()
-	o.defaults()
-	prior, err := ReadStateOf(o)
+	prior, err := o.readState()
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -47,13 +46,13 @@ func (r *rig) plan(o Options, ds ...resources.Desired) *Plan {
 	return p
 }
 
-func (r *rig) apply(o Options, p *Plan) *Result {
+func (r *rig) apply(o options, p *Plan) *Result {
 	r.t.Helper()
-	prior, err := ReadStateOf(o)
+	prior, err := o.readState()
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	res, err := Apply(context.Background(), o, p, prior, nil)
+	res, err := apply(context.Background(), o, p, prior, nil)
 	if err != nil {
 		r.t.Fatalf("apply: %v", err)
 	}
@@ -197,7 +196,7 @@ func TestStopWaitsForRunningThenCancelAbandons(t *testing.T) {
 	p := r.plan(r.opts(), ds...)
 	stop := make(chan struct{})
 	go func() { time.Sleep(30 * time.Millisecond); close(stop) }()
-	res, err := Apply(context.Background(), r.opts(), p, nil, stop)
+	res, err := apply(context.Background(), r.opts(), p, nil, stop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +208,7 @@ func TestStopWaitsForRunningThenCancelAbandons(t *testing.T) {
 	p2 := r2.plan(r2.opts(), desired("test.hang", resources.Attrs{"hang": true}))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(30 * time.Millisecond); cancel() }()
-	res2, err := Apply(ctx, r2.opts(), p2, nil, nil)
+	res2, err := apply(ctx, r2.opts(), p2, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +320,7 @@ func TestSavedPlanRefusedWhenStateMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	prior, _ := readStateFile(r.state)
-	if _, err := Apply(context.Background(), r.opts(), loaded, prior, nil); err == nil || !strings.Contains(err.Error(), "state changed since this plan") {
+	if _, err := apply(context.Background(), r.opts(), loaded, prior, nil); err == nil || !strings.Contains(err.Error(), "state changed since this plan") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -329,7 +328,6 @@ func TestSavedPlanRefusedWhenStateMoved(t *testing.T) {
 func TestCycleIsAnError(t *testing.T) {
 	r := newRig(t)
 	o := r.opts()
-	o.defaults()
 	_, err := planDesired(context.Background(), o, []resources.Desired{desired("test.a", nil, "test.b"), desired("test.b", nil, "test.a")}, nil)
 	if err == nil || !strings.Contains(err.Error(), "test.a") {
 		t.Fatalf("err = %v", err)

@@ -13,8 +13,8 @@ func init() { sharedBackends["etcd"] = newEtcdBackend }
 
 // newEtcdBackend keeps the state under one key in etcd, every write
 // checked against the key's revision (see state.SharedBackend).
-func newEtcdBackend(be *config.Backend, cluster string) (state.Backend, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), state.SharedOpTimeout)
+func newEtcdBackend(ctx context.Context, be *config.Backend, cluster string) (state.Backend, error) {
+	ctx, cancel := context.WithTimeout(ctx, state.SharedOpTimeout)
 	defer cancel()
 	s, err := etcdstate.Open(ctx, etcdstate.Config{
 		Endpoints: be.Endpoints, Prefix: be.Prefix, Cluster: cluster,

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,17 +62,12 @@ func TestExamplesPlan(t *testing.T) {
 		seen++
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
-			o := Options{
+			req := Request{
 				Dir:       dir,
 				StatePath: filepath.Join(t.TempDir(), "eggo.state"),
-				NoRefresh: true,
 				Vars:      config.VarInput{Vars: append(exampleVars[name], packages)},
 			}
-			loaded, diags := LoadConfig(o)
-			if diags.HasErrors() {
-				t.Fatalf("%s: %s", dir, diags.Error())
-			}
-			p, err := MakePlan(context.Background(), o, loaded)
+			p, loaded, err := planWith(t, req)
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
@@ -96,7 +90,7 @@ func TestExamplesPlan(t *testing.T) {
 					t.Fatalf("%s: host.%s is not planned for creation: %+v", dir, n.Name, s)
 				}
 			}
-			if _, err := os.Stat(o.StatePath); !os.IsNotExist(err) {
+			if _, err := os.Stat(req.StatePath); !os.IsNotExist(err) {
 				t.Fatalf("planning wrote a state file (%v)", err)
 			}
 		})

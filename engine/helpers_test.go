@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"regexp"
+	"testing"
 
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
 )
 
-// planDesired plans ds against prior in a run of its own, as MakePlan does
+// planDesired plans ds against prior in a run of its own, as Workspace.Plan does
 // after expanding a configuration.
-func planDesired(ctx context.Context, o Options, ds []resources.Desired, prior *state.State) (*Plan, error) {
-	o.defaults()
+func planDesired(ctx context.Context, o options, ds []resources.Desired, prior *state.State) (*Plan, error) {
 	have, err := recordedObjects(prior, kindIndex(o.Kinds))
 	if err != nil {
 		return nil, err
@@ -33,13 +32,15 @@ func readStateFile(path string) (*state.State, error) {
 	return st, err
 }
 
-// base64Run is a stretch of base64 long enough to be a key or a
-// fingerprint: random material that can hold a short name by chance.
-var base64Run = regexp.MustCompile(`[A-Za-z0-9+/=]{20,}`)
-
-// namesWord reports whether text holds word as a word of its own outside
-// base64 runs: a fingerprint such as SHA256:…Vh1f… names no node.
-func namesWord(text, word string) bool {
-	rest := base64Run.ReplaceAllString(text, " ")
-	return regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).MatchString(rest)
+// planWith opens req's workspace, plans in it without refreshing (no host
+// is reachable here) and closes it, as `eggo plan -refresh=false` does.
+func planWith(t testing.TB, req Request) (*Plan, *Loaded, error) {
+	t.Helper()
+	ws, err := Open(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	p, err := ws.Plan(context.Background(), PlanOptions{NoRefresh: true}, nil)
+	return p, ws.Loaded(), err
 }

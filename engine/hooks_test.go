@@ -122,14 +122,14 @@ func newHookRig(t *testing.T) *hookRig {
 		kinds: []resources.Kind{seqKind{host, s}, seqKind{r.kind, s}}}
 }
 
-func (h *hookRig) opts() Options {
+func (h *hookRig) opts() options {
 	o := h.rig.opts()
 	o.Kinds, o.hookRunner = h.kinds, h.fake
 	return o
 }
 
-// plan plans ds against the state and places c's hooks, as MakePlan does.
-func (h *hookRig) plan(o Options, c *hookedCluster, ds ...resources.Desired) *Plan {
+// plan plans ds against the state and places c's hooks, as Workspace.Plan does.
+func (h *hookRig) plan(o options, c *hookedCluster, ds ...resources.Desired) *Plan {
 	h.t.Helper()
 	p := h.rig.plan(o, ds...)
 	prior, err := readStateFile(h.state)

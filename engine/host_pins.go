@@ -99,7 +99,7 @@ func (unparsablePin) Verify([]byte, *gossh.Signature) error { return errorf("unp
 // planHostKeys lists the host key changes of a plan: keys met for the
 // first time while refreshing, keys of nodes not yet contacted (scanned,
 // like ssh-keyscan, unless -refresh=false), and pins of nodes that leave.
-func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, c *resources.Cluster, prior *state.State) ([]HostKeyChange, []string) {
+func planHostKeys(ctx context.Context, o options, rc *resources.RunContext, pins *hostPins, c *resources.Cluster, prior *state.State) ([]HostKeyChange, []string) {
 	var out []HostKeyChange
 	var warnings []string
 	inCluster := map[string]bool{}
@@ -131,7 +131,7 @@ func planHostKeys(ctx context.Context, o Options, rc *resources.RunContext, pins
 // in parallel. A node that cannot be reached, or whose key its known_hosts
 // file contradicts, is left for the apply: its first dial pins the key, or
 // refuses it.
-func scanNew(ctx context.Context, o Options, rc *resources.RunContext, pins *hostPins, nodes []resources.Node) []string {
+func scanNew(ctx context.Context, o options, rc *resources.RunContext, pins *hostPins, nodes []resources.Node) []string {
 	byName := map[string]resources.Node{}
 	var names []string
 	for _, n := range nodes {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -41,7 +40,6 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("EGGO_KILL9_CHILD"); dir != "" {
 		r := &rig{t: nil, kind: newTestKind(filepath.Join(dir, "world")), state: filepath.Join(dir, "eggo.state")}
 		o := r.opts()
-		o.defaults()
 		prior, err := readStateFile(r.state)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -52,13 +50,13 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
 		}
-		if _, err := Apply(context.Background(), o, p, prior, nil); err != nil {
+		if _, err := apply(context.Background(), o, p, prior, nil); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
 		}
 		os.Exit(0)
 	}
-	os.Exit(eggotest.Main(m))
+	os.Exit(m.Run())
 }
 
 // TestKill9 kills applies at random points; every time the state must load,

@@ -14,8 +14,8 @@ func init() { sharedBackends["kubernetes"] = newKubeBackend }
 // newKubeBackend keeps the state in Secrets of a Kubernetes namespace,
 // every write checked against the head Secret's resourceVersion (see
 // state.SharedBackend), locked by a Lease.
-func newKubeBackend(be *config.Backend, cluster string) (state.Backend, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), state.SharedOpTimeout)
+func newKubeBackend(ctx context.Context, be *config.Backend, cluster string) (state.Backend, error) {
+	ctx, cancel := context.WithTimeout(ctx, state.SharedOpTimeout)
 	defer cancel()
 	s, err := kubestate.Open(ctx, kubestate.Config{
 		Kubeconfig: be.Kubeconfig, Context: be.Context, Namespace: be.Namespace,

@@ -9,12 +9,10 @@ import (
 	"github.com/eggo-project/eggo/state"
 )
 
-// MakePlan reads the state, refreshes it from the hosts and diffs it
-// against loaded (from LoadConfig, without errors). Its one error is
-// whatever stopped the plan; the configuration's diagnostics are
-// LoadConfig's to report.
-func MakePlan(ctx context.Context, o Options, loaded *Loaded) (*Plan, error) {
-	o.defaults()
+// makePlan reads the state, refreshes it from the hosts and diffs it
+// against loaded (without errors). Its one error is whatever stopped the
+// plan; the configuration's diagnostics are Open's to report.
+func makePlan(ctx context.Context, o options, loaded *Loaded) (*Plan, error) {
 	prior, err := o.readState()
 	if err != nil {
 		return nil, err
@@ -52,7 +50,7 @@ func MakePlan(ctx context.Context, o Options, loaded *Loaded) (*Plan, error) {
 
 // planRun is a plan's run: kinds that act on the whole cluster find the
 // recorded objects as the refresh leaves them.
-func planRun(o Options, pins *hostPins, have map[string]*resources.Object) runSpec {
+func planRun(o options, pins *hostPins, have map[string]*resources.Object) runSpec {
 	return runSpec{
 		pins:     pins,
 		recorded: func(kind string) []resources.Object { return recordedOf(have, kind) },
@@ -63,7 +61,7 @@ func planRun(o Options, pins *hostPins, have map[string]*resources.Object) runSp
 
 // stampConfig records what the plan was made from (so a saved plan is
 // applied against the same configuration) and its outputs.
-func stampConfig(p *Plan, o Options, cfg *config.Config, prior *state.State) {
+func stampConfig(p *Plan, o options, cfg *config.Config, prior *state.State) {
 	p.ConfigHash = cfg.Hash
 	p.VarArgs, p.VarFiles = o.Vars.Vars, o.Vars.VarFiles
 	p.Outputs = outputs(cfg)
@@ -82,7 +80,7 @@ func stampConfig(p *Plan, o Options, cfg *config.Config, prior *state.State) {
 // recordedObjects), refreshing them first. It is the core shared by plan,
 // apply and destroy, and by the engine's tests (which pass desired
 // directly).
-func plan(ctx context.Context, o Options, rc *resources.RunContext, desired []resources.Desired, prior *state.State, have map[string]*resources.Object) (*Plan, error) {
+func plan(ctx context.Context, o options, rc *resources.RunContext, desired []resources.Desired, prior *state.State, have map[string]*resources.Object) (*Plan, error) {
 	kinds := kindIndex(o.Kinds)
 	p := &Plan{Destroy: o.Destroy, Force: o.Force}
 	if prior != nil {
@@ -186,7 +184,7 @@ func replaceSet(addrs []string, want map[string]*resources.Desired, have map[str
 // first deploy: nothing recorded yet, or a deploy that has not finished
 // without failures (state.DeployPending), so a re-run after a failed
 // deploy runs deploy hooks, not join hooks.
-func deploying(o Options, prior *state.State) bool {
+func deploying(o options, prior *state.State) bool {
 	if o.Destroy {
 		return false
 	}

@@ -83,7 +83,7 @@ func connectWanted(g *graph.Graph, wanted int, d *resources.Desired, id int, ref
 // targetScope is the set of addresses -target selects (nil: everything).
 // A create or update target brings what it depends on; a destroy target
 // brings what depends on it, since those must go first.
-func targetScope(g *graph.Graph, o Options) (map[string]bool, []string, error) {
+func targetScope(g *graph.Graph, o options) (map[string]bool, []string, error) {
 	if len(o.Targets) == 0 {
 		return nil, nil, nil
 	}

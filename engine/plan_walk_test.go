@@ -94,8 +94,7 @@ func TestPlanDecidesStepsOnEveryCore(t *testing.T) {
 	k.failWith = map[string]error{"test.b": errors.New("b fails"), "test.c": errors.New("c fails")}
 	var first string
 	for i := range 20 {
-		o.defaults()
-		prior, err := ReadStateOf(o)
+		prior, err := o.readState()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -64,18 +64,3 @@ func LoadPlan(path string) (*Plan, error) {
 	}
 	return pf.Plan, nil
 }
-
-// CheckSavedPlan refuses a saved plan whose configuration changed since.
-func CheckSavedPlan(o Options, p *Plan, l *Loaded) error {
-	if l == nil || l.Config == nil {
-		return nil
-	}
-	if !p.Destroy && l.Config.Hash != p.ConfigHash {
-		return errorf("the configuration changed since this plan was made: make a new plan")
-	}
-	// Kinds learn where their local inputs are (the host kind: which bundle
-	// file has which content) when they expand; a saved plan needs that too.
-	o.defaults()
-	_, err := expand(o.Kinds, l.Config.Cluster)
-	return err
-}

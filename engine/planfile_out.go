@@ -9,23 +9,26 @@ import (
 )
 
 // CheckPlanOut refuses a -out path whose file eggo must not overwrite with
-// a plan: the state (and its backup, lock and hook log), a configuration
-// file (*.hcl), a -var-file, or any existing file that is not an eggo plan.
-// A command checks before planning, so a refused -out costs nothing and
-// changes nothing.
-func CheckPlanOut(o Options, path string) error {
-	o.defaults()
+// a plan: the state r names (and its backup, lock and hook log), a
+// configuration file (*.hcl), a -var-file, or any existing file that is
+// not an eggo plan. A command checks before it opens a workspace, so a
+// refused -out costs nothing and changes nothing.
+func (r Request) CheckPlanOut(path string) error {
+	statePath := r.StatePath
+	if statePath == "" {
+		statePath = filepath.Join(r.Dir, "eggo.state")
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("-out=%s: %w", path, err)
 	}
-	if state, err := filepath.Abs(o.StatePath); err == nil && (abs == state || strings.HasPrefix(abs, state+".")) {
-		return fmt.Errorf("-out=%s is the state file, or a name beside it (%s.*) that eggo keeps for the state's backup, lock and hook log: a plan file must be a file of its own", path, o.StatePath)
+	if state, err := filepath.Abs(statePath); err == nil && (abs == state || strings.HasPrefix(abs, state+".")) {
+		return fmt.Errorf("-out=%s is the state file, or a name beside it (%s.*) that eggo keeps for the state's backup, lock and hook log: a plan file must be a file of its own", path, statePath)
 	}
 	if strings.HasSuffix(abs, ".hcl") {
 		return fmt.Errorf("-out=%s is a configuration file name (*.hcl): a plan file must be a file of its own", path)
 	}
-	for _, vf := range o.Vars.VarFiles {
+	for _, vf := range r.Vars.VarFiles {
 		if v, err := filepath.Abs(vf); err == nil && v == abs {
 			return fmt.Errorf("-out=%s is a -var-file of this run: a plan file must be a file of its own", path)
 		}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,13 +41,9 @@ node "m0" {
 }
 
 // planSteps makes a plan without refresh (no host is reachable here).
-func planSteps(t *testing.T, o Options) map[string]*Step {
+func planSteps(t *testing.T, o Request) map[string]*Step {
 	t.Helper()
-	loaded, diags := LoadConfig(o)
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	p, err := MakePlan(context.Background(), o, loaded)
+	p, _, err := planWith(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +123,7 @@ func othersUntouched(t *testing.T, what string, before, after map[string]*Step, 
 // subnet, again changing only its own resources.
 func TestPlanKeepsPodSubnets(t *testing.T) {
 	dir := t.TempDir()
-	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), NoRefresh: true}
+	o := Request{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}
 	writeWorkers(t, dir, "10.244.0.0/16", "w0", "w1", "w2")
 	first := planSteps(t, o)
 	// The master is a Node too, declared first: it has the first subnet.
@@ -161,11 +156,7 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 	// A recorded subnet outside a changed pod_cidr would have to move, and
 	// a Node's podCIDR cannot: the plan is refused, naming the node.
 	writeWorkers(t, dir, "10.250.0.0/16", "w0", "w2")
-	loaded, diags := LoadConfig(o)
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	_, err := MakePlan(context.Background(), o, loaded)
+	_, _, err := planWith(t, o)
 	if err == nil || !strings.Contains(err.Error(), "k8s_node.m0") || !strings.Contains(err.Error(), "podCIDR cannot change") {
 		t.Errorf("pod_cidr changed under recorded subnets: %v", err)
 	}
@@ -176,7 +167,7 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 // (now on the k8s_node), deletes the routes services and adds flanneld.
 func TestPlanMovesOffTheRoutesService(t *testing.T) {
 	dir := t.TempDir()
-	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), NoRefresh: true}
+	o := Request{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}
 	writeWorkers(t, dir, "10.244.0.0/16", "w0", "w1")
 	steps := planSteps(t, o)
 	legacy := map[string]string{"w0": "10.244.5.0/24", "w1": "10.244.0.0/24"}

@@ -8,7 +8,7 @@ import (
 	"github.com/eggo-project/eggo/state"
 )
 
-// StatePrefetch reads the state file while the configuration loads. Where
+// statePrefetch reads the state file while the configuration loads. Where
 // the state lives and who may read its secrets come from the
 // configuration, but opening the secrets needs only the identities, known
 // from the command line: so `eggo plan` starts reading the file it would
@@ -16,7 +16,7 @@ import (
 // as long to read as the configuration to load), and uses what it read
 // only if the configuration names that same file. Otherwise it is thrown
 // away and the state is read as always.
-type StatePrefetch struct {
+type statePrefetch struct {
 	path   string
 	done   chan struct{}
 	taken  atomic.Bool // handed over once: the state is the caller's to change
@@ -25,18 +25,18 @@ type StatePrefetch struct {
 	err    error
 }
 
-// PrefetchState starts reading o.StatePath (the file -state or the
-// directory names) with o.Identities. A plan only: the read's keyring
-// remembers each ciphertext it opened, which a write must reuse (so an
-// unchanged secret is written unchanged), and a plan never writes.
-func PrefetchState(o Options) *StatePrefetch {
-	o.defaults()
-	p := &StatePrefetch{path: o.StatePath, done: make(chan struct{})}
+// prefetchState starts reading the state file at path (the file -state or
+// the directory names) with the identities in the files given. A plan
+// only: the read's keyring remembers each ciphertext it opened, which a
+// write must reuse (so an unchanged secret is written unchanged), and a
+// plan never writes.
+func prefetchState(path string, identities []string) *statePrefetch {
+	p := &statePrefetch{path: path, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		kr, err := NewKeyring(nil, o.Identities)
+		kr, err := newKeyring(nil, identities)
 		if err != nil {
-			return // OpenBackend says what is wrong with them
+			return // Open says what is wrong with them
 		}
 		p.usable = true
 		p.st, p.err = state.ReadWith(p.path, kr)
@@ -44,10 +44,10 @@ func PrefetchState(o Options) *StatePrefetch {
 	return p
 }
 
-// take is what the prefetch read, if o reads the same file (see
-// OpenBackend); ok is false when it must read for itself.
-func (p *StatePrefetch) take(o Options) (st *state.State, err error, ok bool) {
-	if p == nil || o.fileBackendPath == "" || o.fileBackendPath != p.path || p.taken.Swap(true) {
+// take is what the prefetch read, if o's backend is the same file; ok is
+// false when o must read for itself.
+func (p *statePrefetch) take(o options) (st *state.State, err error, ok bool) {
+	if p == nil || !o.fileBackend || o.StatePath != p.path || p.taken.Swap(true) {
 		return nil, nil, false
 	}
 	<-p.done

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -17,53 +18,57 @@ func writeSerial(t *testing.T, path string, serial uint64) {
 	}
 }
 
-func serialRead(t *testing.T, o Options) uint64 {
+// opened is the workspace Open makes for cfg in dir, with the state file
+// prefetched.
+func opened(t *testing.T, dir string, cfg *config.Config) *Workspace {
 	t.Helper()
-	st, err := o.readState()
+	w := &Workspace{req: Request{Dir: dir, PrefetchState: true}.withDefaults(), loaded: &Loaded{Config: cfg}}
+	w.prefetch = prefetchState(w.req.StatePath, nil)
+	if err := w.openBackend(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+// serialRead is the serial of the state a plan in w reads.
+func serialRead(t *testing.T, w *Workspace) uint64 {
+	t.Helper()
+	st, err := w.planRun(PlanOptions{}, nil).readState()
 	if err != nil || st == nil {
 		t.Fatalf("readState: %v, %v", st, err)
 	}
 	return st.Serial
 }
 
-// The state read while the configuration loads is the plan's only if the
-// configuration names that file; it is handed over once.
+// The state read while the configuration loads is the first plan's only
+// if the configuration names that file.
 func TestPrefetchedStateOnlyForTheSameFile(t *testing.T) {
 	dir := t.TempDir()
-	o := Options{Dir: dir}
 	writeSerial(t, filepath.Join(dir, "eggo.state"), 5)
-	p := PrefetchState(o)
-	<-p.done
+	w := opened(t, dir, &config.Config{})
+	<-w.prefetch.done
 	writeSerial(t, filepath.Join(dir, "eggo.state"), 6) // what a read now finds
-
-	o.Prefetched = p
-	if err := OpenBackend(&o, &config.Config{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := serialRead(t, o); got != 5 {
+	if got := serialRead(t, w); got != 5 {
 		t.Errorf("no backend block: serial %d, want the prefetched 5", got)
 	}
-	if got := serialRead(t, o); got != 6 {
-		t.Errorf("a second read: serial %d, want 6 read anew (the prefetched state was handed over)", got)
+	if got := serialRead(t, w); got != 6 {
+		t.Errorf("a second plan: serial %d, want 6 read anew (the prefetched state was handed over)", got)
+	}
+	if st, err := w.State(); err != nil || st.Serial != 6 {
+		t.Errorf("State: %v, %v; want serial 6, read anew", st, err)
 	}
 
 	other := filepath.Join(dir, "other.state")
 	writeSerial(t, other, 9)
-	o2 := Options{Dir: dir, Prefetched: PrefetchState(Options{Dir: dir})}
-	if err := OpenBackend(&o2, &config.Config{Backend: &config.Backend{Type: "file", Path: other}}); err != nil {
-		t.Fatal(err)
-	}
-	if got := serialRead(t, o2); got != 9 {
+	w2 := opened(t, dir, &config.Config{Backend: &config.Backend{Type: "file", Path: other}})
+	if got := serialRead(t, w2); got != 9 {
 		t.Errorf("backend file %s: serial %d, want its 9, not the prefetched default file", other, got)
 	}
 
 	// No state yet: none prefetched either.
-	empty := t.TempDir()
-	o3 := Options{Dir: empty, Prefetched: PrefetchState(Options{Dir: empty})}
-	if err := OpenBackend(&o3, &config.Config{}); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := o3.readState(); st != nil || err != nil {
+	w3 := opened(t, t.TempDir(), &config.Config{})
+	if st, err := w3.planRun(PlanOptions{}, nil).readState(); st != nil || err != nil {
 		t.Errorf("no state file: %v, %v", st, err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // o.Parallelism at once, and replaces its attributes with the live ones
 // (nil: gone). It returns the drift each read found. Nothing is written
 // anywhere.
-func refresh(ctx context.Context, o Options, rc *resources.RunContext, kinds map[string]resources.Kind, have map[string]*resources.Object, scope map[string]bool) (map[string][]resources.Reason, error) {
+func refresh(ctx context.Context, o options, rc *resources.RunContext, kinds map[string]resources.Kind, have map[string]*resources.Object, scope map[string]bool) (map[string][]resources.Reason, error) {
 	drift := map[string][]resources.Reason{}
 	if o.NoRefresh {
 		return drift, nil

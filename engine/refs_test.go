@@ -87,7 +87,6 @@ func TestRefsFlowInOneApply(t *testing.T) {
 func TestRefToUndeclaredIsAnError(t *testing.T) {
 	r := newRig(t)
 	o := r.opts()
-	o.defaults()
 	_, err := planDesired(t.Context(), o, []resources.Desired{desired("test.a", resources.Attrs{"v": resources.Ref{Addr: "test.nope", Attr: "x"}})}, nil)
 	if err == nil || !strings.Contains(err.Error(), "test.nope") {
 		t.Fatalf("err = %v", err)

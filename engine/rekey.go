@@ -8,18 +8,17 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-// Rekey is what RekeyHost did.
+// Rekey is what Workspace.RekeyHost did.
 type Rekey struct {
 	Node     string
 	Old, New string // fingerprints; Old "" when nothing was pinned
 }
 
-// RekeyHost accepts a reinstalled host deliberately: it fetches the key
+// rekeyHost accepts a reinstalled host deliberately: it fetches the key
 // node presents now (without logging in) and pins it in the state in place
 // of the old one. With wantFingerprint set ("SHA256:…", checked out of
 // band), a different key is refused. The caller holds the state's lock.
-func RekeyHost(ctx context.Context, o Options, cfg *config.Config, node, wantFingerprint string) (*Rekey, error) {
-	o.defaults()
+func rekeyHost(ctx context.Context, o options, cfg *config.Config, node, wantFingerprint string) (*Rekey, error) {
 	var target *resources.Node
 	for i := range cfg.Cluster.Nodes {
 		if cfg.Cluster.Nodes[i].Name == node {

@@ -26,10 +26,9 @@ type runSpec struct {
 // one connection), else a fresh pool that done closes. Every run-wide
 // field is set here, so a run never sees what the previous run of its
 // session left in them.
-func (o Options) runContext(s runSpec) (rc *resources.RunContext, done func()) {
-	o.defaults()
-	if o.Session != nil {
-		rc, done = o.Session.rc, func() {}
+func (o options) runContext(s runSpec) (rc *resources.RunContext, done func()) {
+	if o.session != nil {
+		rc, done = o.session, func() {}
 	} else {
 		rc = resources.NewRunContext(o.Log, nil)
 		done = func() { rc.Close() }

@@ -79,8 +79,8 @@ func TestSecretsThroughPlanAndApply(t *testing.T) {
 	if p.Step("test.a").Action != resources.Update {
 		t.Errorf("the value change is not planned: %v", p.Step("test.a").Action)
 	}
-	prior, _ := ReadStateOf(noID)
-	_, err := Apply(context.Background(), noID, p, prior, nil)
+	prior, _ := noID.readState()
+	_, err := apply(context.Background(), noID, p, prior, nil)
 	if err == nil || !strings.Contains(err.Error(), "test.a.secret") || !strings.Contains(err.Error(), "-identity") || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("apply without identity: %v", err)
 	}

@@ -22,21 +22,19 @@ func TestGeneratedStateIsNoOp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := engine.Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), NoRefresh: true, Kinds: kinds.All()}
-		loaded, diags := engine.LoadConfig(o)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
+		req := engine.Request{Dir: dir, StatePath: filepath.Join(dir, "eggo.state"), Kinds: kinds.All()}
 		if join == 1 { // sealed: the plan must open every key to change nothing
-			o.Identities = []string{identityOf(dir)}
-			if err := engine.OpenBackend(&o, loaded.Config); err != nil {
-				t.Fatal(err)
-			}
-			if data, _ := os.ReadFile(o.StatePath); !strings.Contains(string(data), `"sealed"`) || strings.Contains(string(data), "PRIVATE KEY") {
+			req.Identities = []string{identityOf(dir)}
+			if data, _ := os.ReadFile(req.StatePath); !strings.Contains(string(data), `"sealed"`) || strings.Contains(string(data), "PRIVATE KEY") {
 				t.Fatal("the sealed cluster's state holds no sealed value, or a plain key")
 			}
 		}
-		p, err := engine.MakePlan(context.Background(), o, loaded)
+		ws, err := engine.Open(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ws.Plan(context.Background(), engine.PlanOptions{NoRefresh: true}, nil)
+		ws.Close()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,8 +93,7 @@ func generate(dir string, nodes, join int, sealed bool) (int, error) {
 	if err := writeCluster(dir, nodes-3); err != nil {
 		return 0, err
 	}
-	o := engine.Options{Dir: dir, StatePath: statePath, NoRefresh: true, Kinds: kinds.All()}
-	st, err := fullState(context.Background(), o)
+	st, err := fullState(context.Background(), engine.Request{Dir: dir, StatePath: statePath, Kinds: kinds.All()})
 	if err != nil {
 		return 0, err
 	}

@@ -17,17 +17,18 @@ import (
 // there when its kind works locally (CAs, certificates) and otherwise
 // recorded with what the plan said it would be, its computed attributes
 // (what only a host can say) filled in as a host would report them.
-func fullState(ctx context.Context, o engine.Options) (*state.State, error) {
-	loaded, diags := engine.LoadConfig(o)
-	if diags.HasErrors() {
-		return nil, diags
+func fullState(ctx context.Context, req engine.Request) (*state.State, error) {
+	ws, err := engine.Open(ctx, req)
+	if err != nil {
+		return nil, err
 	}
-	p, err := engine.MakePlan(ctx, o, loaded)
+	defer ws.Close()
+	p, err := ws.Plan(ctx, engine.PlanOptions{NoRefresh: true}, nil)
 	if err != nil {
 		return nil, err
 	}
 	kinds := map[string]resources.Kind{}
-	for _, k := range o.Kinds {
+	for _, k := range req.Kinds {
 		kinds[k.Name()] = k
 	}
 	rc := resources.NewRunContext(nil, nil)

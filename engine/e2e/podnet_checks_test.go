@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
@@ -134,7 +135,7 @@ func flannelLeft(t *testing.T, tb *nspawntest.Testbed, host string) string {
 
 // onlyNodeChanges fails the test for a change of the plan to anything but
 // the given node's resources.
-func onlyNodeChanges(t *testing.T, what string, p *Plan, node string) {
+func onlyNodeChanges(t *testing.T, what string, p *engine.Plan, node string) {
 	t.Helper()
 	for _, s := range p.Steps {
 		if s.Action != resources.NoOp && s.Node != node {

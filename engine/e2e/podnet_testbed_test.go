@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"context"
@@ -203,7 +203,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 		t.Errorf("after adding w0 back, pod subnets recorded: %v", got)
 	}
 
-	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 	for _, h := range []string{"m0", "w0", "w1"} {

@@ -1,16 +1,18 @@
-package engine
+package e2e_test
 
 import (
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
@@ -214,7 +216,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	}
 	// Cluster DNS: CoreDNS from the bundle answers at the tenth address
 	// of service_cidr (10.32.0.0/16 by default).
-	if !contains(res.Applied, "addon.coredns") {
+	if !slices.Contains(res.Applied, "addon.coredns") {
 		t.Errorf("addon.coredns was not applied: %v", res.Applied)
 	}
 	if got := mustExec(t, tb, "w0", "dig +short +time=2 +tries=10 @10.32.0.10 kubernetes.default.svc.cluster.local"); got != "10.32.0.1" {
@@ -244,11 +246,11 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 			t.Error(err)
 		}
 	}}
-	_, res = runApply(t, dir, func(o *Options) { o.Observer = cut })
+	_, res = runApply(t, dir, func(r *runOpts) { r.obs = cut })
 	if _, failed := res.Failed[`service.kube-apiserver["m1"]`]; !failed || res.OK() {
 		t.Fatalf("apply with m1 cut off: failed %v", res.Failed)
 	}
-	if !contains(res.Applied, `service.kube-apiserver["m0"]`) {
+	if !slices.Contains(res.Applied, `service.kube-apiserver["m0"]`) {
 		t.Errorf("m0's apiserver was not updated while m1 was cut off: applied %v", res.Applied)
 	}
 	if err := res.Failed[`service.kube-apiserver["m1"]`]; !strings.Contains(err.Error(), "m1") {
@@ -347,7 +349,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	// fails the requests the apiservers have in flight on it (issue 13).
 	waits := func(addr, dep string) {
 		t.Helper()
-		if s := p.Step(addr); s == nil || !contains(s.WaitsFor, dep) {
+		if s := p.Step(addr); s == nil || !slices.Contains(s.WaitsFor, dep) {
 			t.Errorf("%s does not wait for %s in the upgrade", addr, dep)
 		}
 	}
@@ -402,7 +404,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	m.checkControlPlane(t, tb, addr["lb"], k8sTo, "m0", "m1")
 
 	// Destroy: every host as it was.
-	if _, res = runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res = runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 	for _, h := range all {
@@ -417,7 +419,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 
 // rollOrder lists the upgraded services in the order the plan's edges
 // allow them to run (a step after all it waits for).
-func rollOrder(p *Plan) []string {
+func rollOrder(p *engine.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		if s.Action == resources.Update && (s.Kind == "service" || s.Kind == "etcd_member") {
@@ -432,7 +434,7 @@ func rollOrder(p *Plan) []string {
 // reports a step that match selects (msg "" for the start): a fault at a
 // known point of an apply, not after a guessed delay.
 type cutHook struct {
-	NopObserver
+	engine.NopObserver
 	match func(addr, msg string) bool
 	cut   func()
 	once  sync.Once

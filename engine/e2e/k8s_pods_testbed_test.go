@@ -1,7 +1,8 @@
-package engine
+package e2e_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string) {
 				}
 			}
 		}
-		if s := p.Step(resources.ServiceAddr(resources.CompAPIServer, "m1")); s == nil || !contains(s.WaitsFor, resources.ServiceAddr(resources.CompScheduler, "m0")) {
+		if s := p.Step(resources.ServiceAddr(resources.CompAPIServer, "m1")); s == nil || !slices.Contains(s.WaitsFor, resources.ServiceAddr(resources.CompScheduler, "m0")) {
 			t.Errorf("m1's apiserver switches without waiting for m0's control plane: %v", s)
 		}
 		to.checkControlPlane(t, tb, lb, k8sFrom, "m0", "m1")

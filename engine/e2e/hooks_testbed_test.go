@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/state"
@@ -196,11 +197,12 @@ func TestHooksOnTestbed(t *testing.T) {
 	clusterArgs := []string{"team=platform ops", "zone=eu-1", "owner=it's me"}
 	loadCluster := func() *resources.Cluster {
 		t.Helper()
-		l, diags := LoadConfig(Options{Dir: dir})
-		if diags.HasErrors() {
-			t.Fatal(diags)
+		ws, err := engine.Open(context.Background(), engine.Request{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return l.Config.Cluster
+		defer ws.Close()
+		return ws.Loaded().Config.Cluster
 	}
 	readState := func() *state.State {
 		t.Helper()
@@ -229,7 +231,7 @@ hook "local" {
 	c := loadCluster()
 	p, res := runApply(t, dir, hostOnly)
 	if !res.OK() {
-		t.Fatalf("deploy: %s", FailureSummary(p, res))
+		t.Fatalf("deploy: %s", engine.FailureSummary(p, res))
 	}
 	for _, n := range []string{"h0", "h1"} {
 		for _, typ := range []string{"prehook", "posthook"} {
@@ -299,14 +301,14 @@ hook "stubborn" {
 	p, res = runApply(t, dir, hostOnly)
 	gate := `hook.gate["pre-join/h2"]`
 	if _, failed := res.Failed[gate]; !failed || len(res.Failed) != 1 {
-		t.Fatalf("join: want exactly %s failed, got %s", gate, FailureSummary(p, res))
+		t.Fatalf("join: want exactly %s failed, got %s", gate, engine.FailureSummary(p, res))
 	}
 	if msg := res.Failed[gate].Error(); !strings.Contains(msg, "gate says no") || !strings.Contains(msg, "h2") {
 		t.Errorf("the abort does not show the hook's output and node: %s", msg)
 	}
 	// Pre hooks of one operation run in the order they are declared:
 	// envnode's ran, then the gate closed h2's join.
-	if s := p.Step(gate); !contains(s.WaitsFor, `hook.envnode["pre-join/h2"]`) {
+	if s := p.Step(gate); !slices.Contains(s.WaitsFor, `hook.envnode["pre-join/h2"]`) {
 		t.Errorf("the gate does not wait for the pre-join hook declared before it: %v", s.WaitsFor)
 	}
 	for _, a := range []string{"host.h2", `hook.envnode["post-join/h2"]`} {
@@ -388,7 +390,7 @@ hook "ready" {
 `)
 	p, res = runApply(t, dir, hostOnly)
 	if !res.OK() || !slices.Contains(res.Applied, "host.h2") {
-		t.Fatalf("second join: %s (applied %v)", FailureSummary(p, res), res.Applied)
+		t.Fatalf("second join: %s (applied %v)", engine.FailureSummary(p, res), res.Applied)
 	}
 	wantEnv(t, tb, c, "envnode", "prehook", "join", "h2", nil)
 	wantEnv(t, tb, c, "envnode", "posthook", "join", "h2", nil)
@@ -422,7 +424,7 @@ hook "gone" {
 `)
 	p, res = runApply(t, dir, hostOnly)
 	if !res.OK() {
-		t.Fatalf("delete: %s", FailureSummary(p, res))
+		t.Fatalf("delete: %s", engine.FailureSummary(p, res))
 	}
 	gone := hookRunsOf(readState(), `hook.gone["post-delete/h3"]`)
 	if len(gone) != 1 || gone[0].Phase != "Error" || gone[0].Decision != "continue" || !strings.Contains(gone[0].Error, "no") {
@@ -436,9 +438,9 @@ hook "gone" {
 	wantEnv(t, tb, c, "envcluster", "posthook", "delete", "h0", clusterArgs)
 
 	// Destroy: cleanup hooks on every node, the cluster one on h0.
-	p, res = runApply(t, dir, func(o *Options) { hostOnly(o); o.Destroy = true })
+	p, res = runApply(t, dir, func(r *runOpts) { hostOnly(r); r.req.Destroy = true })
 	if !res.OK() {
-		t.Fatalf("destroy: %s", FailureSummary(p, res))
+		t.Fatalf("destroy: %s", engine.FailureSummary(p, res))
 	}
 	for _, n := range []string{"h0", "h1", "h2"} {
 		wantEnv(t, tb, c, "envnode", "prehook", "cleanup", n, nil)
@@ -451,7 +453,7 @@ hook "gone" {
 		t.Errorf("destroy left %d resources", len(st.Resources))
 	}
 	// Every run is in the audit log, in order, beyond what the state keeps.
-	log, err := os.ReadFile(AuditLogPath(filepath.Join(dir, "eggo.state")))
+	log, err := os.ReadFile(engine.AuditLogPath(filepath.Join(dir, "eggo.state")))
 	if err != nil {
 		t.Fatal(err)
 	}

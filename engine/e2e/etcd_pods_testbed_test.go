@@ -1,9 +1,10 @@
-package engine
+package e2e_test
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,7 +100,7 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	if poll.failures.Load() > 0 {
 		t.Errorf("the API failed during etcd's roll: %v", poll.first.Load())
 	}
-	if s := p.Step("etcd_member.m1"); s == nil || !contains(s.WaitsFor, "etcd_member.m0") {
+	if s := p.Step("etcd_member.m1"); s == nil || !slices.Contains(s.WaitsFor, "etcd_member.m0") {
 		t.Errorf("etcd_member.m1 does not wait for m0's: %v", s)
 	}
 	for _, h := range []string{"m0", "m1", "m2"} {
@@ -110,13 +111,13 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 
 	// Back to a unit: refused, with the reason.
 	etcdPodsConfig(t, dir, tb, "", "m0", "m1", "m2")
-	_, _, _, err := planIn(dir, nil)
+	_, err := planOnce(dir, nil)
 	if err == nil || !strings.Contains(err.Error(), "etcd_implementation cannot change") {
 		t.Errorf("moving etcd to a unit: %v, want it refused", err)
 	}
 
 	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1", "m2")
-	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 	for _, h := range []string{"m0", "m1", "m2"} {

@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/host"
@@ -71,32 +72,46 @@ func hostTree(t *testing.T, tb *nspawntest.Testbed, name string) string {
 	return tb.TreeForTest(t, name)
 }
 
-// planIn plans dir in a new session, which the caller closes; the error
-// is the language's diagnostics or the plan's.
-func planIn(dir string, mutate func(*Options)) (Options, *Session, *Plan, error) {
-	o := Options{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}
+// runOpts are what a test changes in a run: the workspace's request, the
+// plan's flags, the observer of the plan and the apply, and the operation
+// the state is locked for before the plan ("": none, a plan alone).
+type runOpts struct {
+	req  engine.Request
+	plan engine.PlanOptions
+	obs  engine.ApplyObserver
+	lock string
+}
+
+// planIn opens dir's workspace and plans in it; the caller closes the
+// workspace. The error is the configuration's diagnostics or the plan's.
+func planIn(dir string, mutate func(*runOpts)) (*engine.Workspace, *runOpts, *engine.Plan, error) {
+	r := &runOpts{req: engine.Request{Dir: dir, StatePath: filepath.Join(dir, "eggo.state")}}
 	if _, err := os.Stat(filepath.Join(dir, testIdentityFile)); err == nil {
-		o.Identities = []string{filepath.Join(dir, testIdentityFile)}
+		r.req.Identities = []string{filepath.Join(dir, testIdentityFile)}
 	}
 	if w, ok := testLogs.Load(dir); ok {
-		o.Log = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: w.(io.Writer)})
+		r.req.Log = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: w.(io.Writer)})
 	}
 	if mutate != nil {
-		mutate(&o)
+		mutate(r)
 	}
 	// As the commands do: the configuration says where the state lives
 	// and who its secrets are sealed to.
-	loaded, diags := LoadConfig(o)
-	if diags.HasErrors() {
-		return o, nil, nil, diags
+	ws, err := engine.Open(context.Background(), r.req)
+	if err != nil {
+		return nil, r, nil, err
 	}
-	if err := OpenBackend(&o, loaded.Config); err != nil {
-		return o, nil, nil, err
+	if r.lock != "" {
+		if err := ws.Lock(r.lock); err != nil {
+			return ws, r, nil, err
+		}
 	}
-	sess := NewSession(o)
-	o.Session = sess
-	p, err := MakePlan(context.Background(), o, loaded)
-	return o, sess, p, err
+	var obs engine.Observer
+	if r.obs != nil {
+		obs = r.obs
+	}
+	p, err := ws.Plan(context.Background(), r.plan, obs)
+	return ws, r, p, err
 }
 
 // testIdentityFile, when a test writes it into the configuration
@@ -114,32 +129,42 @@ func logRunsTo(t *testing.T, dir string, w io.Writer) {
 	t.Cleanup(func() { testLogs.Delete(dir) })
 }
 
-// run plans and applies dir with one session, as `eggo apply` does.
-func runApply(t *testing.T, dir string, mutate func(*Options)) (*Plan, *Result) {
+// planOnce plans dir in a workspace of its own, closed before it returns.
+func planOnce(dir string, mutate func(*runOpts)) (*engine.Plan, error) {
+	ws, _, p, err := planIn(dir, mutate)
+	if ws != nil {
+		ws.Close()
+	}
+	return p, err
+}
+
+// runApply plans and applies dir in one workspace under the state's lock,
+// as `eggo apply` does: the plan and the apply share its connections,
+// which the Result counts.
+func runApply(t *testing.T, dir string, mutate func(*runOpts)) (*engine.Plan, *engine.Result) {
 	t.Helper()
-	o, sess, p, err := planIn(dir, mutate)
-	if sess != nil {
-		defer sess.Close()
+	ws, r, p, err := planIn(dir, func(r *runOpts) {
+		r.lock = "apply"
+		if mutate != nil {
+			mutate(r)
+		}
+	})
+	if ws != nil {
+		defer ws.Close()
 	}
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
-	prior, err := ReadStateOf(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Apply(context.Background(), o, p, prior, nil)
+	res, err := ws.Apply(context.Background(), p, engine.ApplyOptions{Parallelism: r.plan.Parallelism, Force: r.plan.Force}, r.obs, nil)
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	st := sess.rc.Pool.Stats()
-	res.Connections, res.Writes, res.Bytes = st.Connections, st.Writes, st.BytesUploaded
 	return p, res
 }
 
 // hostOnly limits a run to the host kind: these tests are about hosts and
 // bundles, not about the Kubernetes components on them.
-func hostOnly(o *Options) { o.Kinds = []resources.Kind{host.New()} }
+func hostOnly(r *runOpts) { r.req.Kinds = []resources.Kind{host.New()} }
 
 func TestHostOnTestbed(t *testing.T) {
 	if testing.Short() {
@@ -209,7 +234,7 @@ func TestHostOnTestbed(t *testing.T) {
 			}
 		},
 	}
-	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Observer = cut })
+	_, res = runApply(t, bigDir, func(r *runOpts) { hostOnly(r); r.obs = cut })
 	tb.Restore(m1)
 	if res.OK() || res.Failed["host."+m1] == nil {
 		t.Fatalf("cut host did not fail: %+v", res)
@@ -232,7 +257,7 @@ func TestHostOnTestbed(t *testing.T) {
 	}
 
 	// Destroy leaves each host as it was before.
-	_, res = runApply(t, bigDir, func(o *Options) { hostOnly(o); o.Destroy = true })
+	_, res = runApply(t, bigDir, func(r *runOpts) { hostOnly(r); r.req.Destroy = true })
 	if !res.OK() || res.Counts.Destroy != 2 {
 		t.Fatalf("destroy: %+v", res)
 	}

@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"os"
@@ -23,7 +23,7 @@ const routesRelease = "4869f8e"
 func buildEggoAt(t *testing.T, commit string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // engine/e2e/… → the module root
 	if err := exec.Command("git", "-C", root, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
 		// A source tree without its history (an archive, a shallow clone)
 		// cannot build the old release: say so, loudly, rather than fail.
@@ -106,7 +106,7 @@ func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
 	if p, _ := runApply(t, dir, nil); p.HasChanges() {
 		t.Errorf("the apply after the upgrade: %v", actions(p))
 	}
-	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"fmt"

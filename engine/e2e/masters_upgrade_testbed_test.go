@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"os"
@@ -84,7 +84,7 @@ func TestMastersBecomeNodesOnTestbed(t *testing.T) {
 	if p, _ := runApply(t, dir, nil); p.HasChanges() {
 		t.Errorf("the apply after the upgrade: %s", changed(p))
 	}
-	if _, res := runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 }

@@ -1,10 +1,11 @@
-package engine
+package e2e_test
 
 import (
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,11 +49,8 @@ func faultConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages stri
 }
 
 // planError is what planning dir says, or nil.
-func planError(dir string, mutate func(*Options)) error {
-	_, sess, _, err := planIn(dir, mutate)
-	if sess != nil {
-		sess.Close()
-	}
+func planError(dir string, mutate func(*runOpts)) error {
+	_, err := planOnce(dir, mutate)
 	return err
 }
 
@@ -127,7 +125,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	if s := p.Step("etcd_member.e0"); s == nil || s.Action != resources.Update {
 		t.Errorf("the stopped member e0 is not repaired: %+v", s)
 	}
-	if s := p.Step("etcd_member.e1"); s == nil || s.Action != resources.Create || !contains(s.WaitsFor, "etcd_member.e0") {
+	if s := p.Step("etcd_member.e1"); s == nil || s.Action != resources.Create || !slices.Contains(s.WaitsFor, "etcd_member.e0") {
 		t.Errorf("the join of e1 does not wait for e0's repair: %+v", s)
 	}
 	t.Logf("join of e1 with e0 stopped: %s (e0 repaired first)", time.Since(start).Round(100*time.Millisecond))
@@ -169,7 +167,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	}
 	t.Logf("plan with w0 unreachable: %v", err)
 	start = time.Now()
-	if _, res = runApply(t, dir, func(o *Options) { o.Force = true }); !res.OK() {
+	if _, res = runApply(t, dir, func(r *runOpts) { r.plan.Force = true }); !res.OK() {
 		t.Fatalf("removing dead w0 with -force: %v %v", res.Failed, res.Skipped)
 	}
 	t.Logf("removal of dead w0 with -force: %s", time.Since(start).Round(100*time.Millisecond))
@@ -190,7 +188,7 @@ func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	}
 
 	// Destroy: the hosts still in the cluster are as before.
-	if _, res = runApply(t, dir, func(o *Options) { o.Destroy = true }); !res.OK() {
+	if _, res = runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
 	for _, h := range []string{"m0", "e0", "e1"} {

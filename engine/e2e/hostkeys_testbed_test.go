@@ -1,4 +1,4 @@
-package engine
+package e2e_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/eggo-project/eggo/engine"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 )
 
@@ -85,8 +86,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	oldH1 := onHost["h1"]
 
 	// 1. The first plan scans every node and shows its real key as a pin.
-	_, sess, p, err := planIn(dir, hostOnly)
-	sess.Close()
+	p, err := planOnce(dir, hostOnly)
 	if err != nil {
 		t.Fatalf("first plan: %v", err)
 	}
@@ -132,8 +132,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 		t.Fatal("h1 kept its host key after regeneration")
 	}
 	before := readFileOrEmpty(t, statePath)
-	_, sess, _, err = planIn(dir, hostOnly)
-	sess.Close()
+	_, err = planOnce(dir, hostOnly)
 	if err == nil {
 		t.Fatal("plan after h1's host key changed succeeded")
 	}
@@ -155,13 +154,15 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	}
 
 	// 3. rekey-host: a wrong fingerprint is refused; none pins the new key.
-	loaded, diags := LoadConfig(Options{Dir: dir})
-	if diags.HasErrors() {
-		t.Fatal(diags)
+	rekeyWS, err := engine.Open(ctx, engine.Request{Dir: dir, StatePath: statePath})
+	if err != nil {
+		t.Fatal(err)
 	}
-	o := Options{Dir: dir, StatePath: statePath}
+	if err := rekeyWS.Lock("state rekey-host"); err != nil {
+		t.Fatal(err)
+	}
 	wrong := gossh.FingerprintSHA256(oldH1)
-	if r, err := RekeyHost(ctx, o, loaded.Config, "h1", wrong); err == nil {
+	if r, err := rekeyWS.RekeyHost(ctx, "h1", wrong); err == nil {
 		t.Fatalf("rekey with the old fingerprint accepted: %+v", r)
 	} else if !namesWord(err.Error(), "h1") || !strings.Contains(err.Error(), gossh.FingerprintSHA256(newH1)) { // the fingerprints can hold "h1"
 		t.Errorf("refused rekey does not name h1 and the key it presents: %v", err)
@@ -169,7 +170,8 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if after := readFileOrEmpty(t, statePath); !bytes.Equal(before, after) {
 		t.Fatal("a refused rekey changed the state file")
 	}
-	r, err := RekeyHost(ctx, o, loaded.Config, "h1", "")
+	r, err := rekeyWS.RekeyHost(ctx, "h1", "")
+	rekeyWS.Close()
 	if err != nil {
 		t.Fatalf("rekey: %v", err)
 	}
@@ -206,8 +208,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	// host, so the plan's scan must not offer the key known_hosts
 	// contradicts as a pin, and the apply's first dial refuses it.
 	fresh := testbedConfig(t, tb, 0)
-	_, sess, p, err = planIn(fresh, hostOnly)
-	sess.Close()
+	p, err = planOnce(fresh, hostOnly)
 	if err != nil {
 		t.Fatalf("plan of a new state: %v", err)
 	}
@@ -222,13 +223,12 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if w := strings.Join(p.Warnings, "\n"); !namesWord(w, "h1") || !strings.Contains(w, gossh.FingerprintSHA256(oldH1)) { // the fingerprints can hold "h1"
 		t.Errorf("the plan does not warn that h1's key contradicts known_hosts: %q", w)
 	}
-	o, sess, p, err = planIn(fresh, hostOnly)
+	ws, _, p, err := planIn(fresh, func(r *runOpts) { hostOnly(r); r.lock = "apply" })
 	if err != nil {
-		sess.Close()
 		t.Fatal(err)
 	}
-	res, err = Apply(ctx, o, p, nil, nil)
-	sess.Close()
+	res, err = ws.Apply(ctx, p, engine.ApplyOptions{}, nil, nil)
+	ws.Close()
 	if err != nil {
 		t.Fatalf("apply of a new state: %v", err)
 	}
@@ -271,8 +271,7 @@ func TestHostKeysOnTestbed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tofu, "main.hcl"), hcl, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, sess, p, err = planIn(tofu, hostOnly)
-	sess.Close()
+	p, err = planOnce(tofu, hostOnly)
 	if err != nil {
 		t.Fatalf("plan with a known_hosts knowing h0 only: %v", err)
 	}
