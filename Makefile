@@ -63,25 +63,27 @@ check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape
 # limit of 128 fits one cluster; the run raises it to 512 (what kind asks
 # of its hosts) and puts it back at the end.
 INOTIFY_INSTANCES := 512
-# resources/hookrun's tests measure a hook's time limits on real hosts
-# (SIGTERM, then SIGKILL after the grace): they run alone, after the rest,
-# so the Kubernetes end-to-end test's load does not stretch their clocks.
 # The GitOps end-to-end test (controller/e2e: a management cluster and a
-# workload cluster) runs after them too, not beside the engine's two, with
-# the conformance smoke against the cluster its Jobs build.
+# workload cluster, with the conformance smoke against the cluster its Jobs
+# build: the binary implementation's smoke) runs beside the other packages
+# (the engine's end-to-end tests run two clusters at once): three clusters
+# at a time at most. resources/hookrun's tests measure a hook's time limits
+# on real hosts (SIGTERM, then SIGKILL after the grace): they run alone,
+# after the rest, so the clusters' load does not stretch their clocks. The
+# pod implementation's smoke (static-pod etcd too) comes last.
 test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster), the conformance smoke
 	@inotify=$$(sysctl -n fs.inotify.max_user_instances); \
 	if [ "$$inotify" -lt $(INOTIFY_INSTANCES) ]; then sysctl -q -w fs.inotify.max_user_instances=$(INOTIFY_INSTANCES); fi; \
 	export EGGO_TESTBED_RUN=/run/eggo-testbed-test-$$$$; \
 	trap 'go run ./tools/testbed down -root "$$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances='"$$inotify" EXIT; \
-	go test -count=1 -timeout 75m $$(go list ./... | grep -v -e '/resources/hookrun$$' -e '/controller/e2e$$') && \
-	go test -count=1 -timeout 15m ./resources/hookrun/ && \
 	$(MAKE) --no-print-directory conformance-images >/dev/null && \
-	EGGO_E2E_CONFORMANCE_FOCUS='$(CONFORMANCE_SMOKE)' go test -count=1 -timeout 30m ./controller/e2e/ && \
+	{ EGGO_E2E_CONFORMANCE_FOCUS='$(CONFORMANCE_SMOKE)' go test -count=1 -timeout 45m ./controller/e2e/ & gitops=$$!; \
+	  go test -count=1 -timeout 75m $$(go list ./... | grep -v -e '/resources/hookrun$$' -e '/controller/e2e$$'); main=$$?; \
+	  wait $$gitops; gitops=$$?; [ $$main -eq 0 ] && [ $$gitops -eq 0 ]; } && \
+	go test -count=1 -timeout 15m ./resources/hookrun/ && \
 	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
 	$(MAKE) --no-print-directory bundle-test && \
-	$(MAKE) --no-print-directory conformance-smoke && \
 	$(MAKE) --no-print-directory conformance-smoke IMPLEMENTATION=pod ETCD_IMPLEMENTATION=pod RESULTS=$(RESULTS)-pod
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
@@ -130,8 +132,9 @@ conformance: deps build bundle conformance-images ## Deploy a cluster on the tes
 	go run ./tools/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS) \
 	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)
 
-# The smoke make test runs, once for each implementation: 34 conformance
-# tests on the same cluster, the parallel phase only — the Networking
+# The smoke make test runs, once for each implementation (the binary one
+# against the cluster the GitOps end-to-end test's Jobs build, the pod one
+# here, with static-pod etcd): 34 conformance tests on the same cluster, the parallel phase only — the Networking
 # Granular Checks, every DNS and Service test, and a sample of sig-apps,
 # sig-node and sig-api-machinery (with a webhook and an aggregated API: the
 # apiserver reaching pods).

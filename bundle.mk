@@ -1,5 +1,5 @@
 # bundle.mk — eggo's offline Kubernetes bundle for tests and the demo
-# (internal/bundle/README.md). Included by the Makefile.
+# (tools/bundle/README.md). Included by the Makefile.
 #
 #   make bundle                     build or reuse every version; prints the bundle directory last
 #   make bundle BUNDLE_VERSIONS=v1.31.4 CACHE=/tmp/c
@@ -13,7 +13,7 @@
 
 CACHE           ?= /var/cache/eggo
 BUNDLE_VERSIONS ?= v1.31.3 v1.31.4
-BUNDLE_SRC      := internal/bundle
+BUNDLE_SRC      := tools/bundle
 CONFORMANCE_VERSION ?= v1.31.4
 
 .PHONY: bundle eggo-image management-bundle conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
@@ -50,7 +50,7 @@ bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, 
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
 	cd $(BUNDLE_SRC)/etcd && go vet . && go test -count=1 .
 
-bundle-gomod: ## Write internal/bundle/kube/$(V): the Go module that builds Kubernetes $(V)
+bundle-gomod: ## Write tools/bundle/kube/$(V): the Go module that builds Kubernetes $(V)
 	@test -n "$(V)" || { echo "usage: make bundle-gomod V=v1.31.N"; exit 2; }
 	$(BUNDLE_SRC)/kube/gen-gomod.sh $(V)
 

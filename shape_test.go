@@ -27,7 +27,7 @@ func TestCodeShape(t *testing.T) {
 		t.Skipf("git ls-files: %v", err)
 	}
 	for _, path := range strings.Fields(string(out)) {
-		if strings.HasSuffix(path, "_test.go") || strings.HasPrefix(path, "internal/bundle/") {
+		if strings.HasSuffix(path, "_test.go") || strings.HasPrefix(path, "tools/bundle/") {
 			continue
 		}
 		for _, p := range shapeProblems(t, path) {

@@ -70,7 +70,7 @@ const CompEtcdImage = "etcd-image"
 const EtcdImageArchive = EtcdImageDir + "etcd.tar"
 
 // EtcdImage is the image the bundle ships as EtcdImageArchive
-// (internal/bundle/scripts/etcd-image.sh builds it from the etcd release
+// (tools/bundle/scripts/etcd-image.sh builds it from the etcd release
 // its module pins), named as kubeadm names upstream's.
 const EtcdImage = "registry.k8s.io/etcd:3.5.15-0"
 

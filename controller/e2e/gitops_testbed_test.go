@@ -702,7 +702,7 @@ func newSmoke(t *testing.T, repo, bundle string) *smokeRun {
 	tools := filepath.Join(cache, "conformance", "v"+k8sVersion)
 	results := t.TempDir()
 	o := conformance.Options{Bundle: bundle, Tools: tools, Images: filepath.Join(tools, "images"), Results: results,
-		List:  filepath.Join(repo, "internal/bundle/conformance/v"+k8sVersion+"/conformance-tests.txt"),
+		List:  filepath.Join(repo, "tools/bundle/conformance/v"+k8sVersion+"/conformance-tests.txt"),
 		Procs: 4, Focus: focus, Log: io.Discard}
 	if _, err := os.Stat(filepath.Join(tools, "e2e.test")); err != nil {
 		t.Fatalf("no conformance tools at %s: make conformance-images", tools)

@@ -67,7 +67,7 @@ func eggoImage(t *testing.T, repo string) (archive, name string) {
 	if cache == "" {
 		cache = "/var/cache/eggo"
 	}
-	out := run(t, repo, filepath.Join(repo, "internal/bundle/scripts/eggo-image.sh"), filepath.Join(cache, "eggo-image"))
+	out := run(t, repo, filepath.Join(repo, "tools/bundle/scripts/eggo-image.sh"), filepath.Join(cache, "eggo-image"))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	archive = lines[len(lines)-1]
 	b, err := os.ReadFile(filepath.Join(filepath.Dir(archive), "name"))
@@ -82,7 +82,7 @@ func eggoImage(t *testing.T, repo string) (archive, name string) {
 // image among those every node's containerd imports at start.
 func managementBundle(t *testing.T, repo, bundle, archive string) string {
 	t.Helper()
-	out := run(t, repo, filepath.Join(repo, "internal/bundle/scripts/management-bundle.sh"), bundle, archive,
+	out := run(t, repo, filepath.Join(repo, "tools/bundle/scripts/management-bundle.sh"), bundle, archive,
 		filepath.Join(t.TempDir(), "v"+k8sVersion))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	return lines[len(lines)-1]

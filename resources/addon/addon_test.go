@@ -70,7 +70,7 @@ func TestCoreDNSServiceIsKubeletsClusterDNS(t *testing.T) {
 
 // The image the add-on runs is the one the bundle builds.
 func TestCoreDNSImageIsTheBundlesRelease(t *testing.T) {
-	mod, err := os.ReadFile("../../internal/bundle/coredns/go.mod")
+	mod, err := os.ReadFile("../../tools/bundle/coredns/go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // CoreDNSImage is the image the bundle ships as coredns.tar
-// (internal/bundle/scripts/coredns.sh builds it from the release its
+// (tools/bundle/scripts/coredns.sh builds it from the release its
 // module pins); the add-on's pods run it with imagePullPolicy: Never.
 const CoreDNSImage = "registry.k8s.io/coredns/coredns:v1.11.3"
 

@@ -16,7 +16,7 @@ import (
 const etcdMetricsURL = "http://127.0.0.1:2381"
 
 // etcdEnvironmentFile is the environment variable the bundle's etcd image
-// reads KEY=VALUE lines from (internal/bundle/etcd), as the unit's
+// reads KEY=VALUE lines from (tools/bundle/etcd), as the unit's
 // EnvironmentFile=-: how the member first starts.
 const etcdEnvironmentFile = "EGGO_ETCD_ENVIRONMENT_FILE"
 

@@ -137,9 +137,9 @@ func TestEtcdSwitchRefused(t *testing.T) {
 }
 
 // TestEtcdImageIsTheBundlesRelease: the image the members run is the one
-// the bundle builds (internal/bundle/etcd pins the release).
+// the bundle builds (tools/bundle/etcd pins the release).
 func TestEtcdImageIsTheBundlesRelease(t *testing.T) {
-	mod, err := os.ReadFile("../../internal/bundle/etcd/go.mod")
+	mod, err := os.ReadFile("../../tools/bundle/etcd/go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 //
 // Why flannel and not kube-router (which also enforces NetworkPolicy):
 // kube-router's module cannot be fetched from the module proxy the bundle
-// is built with, flannel's can (internal/bundle/README.md). flannel does
+// is built with, flannel's can (tools/bundle/README.md). flannel does
 // not enforce NetworkPolicy.
 
 const (

@@ -27,7 +27,7 @@ func main() {
 	flag.StringVar(&o.Bundle, "bundle", cache+"/bundle/v1.31.4", "the bundle (make bundle)")
 	flag.StringVar(&o.Tools, "tools", cache+"/conformance/v1.31.4", "e2e.test and ginkgo (make conformance-tools)")
 	flag.StringVar(&o.Images, "images", cache+"/conformance/v1.31.4/images", "test image archives (make conformance-images)")
-	flag.StringVar(&o.List, "list", "internal/bundle/conformance/v1.31.4/conformance-tests.txt", "the conformance tests counted")
+	flag.StringVar(&o.List, "list", "tools/bundle/conformance/v1.31.4/conformance-tests.txt", "the conformance tests counted")
 	flag.StringVar(&o.Results, "results", "conformance-results", "where reports, logs, state and kubeconfig go")
 	flag.IntVar(&o.Workers, "workers", 2, "workers (at least 2)")
 	flag.IntVar(&o.Procs, "procs", 4, "ginkgo processes in the parallel phase")

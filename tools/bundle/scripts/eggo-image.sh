@@ -42,7 +42,7 @@ list_sources() {
   fi
 }
 sources=$(cd "$repo" && list_sources |
-  grep -zv -e '^internal/bundle/' -e '^website/' -e '_test\.go$' -e '\.md$' -e '/testdata/' |
+  grep -zv -e '^tools/' -e '^internal/harness/' -e '^website/' -e '_test\.go$' -e '\.md$' -e '/testdata/' |
   while IFS= read -r -d '' f; do if [[ -f $f ]]; then printf '%s\0' "$f"; fi; done | # not a deleted one
   LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum | cut -c1-16)
 writer=$(cd "$BUNDLE_SRC" && cat ociimage/*.go cmd/ociarchive/*.go scripts/eggo-image.sh scripts/lib.sh | sha256sum | cut -c1-16)

@@ -1,5 +1,4 @@
-// A test-only module: etcd for the conformance images (../../../scripts/conformance-images.sh).
-module github.com/eggo-project/eggo/internal/bundle/conformance/v1.31.4/etcd
+module github.com/eggo-project/eggo/tools/bundle/etcd
 
 go 1.22
 

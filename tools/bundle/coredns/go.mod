@@ -1,4 +1,4 @@
-module github.com/eggo-project/eggo/internal/bundle/coredns
+module github.com/eggo-project/eggo/tools/bundle/coredns
 
 go 1.22
 

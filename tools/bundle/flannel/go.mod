@@ -1,4 +1,4 @@
-module github.com/eggo-project/eggo/internal/bundle/flannel
+module github.com/eggo-project/eggo/tools/bundle/flannel
 
 go 1.22
 

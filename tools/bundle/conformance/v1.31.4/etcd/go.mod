@@ -1,4 +1,5 @@
-module github.com/eggo-project/eggo/internal/bundle/etcd
+// A test-only module: etcd for the conformance images (../../../scripts/conformance-images.sh).
+module github.com/eggo-project/eggo/tools/bundle/conformance/v1.31.4/etcd
 
 go 1.22
 

@@ -25,7 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/eggo-project/eggo/internal/bundle/ociimage"
+	"github.com/eggo-project/eggo/tools/bundle/ociimage"
 )
 
 func main() {
