@@ -5,10 +5,10 @@ import (
 	"errors"
 	"net"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/internal/harness/proctest"
 	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 	"github.com/eggo-project/eggo/providers"
 )
@@ -72,7 +72,7 @@ func TestRetriesRefusedPortWithBackoff(t *testing.T) {
 	noSSHAgent(t)
 	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	target.Port = closedPort(t)
+	target.Port = proctest.RefusedPort(t)
 	target.Retries = 2
 	start := time.Now()
 	_, err := DialWith(context.Background(), target, Options{Backoff: 150 * time.Millisecond})
@@ -95,7 +95,7 @@ func TestContextCancelsRetryWait(t *testing.T) {
 	noSSHAgent(t)
 	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	target.Port = closedPort(t)
+	target.Port = proctest.RefusedPort(t)
 	target.Retries = 5
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -166,25 +166,6 @@ func TestPoolOpensOneConnectionPerTarget(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback port nothing listens on. It stays bound,
-// without listening, until the test ends: a port closed at once could be
-// taken by another test's server before the dial, which then is not refused.
-func closedPort(t *testing.T) int {
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sa.(*syscall.SockaddrInet4).Port
-}
-
 // A pool that failed to reach a host closes cleanly: the failed dial
 // leaves no half-made connection behind (a typed nil once made Close
 // panic after every plan with a dead host).
@@ -192,7 +173,7 @@ func TestPoolClosesAfterUnreachableHost(t *testing.T) {
 	noSSHAgent(t)
 	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	target.Port = closedPort(t)
+	target.Port = proctest.RefusedPort(t)
 	target.Retries = 0
 	pool := providers.NewPool(nil)
 	var unreachable *providers.UnreachableError

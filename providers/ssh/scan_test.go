@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/eggo-project/eggo/internal/harness/proctest"
 	"github.com/eggo-project/eggo/internal/harness/sshdtest"
 )
 
@@ -79,7 +80,7 @@ func TestScanHostKeyOfAnUnreachableHostNamesIt(t *testing.T) {
 	noSSHAgent(t)
 	f := newFixture(t, sshdtest.Options{})
 	target := f.target(t)
-	target.Port = closedPort(t)
+	target.Port = proctest.RefusedPort(t)
 	target.Retries = 1
 	_, err := ScanHostKey(context.Background(), target, Options{Backoff: 50 * time.Millisecond})
 	for _, want := range []string{"node-a", "127.0.0.1:" + itoa(target.Port), "refused", "after 2 attempts"} {

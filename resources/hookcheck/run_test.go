@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/eggo-project/eggo/internal/harness/proctest"
 )
 
 // reply is one scripted answer of the test endpoint.
@@ -186,23 +187,9 @@ func TestRunBadJSONPathNamesThePath(t *testing.T) {
 	phaseIs(t, r, PhaseError, `json_path {$.age}: at $: key "age" not found`)
 }
 
-// refusedAddr is a loopback address nothing listens on. Its port stays
-// bound, without listening, until the test ends: a port closed at once could
-// be taken by another test's server, and the connection not be refused.
+// refusedAddr is a loopback address nothing listens on (proctest.RefusedPort).
 func refusedAddr(t *testing.T) string {
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(proctest.RefusedPort(t)))
 }
 
 func TestRunUnreachableURL(t *testing.T) {
