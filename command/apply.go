@@ -85,15 +85,12 @@ func (c *ApplyCommand) Run(args []string) int {
 		}
 		req.Vars.Vars, req.Vars.VarFiles = saved.VarArgs, saved.VarFiles
 	}
+	req.Lock = c.name()
 	ws, ok := c.open(req, v)
 	if !ok {
 		return 1
 	}
 	defer ws.Close()
-	if err := ws.Lock(c.name()); err != nil {
-		v.Error(err.Error())
-		return 1
-	}
 	return c.run(v, op, ws, saved)
 }
 

@@ -47,6 +47,10 @@ type Request struct {
 	// NoState opens the configuration alone: no backend, keyring, state
 	// or host (eggo validate). Only Loaded and Validate work then.
 	NoState bool
+	// Lock, when set, is the operation ("apply", "destroy" …) Open takes
+	// the state's lock for, held until Close: a plan and the apply of it
+	// under one lock, as the command that does both needs.
+	Lock string
 }
 
 // withDefaults is r with its defaults: the one place they are applied.
@@ -115,6 +119,12 @@ func Open(ctx context.Context, r Request) (*Workspace, error) {
 	}
 	if err := w.openBackend(ctx); err != nil {
 		return nil, err
+	}
+	if r.Lock != "" {
+		if err := w.Lock(r.Lock); err != nil {
+			w.Close()
+			return nil, err
+		}
 	}
 	return w, nil
 }

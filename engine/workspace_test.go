@@ -117,3 +117,33 @@ func TestOpenConfiguration(t *testing.T) {
 		t.Errorf("no state yet: %v, %v", st, err)
 	}
 }
+
+// TestOpenTakesTheRequestedLock: a Request's Lock is held from Open to
+// Close, so a second workspace asking for it is refused while the first
+// is open (and gets it afterwards).
+func TestOpenTakesTheRequestedLock(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeWorkers(t, dir, "10.244.0.0/16", "w0")
+	ws, err := Open(ctx, Request{Dir: dir, Lock: "apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ws.StatePath() + ".lock"); err != nil {
+		t.Errorf("Open with Lock left no lock file beside the state: %v", err)
+	}
+	if other, err := Open(ctx, Request{Dir: dir, Lock: "destroy"}); err == nil {
+		other.Close()
+		t.Error("a second workspace took the lock the first holds")
+	} else if !strings.Contains(err.Error(), "apply") {
+		t.Errorf("the refusal does not name the holder's operation: %v", err)
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(ctx, Request{Dir: dir, Lock: "destroy"})
+	if err != nil {
+		t.Fatalf("the lock after Close: %v", err)
+	}
+	again.Close()
+}
