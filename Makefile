@@ -58,39 +58,41 @@ check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape
 	go test -count=1 -run 'TestImportBoundaries|TestCodeShape|TestCLIWithoutControllerRuntime' .
 	@$(MAKE) --no-print-directory crds-check
 
-# The engine's Kubernetes tests run two clusters at once (t.Parallel): a
-# systemd container takes ~15 inotify instances, all root's, and Debian's
-# limit of 128 fits one cluster; the run raises it to 512 (what kind asks
-# of its hosts) and puts it back at the end.
-INOTIFY_INSTANCES := 512
+# The engine's Kubernetes tests run three clusters at once (-parallel 3)
+# beside the GitOps test's two: a systemd container takes ~15 inotify
+# instances, all root's, and Debian's limit of 128 fits one cluster; the
+# run raises it to 1024 and puts it back at the end.
+INOTIFY_INSTANCES := 1024
 # The engine's testbed tests that boot no Kubernetes run once, in the race
 # step (the race detector over real SSH, hooks and host keys), not twice.
 RACE_ONLY := TestHostOnTestbed|TestHooksOnTestbed|TestHostKeysOnTestbed
 # The packages without clusters run first, alone: their clocks (a Lease
 # renewed every 0.7 s, a clock-skew reading) must not wait on the
-# clusters' load. Then the GitOps end-to-end test (controller/e2e: a
-# management cluster and a workload cluster, with the conformance smoke
-# against the cluster its Jobs build: the binary implementation's smoke)
-# runs beside the engine's (engine/e2e, two clusters at once): three
-# clusters at a time at most. resources/hookrun's tests measure a hook's time limits
-# on real hosts (SIGTERM, then SIGKILL after the grace): they run alone,
-# after the rest, so the clusters' load does not stretch their clocks. The
-# pod implementation's smoke (static-pod etcd too) comes last.
-test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (a real Kubernetes cluster), the conformance smoke
+# clusters' load. Then the engine's end-to-end tests (engine/e2e, three
+# clusters at a time; TestEtcdStaticPodsOnTestbed runs the conformance
+# smoke of the pod implementation with static-pod etcd) run beside one
+# chain: the GitOps end-to-end test (controller/e2e: a management cluster
+# and a workload cluster, with the binary implementation's conformance
+# smoke against the cluster its Jobs build), then the race step, the fuzz
+# runs and the bundle tools' tests. resources/hookrun's tests measure a
+# hook's time limits on real hosts (SIGTERM, then SIGKILL after the
+# grace): they run alone, last, so the clusters' load does not stretch
+# their clocks.
+test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (real Kubernetes clusters), the conformance smokes
 	@inotify=$$(sysctl -n fs.inotify.max_user_instances); \
 	if [ "$$inotify" -lt $(INOTIFY_INSTANCES) ]; then sysctl -q -w fs.inotify.max_user_instances=$(INOTIFY_INSTANCES); fi; \
 	export EGGO_TESTBED_RUN=/run/eggo-testbed-test-$$$$; \
 	trap 'go run ./tools/testbed down -root "$$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances='"$$inotify" EXIT; \
 	go test -count=1 -timeout 20m $$(go list ./... | grep -v -e '/resources/hookrun$$' -e '/e2e$$') && \
 	$(MAKE) --no-print-directory conformance-images >/dev/null && \
-	{ EGGO_E2E_CONFORMANCE_FOCUS='$(CONFORMANCE_SMOKE)' go test -count=1 -timeout 45m ./controller/e2e/ & gitops=$$!; \
-	  go test -count=1 -timeout 75m -skip '$(RACE_ONLY)' ./engine/e2e/; engine=$$?; \
-	  wait $$gitops; gitops=$$?; [ $$engine -eq 0 ] && [ $$gitops -eq 0 ]; } && \
-	go test -count=1 -timeout 15m ./resources/hookrun/ && \
-	go test -count=1 -race -timeout 15m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
-	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
-	$(MAKE) --no-print-directory bundle-test && \
-	$(MAKE) --no-print-directory conformance-smoke IMPLEMENTATION=pod ETCD_IMPLEMENTATION=pod RESULTS=$(RESULTS)-pod
+	export EGGO_E2E_CONFORMANCE_FOCUS='$(CONFORMANCE_SMOKE)' && \
+	{ { go test -count=1 -timeout 45m ./controller/e2e/ && \
+	    go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
+	    $(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
+	    $(MAKE) --no-print-directory bundle-test; } & chain=$$!; \
+	  go test -count=1 -timeout 60m -parallel 3 -skip '$(RACE_ONLY)' ./engine/e2e/; engine=$$?; \
+	  wait $$chain; chain=$$?; [ $$engine -eq 0 ] && [ $$chain -eq 0 ]; } && \
+	go test -count=1 -timeout 15m ./resources/hookrun/
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...
@@ -139,12 +141,13 @@ conformance: deps build bundle conformance-images ## Deploy a cluster on the tes
 	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)
 
 # The smoke make test runs, once for each implementation (the binary one
-# against the cluster the GitOps end-to-end test's Jobs build, the pod one
-# here, with static-pod etcd): 34 conformance tests on the same cluster, the parallel phase only — the Networking
+# against the cluster the GitOps end-to-end test's Jobs build, the pod one,
+# with static-pod etcd, against TestEtcdStaticPodsOnTestbed's cluster; make
+# conformance-smoke runs it on a cluster of its own): 34 conformance tests on the same cluster, the parallel phase only — the Networking
 # Granular Checks, every DNS and Service test, and a sample of sig-apps,
 # sig-node and sig-api-machinery (with a webhook and an aggregated API: the
 # apiserver reaching pods).
 CONFORMANCE_SMOKE := \[sig-network\] Networking Granular Checks|\[sig-network\] DNS |\[sig-network\] Services |Deployment RollingUpdateDeployment|Pods should be submitted and removed|ResourceQuota should create a ResourceQuota and capture the life of a secret|AdmissionWebhook .*should mutate pod and apply defaults after mutation|Aggregator Should be able to support the 1.17 Sample API Server
-conformance-smoke: deps build bundle conformance-images ## The conformance smoke (34 tests, part of make test; results in $(RESULTS)-smoke)
+conformance-smoke: deps build bundle conformance-images ## The conformance smoke (34 tests; make test runs them on its own clusters) on a cluster of its own (results in $(RESULTS)-smoke)
 	go run ./tools/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS)-smoke \
 	  -focus '$(CONFORMANCE_SMOKE)' -serial=false

@@ -49,7 +49,7 @@ var importRules = map[string][]string{
 	// The engine's end-to-end tests on the testbed (test files only): the
 	// engine's Workspace, the kinds they limit a run to and the names they
 	// check, the state they read.
-	"engine/e2e": {"engine", "=resources", "resources/host", "resources/kube", "resources/addon", "providers/shell", "state", "internal/harness/nspawntest", "internal/harness/eggotest"},
+	"engine/e2e": {"engine", "=resources", "resources/host", "resources/kube", "resources/addon", "providers/shell", "state", "internal/harness/nspawntest", "internal/harness/eggotest", "tools/conformance"},
 	// The test harnesses (imported by tests only; no product package may,
 	// TestNoProductPackageImportsAHarnessOrATool), named like httptest.
 	"internal/harness/sshdtest":   {}, // real OpenSSH servers

@@ -79,7 +79,7 @@ func apply(ctx context.Context, o options, p *Plan, prior *state.State, stop <-c
 	pins.onSeen = func(node, key string) {
 		_ = rec.update(func(st *state.State) { setHostKey(st, node, key) })
 	}
-	rc, done := o.runContext(runSpec{pins: pins, recorded: rec.recorded, checkpoint: checkpointer(p, rec),
+	rc, done := o.runContext(runSpec{pins: pins, recorded: rec.recorded, recordedAt: rec.recordedAt, checkpoint: checkpointer(p, rec),
 		destroy: p.Destroy, force: o.Force || p.Force})
 	defer done()
 	if hasPins(p.HostKeys) {

@@ -54,8 +54,14 @@ func planRun(o options, pins *hostPins, have map[string]*resources.Object) runSp
 	return runSpec{
 		pins:     pins,
 		recorded: func(kind string) []resources.Object { return recordedOf(have, kind) },
-		destroy:  o.Destroy,
-		force:    o.Force,
+		recordedAt: func(addr string) (resources.Object, bool) {
+			if o, ok := have[addr]; ok {
+				return *o, true
+			}
+			return resources.Object{}, false
+		},
+		destroy: o.Destroy,
+		force:   o.Force,
 	}
 }
 

@@ -86,6 +86,15 @@ func (r *recorder) lookup(addr string) (state.Resource, bool) {
 	return *res, true
 }
 
+// recordedAt returns the object recorded at addr now.
+func (r *recorder) recordedAt(addr string) (resources.Object, bool) {
+	res, ok := r.lookup(addr)
+	if !ok {
+		return resources.Object{}, false
+	}
+	return *toObject(&res), true
+}
+
 // recorded returns the objects of a kind as recorded now, sorted by address.
 func (r *recorder) recorded(kind string) []resources.Object {
 	r.mu.Lock()

@@ -14,6 +14,8 @@ type runSpec struct {
 	pins *hostPins
 	// recorded answers RunContext.Recorded (nil: nothing is recorded).
 	recorded func(kind string) []resources.Object
+	// recordedAt answers RunContext.RecordedAt (nil: nothing is recorded).
+	recordedAt func(addr string) (resources.Object, bool)
 	// checkpoint answers RunContext.Checkpoint (nil: a plan's, which
 	// records nothing).
 	checkpoint func(addr string, attrs resources.Attrs) error
@@ -41,6 +43,10 @@ func (o options) runContext(s runSpec) (rc *resources.RunContext, done func()) {
 	rc.Recorded = s.recorded
 	if rc.Recorded == nil {
 		rc.Recorded = func(string) []resources.Object { return nil }
+	}
+	rc.RecordedAt = s.recordedAt
+	if rc.RecordedAt == nil {
+		rc.RecordedAt = func(string) (resources.Object, bool) { return resources.Object{}, false }
 	}
 	rc.Destroy, rc.Force, rc.WorkDir = s.destroy, s.force, filepath.Dir(o.StatePath)
 	if s.pins != nil {

@@ -30,6 +30,11 @@ type RunContext struct {
 	// running members, a node drained through a master) find the others
 	// here. Never nil; treat the objects as read-only.
 	Recorded func(kind string) []Object
+	// RecordedAt returns the object recorded at an address, as Recorded
+	// would find it: a lookup, for a kind that asks about a few objects
+	// it can name (a node's other services) in a cluster of thousands.
+	// Never nil.
+	RecordedAt func(addr string) (Object, bool)
 	// WorkDir is the directory of the state file: where files meant for the
 	// operator (the admin kubeconfig) are written.
 	WorkDir string
@@ -97,7 +102,7 @@ func NewRunContext(log hclog.Logger, progress func(addr, msg string)) *RunContex
 		progress = func(string, string) {}
 	}
 	return &RunContext{Pool: providers.NewPool(log), Log: log, Progress: progress, Checkpoint: func(string, Attrs) error { return nil },
-		Recorded: func(string) []Object { return nil }}
+		Recorded: func(string) []Object { return nil }, RecordedAt: func(string) (Object, bool) { return Object{}, false }}
 }
 
 // Close closes every connection of the run.

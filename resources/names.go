@@ -24,6 +24,12 @@ const (
 	CompKubeProxy         = "kube-proxy"
 )
 
+// NodeComponents are every component a node can run as a service (the
+// pod routes only in the state of older clusters): with ServiceAddr, the
+// addresses of a node's services.
+var NodeComponents = []string{CompEtcd, CompAPIServer, CompControllerManager, CompScheduler, CompLoadBalancer,
+	CompContainerd, CompKubelet, CompKubeProxy, CompFlannel, CompPodRoutes}
+
 // ServiceAddr is a service's address: service.kubelet["w0"].
 func ServiceAddr(component, node string) string {
 	return fmt.Sprintf("service.%s[%q]", component, node)

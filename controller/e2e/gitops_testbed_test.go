@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,10 +48,13 @@ func TestGitOpsOnTestbed(t *testing.T) {
 
 	// The Jobs' bundle: make bundle's, or (to run the conformance smoke
 	// against the workload cluster) a copy carrying the tests' images.
-	smoke := newSmoke(t, repo, bundle)
+	smoke, err := conformance.NewSmoke(repo, k8sVersion, bundle, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	bundles, bundlePath := filepath.Dir(bundle), filepath.Base(bundle)
 	if smoke != nil {
-		bundles, bundlePath = smoke.bundles, smoke.bundlePath
+		bundles, bundlePath = filepath.Dir(smoke.Bundle), filepath.Base(smoke.Bundle)
 	}
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{Names: []string{"mg", "wm", "ww0", "ww1"}, Containers: true,
 		ReadOnlyBinds: map[string]string{bundleMount: bundles}})
@@ -171,8 +173,11 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	// The conformance suite judges the cluster the Jobs built (when asked:
 	// EGGO_E2E_CONFORMANCE_FOCUS).
 	if smoke != nil {
-		smoke.run(t, work.kubeconfig)
-		lap("conformance against the workload cluster")
+		sum, err := smoke.Run(context.Background(), work.kubeconfig)
+		if err != nil {
+			t.Error(err)
+		}
+		lap("conformance against the workload cluster: %s", sum)
 	}
 
 	// 7. An edit after that approval is planned and waits: the approval
@@ -676,57 +681,5 @@ func newLaps(t *testing.T) func(format string, args ...any) {
 		t.Helper()
 		t.Logf("[%s] %s", time.Since(last).Round(time.Second), fmt.Sprintf(format, args...))
 		last = time.Now()
-	}
-}
-
-// smokeRun is the conformance run against the workload cluster: make
-// conformance's tools and test images, the tests EGGO_E2E_CONFORMANCE_FOCUS
-// names (make test's smoke: CONFORMANCE_SMOKE in the Makefile).
-type smokeRun struct {
-	o                   conformance.Options
-	bundles, bundlePath string
-}
-
-// newSmoke is nil unless EGGO_E2E_CONFORMANCE_FOCUS is set; then it makes
-// the bundle copy with the test images the workload cluster's nodes import.
-func newSmoke(t *testing.T, repo, bundle string) *smokeRun {
-	t.Helper()
-	focus := os.Getenv("EGGO_E2E_CONFORMANCE_FOCUS")
-	if focus == "" {
-		return nil
-	}
-	cache := os.Getenv("EGGO_CACHE")
-	if cache == "" {
-		cache = "/var/cache/eggo"
-	}
-	tools := filepath.Join(cache, "conformance", "v"+k8sVersion)
-	results := t.TempDir()
-	o := conformance.Options{Bundle: bundle, Tools: tools, Images: filepath.Join(tools, "images"), Results: results,
-		List:  filepath.Join(repo, "tools/bundle/conformance/v"+k8sVersion+"/conformance-tests.txt"),
-		Procs: 4, Focus: focus, Log: io.Discard}
-	if _, err := os.Stat(filepath.Join(tools, "e2e.test")); err != nil {
-		t.Fatalf("no conformance tools at %s: make conformance-images", tools)
-	}
-	dir, err := conformance.WithImages(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &smokeRun{o: o, bundles: filepath.Dir(dir), bundlePath: filepath.Base(dir)}
-}
-
-// run runs the tests against the cluster of kubeconfig: none may fail.
-func (s *smokeRun) run(t *testing.T, kubeconfig string) {
-	t.Helper()
-	var log strings.Builder
-	s.o.Log = &log
-	sum, err := conformance.Test(context.Background(), s.o, kubeconfig)
-	if err != nil {
-		t.Fatalf("conformance: %v\n%s", err, log.String())
-	}
-	var b strings.Builder
-	sum.Print(&b)
-	t.Logf("conformance against the cluster the Jobs built: %s", b.String())
-	if sum.Count(conformance.Failed) > 0 || sum.Count(conformance.Passed) == 0 {
-		t.Errorf("conformance: %s\n(logs in %s)", b.String(), s.o.Results)
 	}
 }

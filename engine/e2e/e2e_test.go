@@ -81,5 +81,31 @@ func namesWord(text, word string) bool {
 	return regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).MatchString(rest)
 }
 
+// The two Kubernetes end-to-end runs are the longest tests here, and go
+// test starts parallel tests in the order of their files and lines: they
+// are declared first, in this file, so the shorter tests fill the third
+// slot beside them instead of delaying their start.
+
+// TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
+// load balancer, two masters with etcd, an etcd-only node and a worker;
+// then a no-op, a join (of a worker on a second subnet, behind a router),
+// a delete, the switch of the control plane to static pods (undone once,
+// its pod unable to run) and back with the API polled, a rolling upgrade
+// and a destroy.
+func TestKubernetesOnTestbed(t *testing.T) {
+	t.Parallel()
+	kubernetesE2E(t, binaryMode)
+}
+
+// TestKubernetesPodsOnTestbed is the same run with the control plane as
+// static pods (implementation = "pod"), and what only pods have: drift
+// of a manifest, a crash-looping pod rolled back with the roll stopped.
+// (The switch between units and pods runs in the binary run, which the
+// two runs' lengths balance.)
+func TestKubernetesPodsOnTestbed(t *testing.T) {
+	t.Parallel()
+	kubernetesE2E(t, podMode)
+}
+
 // TestMain builds eggo once for the tests that run it as a program.
 func TestMain(m *testing.M) { os.Exit(eggotest.Main(m)) }

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
+	"github.com/eggo-project/eggo/tools/conformance"
 )
 
-// etcdPodsConfig writes a cluster of masters that are etcd members, the
-// control plane and etcd as static pods, with more lines for the cluster
-// block.
-func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, extra string, masters ...string) {
+// etcdPodsConfig writes a cluster of masters that are etcd members and
+// workers w0 and w1, the control plane and etcd as static pods, with the
+// bundle at packages and more lines for the cluster block.
+func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages, extra string, masters ...string) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, `cluster "ep" {
@@ -25,12 +28,19 @@ func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, extra stri
   %s
   %s
   network { pod_cidr = "10.244.0.0/16" }
-  addons { coredns = false }
+  # The testbed's hosts have no resolver to forward to.
+  addons {
+    coredns          = true
+    coredns_upstream = []
+  }
 }
 %s
-`, k8sTo, bundleDir(t, k8sTo), extra, testbedRuntime, connectionBlock(tb))
+`, k8sTo, packages, extra, testbedRuntime, connectionBlock(tb))
 	for _, n := range masters {
 		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"master\", \"etcd\"]\n}\n", n, hostAddr(t, tb, n))
+	}
+	for _, n := range []string{"w0", "w1"} {
+		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"worker\"]\n}\n", n, hostAddr(t, tb, n))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -42,22 +52,36 @@ func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, extra stri
 // member added later joins the running cluster through the bootstrap
 // environment file the image's etcd reads; a no-op restarts nothing; a
 // changed etcd flag rolls the members one at a time with the API serving;
-// moving etcd back to a unit is refused; destroy leaves nothing.
+// moving etcd back to a unit is refused; destroy leaves nothing. It is
+// also make test's conformance smoke of the pod implementation (with
+// static-pod etcd): the tests conformance.SmokeFocusEnv names run against
+// the cluster of three masters and two workers.
 func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	t.Parallel()
-	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "m1", "m2"}, Containers: true})
+	bundle := bundleDir(t, k8sTo)
+	smoke, err := conformance.NewSmoke(eggotest.Root(), k8sTo, bundle, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if smoke != nil {
+		bundle = smoke.Bundle
+	} else {
+		t.Logf("no conformance smoke: %s is not set", conformance.SmokeFocusEnv)
+	}
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 5, Names: []string{"m0", "m1", "m2", "w0", "w1"}, Containers: true})
 	dir := t.TempDir()
 	const etcdPods = `etcd_implementation = "pod"`
-	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1")
+	config := func(extra string, masters ...string) { etcdPodsConfig(t, dir, tb, bundle, extra, masters...) }
+	config(etcdPods, "m0", "m1")
 	start := time.Now()
 	if _, res := runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
 	}
-	t.Logf("deploy of 2 masters with static-pod etcd: %s", time.Since(start).Round(time.Second))
+	t.Logf("deploy of 2 masters with static-pod etcd and 2 workers: %s", time.Since(start).Round(time.Second))
 
 	// m2 joins the running cluster as "existing", from the environment
 	// file the image's etcd reads.
-	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1", "m2")
+	config(etcdPods, "m0", "m1", "m2")
 	if _, res := runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("adding m2 failed: %v %v", res.Failed, res.Skipped)
 	}
@@ -79,7 +103,16 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 		}
 	}
 
-	// A no-op restarts nothing.
+	// The conformance tests judge the cluster; then a no-op restarts
+	// nothing (the tests left no drift).
+	if smoke != nil {
+		start = time.Now()
+		sum, err := smoke.Run(context.Background(), filepath.Join(dir, "ep.kubeconfig"))
+		if err != nil {
+			t.Error(err)
+		}
+		t.Logf("conformance smoke (pod implementation, static-pod etcd), %s: %s", time.Since(start).Round(time.Second), sum)
+	}
 	before := mustExec(t, tb, "m0", "ctr -n k8s.io tasks ls -q | sort")
 	if p, _ := runApply(t, dir, nil); p.HasChanges() {
 		t.Errorf("the second apply: %s", changed(p))
@@ -89,7 +122,7 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	}
 
 	// A changed flag: one member at a time, the API serving throughout.
-	etcdPodsConfig(t, dir, tb, etcdPods+"\n  extra_args = { etcd = { \"heartbeat-interval\" = \"150\" } }", "m0", "m1", "m2")
+	config(etcdPods+"\n  extra_args = { etcd = { \"heartbeat-interval\" = \"150\" } }", "m0", "m1", "m2")
 	poll := pollAPI(tb, "m0", adminKubectl+"get ns default -o name", "namespace/default")
 	p, res := runApply(t, dir, nil)
 	poll.Stop()
@@ -110,17 +143,17 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	}
 
 	// Back to a unit: refused, with the reason.
-	etcdPodsConfig(t, dir, tb, "", "m0", "m1", "m2")
-	_, err := planOnce(dir, nil)
+	config("", "m0", "m1", "m2")
+	_, err = planOnce(dir, nil)
 	if err == nil || !strings.Contains(err.Error(), "etcd_implementation cannot change") {
 		t.Errorf("moving etcd to a unit: %v, want it refused", err)
 	}
 
-	etcdPodsConfig(t, dir, tb, etcdPods, "m0", "m1", "m2")
+	config(etcdPods, "m0", "m1", "m2")
 	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
-	for _, h := range []string{"m0", "m1", "m2"} {
+	for _, h := range []string{"m0", "m1", "m2", "w0", "w1"} {
 		if got := mustExec(t, tb, h, "ls -d /etc/kubernetes/manifests /var/lib/etcd 2>/dev/null | wc -l; pgrep -c -x etcd; true"); got != "0\n0" {
 			t.Errorf("%s after destroy: %q, want no manifests, no etcd data, no etcd", h, got)
 		}

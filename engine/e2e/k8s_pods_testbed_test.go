@@ -68,12 +68,13 @@ func podDriftAndRollback(t *testing.T, tb *nspawntest.Testbed, dir string, confi
 	}
 }
 
-// switchWithPolls switches the two masters' control plane to systemd
-// units and back to static pods, with a real API request through the load
-// balancer every 200 ms all along: one master at a time, no request lost.
+// switchWithPolls switches a binary cluster's two masters' control plane
+// to static pods and back to systemd units, with a real API request
+// through the load balancer every 200 ms all along: one master at a time,
+// no request lost. The first switch to pods is undone (undoneSwitch).
 func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string) {
 	t.Helper()
-	for _, to := range []k8sMode{binaryMode, podMode} {
+	for _, to := range []k8sMode{podMode, binaryMode} {
 		k8sConfigWith(t, dir, tb, k8sFrom, to.cluster(), "w0")
 		if to.pod {
 			undoneSwitch(t, tb, dir)
@@ -116,7 +117,9 @@ func reasonsText(rs []resources.Reason) string {
 // cannot run: m0's containerd loses the pause image (no registry to pull it
 // from, so no pod sandbox can start there), and the switch must be undone —
 // the unit back and running, the manifest gone, the roll stopped before
-// anything else changed. Then the pause image comes back from the bundle.
+// anything else changed, and as soon as the kubelet has failed to make the
+// pod's sandbox three times. Then the pause image comes back from the
+// bundle.
 func undoneSwitch(t *testing.T, tb *nspawntest.Testbed, dir string) {
 	t.Helper()
 	mustExec(t, tb, "m0", "ctr -n k8s.io images rm $(ctr -n k8s.io images ls -q | grep /pause:) >/dev/null")
@@ -130,6 +133,11 @@ func undoneSwitch(t *testing.T, tb *nspawntest.Testbed, dir string) {
 	t.Logf("the switch without the pause image, in %s: %v", time.Since(started).Round(time.Second), res.Failed)
 	if len(res.Failed) != 1 || !strings.Contains(msg, "the switch is undone: the systemd unit") {
 		t.Errorf("failed: %v, want %s only, its switch undone", res.Failed, apiserver)
+	}
+	// Given up on when the kubelet failed to make the sandbox three times,
+	// not after the health check's 3 minutes.
+	if !strings.Contains(msg, "no sandbox: the kubelet failed") || strings.Contains(msg, "not healthy after") {
+		t.Errorf("the failed switch: %s; want it to say the pod had no sandbox, before the health timeout", msg)
 	}
 	for _, addr := range res.Applied {
 		for _, c := range controlPlane {

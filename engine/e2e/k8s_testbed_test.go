@@ -133,24 +133,6 @@ done`)
 	return out
 }
 
-// TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
-// load balancer, two masters with etcd, an etcd-only node and a worker;
-// then a no-op, a join (of a worker on a second subnet, behind a router),
-// a delete, a rolling upgrade and a destroy.
-func TestKubernetesOnTestbed(t *testing.T) {
-	t.Parallel()
-	kubernetesE2E(t, binaryMode)
-}
-
-// TestKubernetesPodsOnTestbed is the same run with the control plane as
-// static pods (implementation = "pod"), and what only pods have: drift
-// of a manifest, a crash-looping pod rolled back with the roll stopped,
-// and the switch to systemd units and back with the API polled.
-func TestKubernetesPodsOnTestbed(t *testing.T) {
-	t.Parallel()
-	kubernetesE2E(t, podMode)
-}
-
 // k8sWriter writes the end-to-end cluster at a version, with lines for the
 // cluster block and the workers.
 type k8sWriter func(version, extra string, workers ...string)
@@ -323,7 +305,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	if got := hostTree(t, tb, "w1"); got != before["w1"] {
 		t.Errorf("w1 not as before after its delete:\n%s", nspawntest.TreeDiff(before["w1"], got))
 	}
-	if m.pod {
+	if !m.pod {
 		switchWithPolls(t, tb, dir, addr["lb"])
 	}
 

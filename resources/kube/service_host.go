@@ -43,9 +43,10 @@ type serviceInstall struct {
 	// noBlock starts the unit without waiting for it (etcd members of a new
 	// cluster become ready only together); health does the waiting.
 	noBlock bool
-	// giveUp, when the health check prints it, ends the wait at once: the
-	// component will not become healthy (a static pod crash-looping).
-	giveUp string
+	// giveUp: when the health check prints one of them, the wait ends at
+	// once: the component will not become healthy (a static pod
+	// crash-looping, or with no sandbox).
+	giveUp []string
 }
 
 // run converges the host: directories, files, unit, restart, post-start,
@@ -165,10 +166,43 @@ func (in *serviceInstall) claim(ctx context.Context, rec resources.Attrs) error 
 			owned = append(owned, d)
 		}
 	}
+	// A directory the probe found that another component of the node
+	// created is eggo's too: recorded here as well, so that whichever of
+	// them goes last removes it (the first to go finds it still holding
+	// the others' files). Read after the probe: a component records a
+	// directory before it makes it (write-ahead), so one the probe found
+	// was made after its record.
+	siblings := in.createdBySiblings()
+	for _, d := range s.dirs() {
+		if !absent[d] && siblings[d] {
+			created = append(created, d)
+		}
+	}
 	// Union with what earlier runs recorded: an update may add directories.
 	rec[svcCreatedDirs] = resources.Normalize(resources.SortedUnion(resources.StringList(rec[svcCreatedDirs]), created))
 	rec[svcOwnedData] = resources.Normalize(resources.SortedUnion(resources.StringList(rec[svcOwnedData]), owned))
 	return nil
+}
+
+// createdBySiblings is the set of directories the node's other services
+// and its etcd member recorded as created by eggo, as the state holds them
+// now: a lookup of each, never a walk of the cluster's services.
+func (in *serviceInstall) createdBySiblings() map[string]bool {
+	out := map[string]bool{}
+	addrs := []string{EtcdMemberAddr(in.node)}
+	for _, c := range resources.NodeComponents {
+		addrs = append(addrs, resources.ServiceAddr(c, in.node))
+	}
+	for _, a := range addrs {
+		o, ok := in.rc.RecordedAt(a)
+		if !ok || a == in.addr {
+			continue
+		}
+		for _, d := range resources.StringList(o.Attrs[svcCreatedDirs]) {
+			out[d] = true
+		}
+	}
+	return out
 }
 
 // healthy waits for the health command to pass.
@@ -210,8 +244,10 @@ func (in *serviceInstall) retry(ctx context.Context, cmd string, mutates bool) e
 			if s := out.String(); s != "" {
 				last = fmt.Errorf("%s", s)
 			}
-			if in.giveUp != "" && strings.Contains(out.String(), in.giveUp) {
-				return last
+			for _, g := range in.giveUp {
+				if strings.Contains(out.String(), g) {
+					return last
+				}
 			}
 		}
 		select {

@@ -183,7 +183,10 @@ func configDigest(manifest string, digests map[string]any) string {
 // It prints crashLoopText when the containers started since the manifest
 // was written number crashLoopTries and none runs (attempts of the pod's
 // earlier life — an identical manifest written again is the same pod — do
-// not count).
+// not count), and sandboxFailText when no container started and the
+// kubelet logged crashLoopTries failures to make the pod's sandbox since
+// then (its pause image gone, a runtime that cannot run pods): either
+// ends the wait long before the health timeout would.
 func podRunning(podName, digest, manifest string) string {
 	return `ok= tries=0
 for sb in $(ctr -n k8s.io containers ls -q ` + sandboxFilter(podName, digest) + `); do
@@ -200,6 +203,12 @@ for sb in $(ctr -n k8s.io containers ls -q ` + sandboxFilter(podName, digest) + 
   [ "$n" -gt "$tries" ] && tries=$n
 done
 if [ -z "$ok" ] && [ "$tries" -ge ` + strconv.Itoa(crashLoopTries) + ` ]; then echo "` + crashLoopText + `: $tries containers of the pod started and none runs"; fi
+if [ -z "$ok" ] && [ "$tries" -eq 0 ]; then
+  fails=$(journalctl -q -u kubelet -o cat --since "@$(stat -c %Y ` + shell.Quote(manifest) + `)" 2>/dev/null |
+    grep -F '"CreatePodSandbox for pod failed"' | grep -F ` + shell.Quote(`pod="kube-system/`+podName+`"`) + `)
+  n=$(printf '%s' "$fails" | grep -c .)
+  if [ "$n" -ge ` + strconv.Itoa(crashLoopTries) + ` ]; then echo "` + sandboxFailText + `: the kubelet failed $n times to make the pod's sandbox; the last: $(printf '%s\n' "$fails" | tail -n1 | cut -c1-600)"; fi
+fi
 [ -n "$ok" ]`
 }
 
@@ -246,10 +255,12 @@ fi
 }
 
 // A static pod whose container was started crashLoopTries times and does
-// not run is crash-looping: the health wait ends there.
+// not run is crash-looping, and one whose sandbox the kubelet failed to
+// make that many times has no sandbox: the health wait ends there.
 const (
-	crashLoopTries = 3
-	crashLoopText  = "crash-looping"
+	crashLoopTries  = 3
+	crashLoopText   = "crash-looping"
+	sandboxFailText = "no sandbox"
 )
 
 // controlPlaneRunner sets how s runs: its systemd unit, or, in the pod

@@ -46,7 +46,7 @@ func (in *serviceInstall) runPod(ctx context.Context) error {
 	if s.Health != "" {
 		health += " && " + s.Health
 	}
-	in.giveUp = crashLoopText
+	in.giveUp = []string{crashLoopText, sandboxFailText}
 	err := in.healthyWith(ctx, health)
 	if err == nil {
 		return nil
