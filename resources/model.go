@@ -83,6 +83,12 @@ type Runtime struct {
 	// kubelet removes the others' pod cgroups, and kills their processes,
 	// as orphans.
 	CgroupRootPerNode bool
+	// EvictionHard is the kubelet's evictionHard (signal → threshold, a
+	// quantity or a percentage), replacing its defaults when set: nodes
+	// whose disk is shared with much else (the testbed's containers share
+	// this machine's) are better judged by what is left than by a share
+	// of a capacity that is not theirs.
+	EvictionHard map[string]string
 }
 
 // Network holds the cluster's address ranges.

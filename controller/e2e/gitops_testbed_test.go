@@ -257,6 +257,9 @@ func mgmtHCL(tb *nspawntest.Testbed, address, bundle string) string {
   runtime {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
+    # The testbed's hosts share this machine's disk: the kubelet's default
+    # thresholds are shares of its whole capacity, not what is left.
+    eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%%" }
   }
 }
 
@@ -307,6 +310,9 @@ cluster %q {
   runtime {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
+    # The testbed's hosts share this machine's disk: the kubelet's default
+    # thresholds are shares of its whole capacity, not what is left.
+    eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%%" }
   }
 %s}
 

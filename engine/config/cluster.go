@@ -171,6 +171,7 @@ func clusterValue(c *resources.Cluster) cty.Value {
 		"runtime": cty.ObjectVal(map[string]cty.Value{
 			"restrict_oom_score_adj": cty.BoolVal(c.Runtime.RestrictOOMScoreAdj),
 			"cgroup_root_per_node":   cty.BoolVal(c.Runtime.CgroupRootPerNode),
+			"eviction_hard":          stringMapValue(c.Runtime.EvictionHard),
 		}),
 	})
 }

@@ -47,6 +47,7 @@ cluster "demo" {
   runtime {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
+    eviction_hard          = { "nodefs.available" = "1Gi", "imagefs.available" = "2.5%" }
   }
 }
 ` + allInOne + `
@@ -70,6 +71,9 @@ output "settings" {
 	}
 	if !c.Runtime.RestrictOOMScoreAdj || !c.Runtime.CgroupRootPerNode || !c.ScheduleOnMasters {
 		t.Errorf("restrict_oom_score_adj, cgroup_root_per_node, schedule_on_masters = true: read %+v, %t", c.Runtime, c.ScheduleOnMasters)
+	}
+	if want := map[string]string{"nodefs.available": "1Gi", "imagefs.available": "2.5%"}; !reflect.DeepEqual(c.Runtime.EvictionHard, want) {
+		t.Errorf("eviction_hard = %v, want %v", c.Runtime.EvictionHard, want)
 	}
 	if got := cfg.Outputs[0].Value.AsString(); got != "3 2 containerd,kube-apiserver,kubelet true true true" {
 		t.Errorf("cluster.* values = %q", got)
@@ -297,6 +301,27 @@ func TestEtcdImplementation(t *testing.T) {
 		if len(diags) != 1 || diags[0].Summary != tc.summary || diags[0].Subject == nil || diags[0].Subject.Start.Line != line ||
 			!strings.Contains(diags[0].Detail, tc.detail) {
 			t.Errorf("%q: %v, want %q on line %d", tc.lines, diags, tc.summary, line)
+		}
+	}
+}
+
+// TestEvictionHardInvalid: a signal the kubelet does not know and a
+// threshold it cannot read are refused at the attribute, naming the key.
+func TestEvictionHardInvalid(t *testing.T) {
+	for _, tc := range []struct{ value, want string }{
+		{`{ "disk.available" = "1Gi" }`, `eviction_hard["disk.available"] is not a signal`},
+		{`{ "nodefs.available" = "lots" }`, `eviction_hard["nodefs.available"] = "lots"`},
+	} {
+		_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": `
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  runtime {
+    eviction_hard = ` + tc.value + `
+  }
+}
+` + allInOne}), VarInput{})
+		if len(diags) != 1 || diags[0].Subject == nil || diags[0].Subject.Start.Line != 5 || !strings.Contains(diags[0].Detail, tc.want) {
+			t.Errorf("eviction_hard = %s: %v, want one error on line 5 saying %s", tc.value, diags, tc.want)
 		}
 	}
 }

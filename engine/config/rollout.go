@@ -1,7 +1,11 @@
 package config
 
 import (
+	"maps"
 	"math/big"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -48,5 +52,33 @@ func decodeRuntime(dec *decoder, b *hcl.Block) resources.Runtime {
 	if p := dec.boolPtr(content.Attributes, "cgroup_root_per_node"); p != nil {
 		r.CgroupRootPerNode = *p
 	}
+	if a, ok := content.Attributes["eviction_hard"]; ok {
+		r.EvictionHard = dec.stringMap(content.Attributes, "eviction_hard")
+		checkEvictionHard(dec, a, r.EvictionHard)
+	}
 	return r
+}
+
+// evictionSignals are the kubelet's eviction signals on Linux.
+var evictionSignals = []string{"memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
+	"imagefs.inodesFree", "containerfs.available", "containerfs.inodesFree", "pid.available"}
+
+// evictionThreshold is a threshold the kubelet takes: a quantity (100Mi,
+// 2Gi, 1000) or a percentage (10%, 2.5%).
+var evictionThreshold = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?%|[0-9]+(\.[0-9]+)?([KMGTPE]i?|[kmu]|[eE][0-9]+)?)$`)
+
+// checkEvictionHard refuses, at the attribute, a signal the kubelet does
+// not know (naming the ones it does) and a threshold it cannot read.
+func checkEvictionHard(dec *decoder, a *hcl.Attribute, m map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(evictionSignals, k) {
+			dec.errorf(a.Expr.Range(), "Unknown eviction signal",
+				"eviction_hard[%q] is not a signal the kubelet evicts on; the signals are %s.", k, strings.Join(evictionSignals, ", "))
+			continue
+		}
+		if !evictionThreshold.MatchString(m[k]) {
+			dec.errorf(a.Expr.Range(), "Invalid eviction threshold",
+				"eviction_hard[%q] = %q: want a quantity (100Mi, 2Gi) or a percentage (10%%).", k, m[k])
+		}
+	}
 }

@@ -89,6 +89,7 @@ var runtimeSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "restrict_oom_score_adj"},
 		{Name: "cgroup_root_per_node"},
+		{Name: "eviction_hard"},
 	},
 }
 

@@ -33,13 +33,10 @@ func faultConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages stri
 	fmt.Fprintf(&b, `cluster "faults" {
   kubernetes_version = %q
   packages           = %q
-  runtime {
-    restrict_oom_score_adj = true
-    cgroup_root_per_node   = true
-  }
+  %s
 }
 %s
-`, k8sTo, packages, connectionBlock(tb, `timeout = "3s"`, "retries = 1"))
+`, k8sTo, packages, testbedRuntime, connectionBlock(tb, `timeout = "3s"`, "retries = 1"))
 	for _, n := range nodes {
 		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = %s\n}\n", n, addr[n], faultRoles[n])
 	}

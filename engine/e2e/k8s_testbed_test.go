@@ -41,10 +41,7 @@ func k8sConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, version, cl
 	fmt.Fprintf(&b, `cluster "e2e" {
   kubernetes_version = %q
   packages           = %q
-  runtime {
-    restrict_oom_score_adj = true
-    cgroup_root_per_node   = true
-  }
+  %s
   # The testbed's hosts have no resolver to forward to.
   addons {
     coredns          = true
@@ -69,7 +66,7 @@ node "e0" {
   address = %q
   roles   = ["etcd"]
 }
-`, version, bundleDir(t, version), clusterExtra, connectionBlock(tb), addr["lb"], addr["m0"], addr["m1"], addr["e0"])
+`, version, bundleDir(t, version), testbedRuntime, clusterExtra, connectionBlock(tb), addr["lb"], addr["m0"], addr["m1"], addr["e0"])
 	for _, w := range workers {
 		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"worker\"]\n}\n", w, addr[w])
 	}

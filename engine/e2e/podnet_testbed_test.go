@@ -15,11 +15,13 @@ import (
 )
 
 // The runtime settings the testbed's hosts need: containerd's for hosts
-// without CAP_SYS_RESOURCE, and a cgroup root per Node, as every host
-// shares this machine's cgroup hierarchy. legacyRuntime is what an eggo
+// without CAP_SYS_RESOURCE, a cgroup root per Node, as every host shares
+// this machine's cgroup hierarchy, and eviction thresholds of what is left
+// of the disk every host shares with this machine (the kubelet's defaults
+// are shares of its whole capacity). legacyRuntime is what an eggo
 // from before cgroup_root_per_node reads (the upgrade tests' old eggo).
 const (
-	testbedRuntime = "runtime {\n    restrict_oom_score_adj = true\n    cgroup_root_per_node   = true\n  }"
+	testbedRuntime = "runtime {\n    restrict_oom_score_adj = true\n    cgroup_root_per_node   = true\n    eviction_hard          = { \"memory.available\" = \"100Mi\", \"nodefs.available\" = \"1Gi\", \"imagefs.available\" = \"1Gi\", \"nodefs.inodesFree\" = \"5%\" }\n  }"
 	legacyRuntime  = "runtime { restrict_oom_score_adj = true }"
 )
 

@@ -56,11 +56,13 @@ cluster "conformance" {
     pod_cidr     = "10.244.0.0/16"
   }
   # The testbed's hosts lack CAP_SYS_RESOURCE and share one cgroup
-  # hierarchy (each kubelet gets its own root there); real machines need
-  # neither.
+  # hierarchy (each kubelet gets its own root there) and this machine's
+  # disk (so the kubelet's eviction thresholds are of what is left, not
+  # shares of the whole disk); real machines need none of it.
   runtime {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
+    eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%" }
   }
   # The testbed's hosts have no resolver: CoreDNS answers the cluster's
   # names only.

@@ -2,7 +2,10 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
@@ -276,7 +279,21 @@ healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 tlsCertFile: %s
 tlsPrivateKeyFile: %s
-`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key")) + staticPodPath(c)
+`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key")) + staticPodPath(c) + evictionHard(c)
+}
+
+// evictionHard is the kubelet's evictionHard from runtime.eviction_hard
+// (none: the kubelet's defaults).
+func evictionHard(c *resources.Cluster) string {
+	if len(c.Runtime.EvictionHard) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("evictionHard:\n")
+	for _, k := range slices.Sorted(maps.Keys(c.Runtime.EvictionHard)) {
+		fmt.Fprintf(&b, "  %s: %q\n", k, c.Runtime.EvictionHard[k])
+	}
+	return b.String()
 }
 
 // staticPodPath is the kubelet's manifests directory in the pod

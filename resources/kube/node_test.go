@@ -235,3 +235,17 @@ func TestK8sNodeWaitsForTheAPIItUses(t *testing.T) {
 		t.Errorf("a labelled Node's update waits: %q", got)
 	}
 }
+
+// TestKubeletEvictionHard: runtime.eviction_hard becomes the kubelet's
+// evictionHard, sorted; without it the configuration says nothing of it
+// (the kubelet's defaults).
+func TestKubeletEvictionHard(t *testing.T) {
+	c := &resources.Cluster{ConfigDir: "/etc/kubernetes", Network: resources.Network{ServiceCIDR: "10.32.0.0/16"}}
+	if got := kubeletConfig(c); strings.Contains(got, "eviction") {
+		t.Errorf("no eviction_hard, and the kubelet's configuration has:\n%s", got)
+	}
+	c.Runtime.EvictionHard = map[string]string{"nodefs.available": "1Gi", "imagefs.available": "5%"}
+	if got := kubeletConfig(c); !strings.HasSuffix(got, "evictionHard:\n  imagefs.available: \"5%\"\n  nodefs.available: \"1Gi\"\n") {
+		t.Errorf("the kubelet's configuration with eviction_hard:\n%s", got)
+	}
+}
