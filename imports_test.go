@@ -65,7 +65,7 @@ var importRules = map[string][]string{
 	// bin/eggo and the suite as programs and only brings the testbed up;
 	// the testbed command is the demo's and make testbed-down's.
 	"tools/benchscale":    {"engine", "=resources", "resources/kinds", "state"},
-	"tools/conformance":   {"tools/conformance", "internal/harness/nspawntest"},
+	"tools/conformance":   {"tools/conformance", "=resources", "internal/harness/nspawntest"},
 	"tools/testbed":       {"internal/harness/nspawntest"},
 	"internal/text":       {}, // wording helpers (Plural) any package may import
 	"internal/atomicfile": {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig

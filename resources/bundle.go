@@ -30,6 +30,9 @@ var bundleLayout = []bundleComponent{
 	{CompKubelet, NodeRoles, []string{"usr/local/bin/kubelet", "usr/local/bin/kubectl"}, nil},
 	{CompKubeProxy, NodeRoles, []string{"usr/local/bin/kube-proxy"}, nil},
 	{CompFlannel, NodeRoles, []string{"usr/local/bin/flanneld", "opt/cni/bin/flannel"}, nil},
+	// The workloads' images, for the Nodes that run workloads only
+	// (BundleRoles gives masters the worker's files when they do).
+	{CompWorkloadImages, []string{"worker"}, nil, []string{WorkloadImages}},
 	// The load balancer runs the distribution's haproxy: nothing from the bundle.
 }
 
@@ -44,7 +47,8 @@ type bundleComponent struct {
 	// bundle".
 	Files []string
 	// Dirs are directories ("…/") whose whole content goes only to nodes of
-	// Roles: CNI plugins and container images beyond the required ones.
+	// Roles: CNI plugins and container images beyond the required ones; or
+	// name prefixes ("…*") whose files do.
 	Dirs []string
 }
 
@@ -73,6 +77,27 @@ const EtcdImageArchive = EtcdImageDir + "etcd.tar"
 // (tools/bundle/scripts/etcd-image.sh builds it from the etcd release
 // its module pins), named as kubeadm names upstream's.
 const EtcdImage = "registry.k8s.io/etcd:3.5.15-0"
+
+// WorkloadImages claims the image archives of the cluster's workloads
+// (your applications', the conformance tests'): images/workload-*.tar.
+// Every Node's containerd imports images/*.tar at start, but only the
+// Nodes that run workloads receive these — the workers, and the masters
+// when they schedule workloads — so a master's disk does not hold images
+// it never runs.
+const WorkloadImages = "var/lib/eggo/images/workload-*"
+
+// CompWorkloadImages names the workloads' images in the bundle layout.
+const CompWorkloadImages = "workload-images"
+
+// BundleRoles are the roles that choose node n's bundle files: its own,
+// and the worker's for a master of a cluster that schedules workloads on
+// its masters (schedule_on_masters), which runs what workers run.
+func BundleRoles(c *Cluster, n Node) []string {
+	if c.ScheduleOnMasters && n.HasRole("master") && !n.HasRole("worker") {
+		return append(slices.Clone(n.Roles), "worker")
+	}
+	return n.Roles
+}
 
 // UnusedBundleDirs are the bundle's directories a cluster never runs
 // anything from, which no node receives: the control plane's images unless
@@ -190,8 +215,14 @@ func RequiredBundleFiles() []string {
 	return slices.Compact(out)
 }
 
-// Claims reports whether rel is claimed by claim: the same path, or a
-// path under a claimed directory ("…/").
+// Claims reports whether rel is claimed by claim: the same path, a path
+// under a claimed directory ("…/"), or one that starts with a claimed
+// name prefix ("…*"). Where claims of several roles match a file, the
+// longest decides (host's claimedBy): images/workload-* is the workers', not
+// every Node's images/.
 func Claims(claim, rel string) bool {
+	if prefix, ok := strings.CutSuffix(claim, "*"); ok {
+		return strings.HasPrefix(rel, prefix)
+	}
 	return rel == claim || (strings.HasSuffix(claim, "/") && strings.HasPrefix(rel, claim))
 }

@@ -25,7 +25,8 @@ func TestRoleTableCoversEveryRole(t *testing.T) {
 			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/control-plane/", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar"},
 		"worker": {"opt/cni/bin/", "opt/cni/bin/bridge", "opt/cni/bin/flannel", "opt/cni/bin/host-local", "opt/cni/bin/loopback", "opt/cni/bin/portmap",
 			"usr/local/bin/containerd", "usr/local/bin/containerd-shim-runc-v2", "usr/local/bin/ctr", "usr/local/bin/flanneld", "usr/local/bin/kube-proxy",
-			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar"},
+			"usr/local/bin/kubectl", "usr/local/bin/kubelet", "usr/local/bin/runc", "var/lib/eggo/images/", "var/lib/eggo/images/pause.tar",
+			"var/lib/eggo/images/workload-*"},
 		"loadbalance": nil,
 	}
 	for role, files := range want {

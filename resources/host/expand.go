@@ -31,7 +31,7 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			}
 			bundles[arch] = bundle
 		}
-		files := bundle.filesFor(rolesOf(n.Roles))
+		files := bundle.filesFor(rolesOf(resources.BundleRoles(c, n)))
 		out = append(out, resources.Desired{
 			Addr:      "host." + n.Name,
 			Kind:      "host",

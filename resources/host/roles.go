@@ -24,13 +24,22 @@ func rolesOf(roles []string) roleSet {
 
 // claimedBy is the set of roles that need the file at rel (a path under
 // the target root, without a leading slash).
+// When claims of several lengths match, the longest decides (the most
+// specific: images/workload-* over images/); roles whose claims tie share
+// the file.
 func claimedBy(rel string) roleSet {
 	var s roleSet
+	longest := -1
 	for i, role := range resources.Roles {
 		for _, p := range resources.RoleClaims(role) {
-			if resources.Claims(p, rel) {
+			if !resources.Claims(p, rel) {
+				continue
+			}
+			switch {
+			case len(p) > longest:
+				s, longest = 1<<i, len(p)
+			case len(p) == longest:
 				s |= 1 << i
-				break
 			}
 		}
 	}

@@ -101,6 +101,35 @@ func TestHostFilesFollowRoles(t *testing.T) {
 	}
 }
 
+// TestWorkloadImagesGoToWorkloadNodes: the workloads' images
+// (images/workload-*) go to workers only — not to a master, whose
+// images/ claim is shorter — and to a master too when the cluster
+// schedules workloads there; images/pause.tar still goes to every Node.
+func TestWorkloadImagesGoToWorkloadNodes(t *testing.T) {
+	f := newHostFixture(t)
+	kubeBundle(f)
+	f.bundle("amd64", "var/lib/eggo/images/workload-app.tar", "app", 0o644)
+	c := f.cluster("ssh")
+	c.Nodes = []resources.Node{{Name: "m0", Address: "10.77.0.11", Roles: []string{"master"}}, {Name: "w0", Address: "10.77.0.12", Roles: []string{"worker"}},
+		{Name: "e0", Address: "10.77.0.13", Roles: []string{"etcd"}}}
+	for _, schedule := range []bool{false, true} {
+		c.ScheduleOnMasters = schedule
+		ds, err := f.host.Expand(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []bool{schedule, true, false} {
+			files := f.installed(ds[i].Attrs[hostFiles])
+			if got := slices.Contains(files, "var/lib/eggo/images/workload-app.tar"); got != want {
+				t.Errorf("schedule_on_masters = %t: %s gets the workload image: %t, want %t", schedule, ds[i].Addr, got, want)
+			}
+			if got := slices.Contains(files, "var/lib/eggo/images/pause.tar"); got != (i < 2) {
+				t.Errorf("schedule_on_masters = %t: %s gets pause.tar: %t", schedule, ds[i].Addr, got)
+			}
+		}
+	}
+}
+
 // TestHostRoleChange turns a worker into a load balancer and back: each
 // change plans an update of its files, converges the host, and the file
 // the operator had before eggo comes back when eggo's copy leaves.

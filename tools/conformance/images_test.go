@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/eggo-project/eggo/resources/resourcestest"
@@ -55,6 +56,13 @@ func TestWithImagesKeepsTheBundlesOwn(t *testing.T) {
 	}
 	if len(names) != 2 {
 		t.Fatalf("images: %v, want etcd and agnhost", names)
+	}
+	// The workloads' images: only the Nodes that run the tests' pods
+	// receive them.
+	for n, a := range names {
+		if !strings.HasPrefix(filepath.Base(a), "workload-") {
+			t.Errorf("%s is in the bundle as %s, not as a workload image (workload-…)", n, filepath.Base(a))
+		}
 	}
 	a, b := stat(t, names["registry.k8s.io/etcd:3.5.15-0"]), stat(t, ourEtcd)
 	if !os.SameFile(a, b) {

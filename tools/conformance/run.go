@@ -6,11 +6,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
+	"github.com/eggo-project/eggo/resources"
 )
 
 // Options of a run of `make conformance`.
@@ -191,9 +194,16 @@ func clearResults(dir string) error {
 	return nil
 }
 
+// workloadImage is the name of a test image's archive in the bundle:
+// images/workload-<name>, which resources.WorkloadImages claims.
+func workloadImage(archive string) string {
+	return strings.TrimSuffix(path.Base(resources.WorkloadImages), "*") + filepath.Base(archive)
+}
+
 // WithImages is the bundle with the image archives added under
-// var/lib/eggo/images (containerd imports each one at start): a copy of
-// hard links in o.Results/bundle, made anew each run.
+// var/lib/eggo/images as the workloads' images (containerd imports each
+// one at start, on the Nodes that run workloads): a copy of hard links in
+// o.Results/bundle, made anew each run.
 func WithImages(o Options) (string, error) {
 	archives, _ := filepath.Glob(filepath.Join(o.Images, "*.tar"))
 	if len(archives) == 0 {
@@ -225,7 +235,9 @@ func WithImages(o Options) (string, error) {
 			fmt.Fprintf(o.Log, "test image %s: the bundle's own (%s) serves the tests\n", name, own)
 			a = own
 		}
-		if err := os.Link(a, filepath.Join(lib, "images", filepath.Base(a))); err != nil {
+		// As the workloads' images: only the Nodes that run the tests'
+		// pods receive them (resources.WorkloadImages).
+		if err := os.Link(a, filepath.Join(lib, "images", workloadImage(a))); err != nil {
 			return "", err
 		}
 	}
