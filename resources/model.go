@@ -89,6 +89,13 @@ type Runtime struct {
 	// this machine's) are better judged by what is left than by a share
 	// of a capacity that is not theirs.
 	EvictionHard map[string]string
+	// ImageGCHighPercent and ImageGCLowPercent are the kubelet's image
+	// garbage collection thresholds (0: its defaults, 85 and 80): the disk
+	// use at which it deletes unused images, and the use it deletes down
+	// to. A node that shares its disk (the testbed's) reads the disk's
+	// whole use as its own, and the kubelet deleted the pause image of an
+	// offline cluster — which no registry gives back.
+	ImageGCHighPercent, ImageGCLowPercent int
 }
 
 // Network holds the cluster's address ranges.

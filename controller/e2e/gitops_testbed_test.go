@@ -258,8 +258,11 @@ func mgmtHCL(tb *nspawntest.Testbed, address, bundle string) string {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
     # The testbed's hosts share this machine's disk: the kubelet's default
-    # thresholds are shares of its whole capacity, not what is left.
+    # thresholds are shares of its whole capacity, not what is left, and
+    # its image collection would take the pause image no registry gives
+    # back.
     eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%%" }
+    image_gc_high_percent  = 100
   }
 }
 
@@ -311,8 +314,11 @@ cluster %q {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
     # The testbed's hosts share this machine's disk: the kubelet's default
-    # thresholds are shares of its whole capacity, not what is left.
+    # thresholds are shares of its whole capacity, not what is left, and
+    # its image collection would take the pause image no registry gives
+    # back.
     eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%%" }
+    image_gc_high_percent  = 100
   }
 %s}
 

@@ -172,6 +172,8 @@ func clusterValue(c *resources.Cluster) cty.Value {
 			"restrict_oom_score_adj": cty.BoolVal(c.Runtime.RestrictOOMScoreAdj),
 			"cgroup_root_per_node":   cty.BoolVal(c.Runtime.CgroupRootPerNode),
 			"eviction_hard":          stringMapValue(c.Runtime.EvictionHard),
+			"image_gc_high_percent":  cty.NumberIntVal(int64(c.Runtime.ImageGCHighPercent)),
+			"image_gc_low_percent":   cty.NumberIntVal(int64(c.Runtime.ImageGCLowPercent)),
 		}),
 	})
 }

@@ -48,6 +48,8 @@ cluster "demo" {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
     eviction_hard          = { "nodefs.available" = "1Gi", "imagefs.available" = "2.5%" }
+    image_gc_high_percent  = 100
+    image_gc_low_percent   = 95
   }
 }
 ` + allInOne + `
@@ -71,6 +73,9 @@ output "settings" {
 	}
 	if !c.Runtime.RestrictOOMScoreAdj || !c.Runtime.CgroupRootPerNode || !c.ScheduleOnMasters {
 		t.Errorf("restrict_oom_score_adj, cgroup_root_per_node, schedule_on_masters = true: read %+v, %t", c.Runtime, c.ScheduleOnMasters)
+	}
+	if c.Runtime.ImageGCHighPercent != 100 || c.Runtime.ImageGCLowPercent != 95 {
+		t.Errorf("image_gc_high_percent, image_gc_low_percent = %d, %d; want 100, 95", c.Runtime.ImageGCHighPercent, c.Runtime.ImageGCLowPercent)
 	}
 	if want := map[string]string{"nodefs.available": "1Gi", "imagefs.available": "2.5%"}; !reflect.DeepEqual(c.Runtime.EvictionHard, want) {
 		t.Errorf("eviction_hard = %v, want %v", c.Runtime.EvictionHard, want)
@@ -322,6 +327,28 @@ cluster "demo" {
 ` + allInOne}), VarInput{})
 		if len(diags) != 1 || diags[0].Subject == nil || diags[0].Subject.Start.Line != 5 || !strings.Contains(diags[0].Detail, tc.want) {
 			t.Errorf("eviction_hard = %s: %v, want one error on line 5 saying %s", tc.value, diags, tc.want)
+		}
+	}
+}
+
+// TestImageGCThresholdsInvalid: a low threshold not under the high one
+// (given, or the kubelet's default 85 when unset) is refused at its line.
+func TestImageGCThresholdsInvalid(t *testing.T) {
+	for _, tc := range []struct{ lines, want string }{
+		{"image_gc_high_percent = 90\n    image_gc_low_percent = 90", "image_gc_low_percent (90) must be below image_gc_high_percent (90)"},
+		{"image_gc_low_percent = 85", "image_gc_low_percent (85) must be below image_gc_high_percent (85)"},
+		{"image_gc_high_percent = 50", "image_gc_high_percent (50) must be above image_gc_low_percent (80"},
+	} {
+		_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": `
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  runtime {
+    ` + tc.lines + `
+  }
+}
+` + allInOne}), VarInput{})
+		if len(diags) != 1 || !strings.Contains(diags[0].Detail, tc.want) {
+			t.Errorf("%s: %v, want one error saying %s", tc.lines, diags, tc.want)
 		}
 	}
 }

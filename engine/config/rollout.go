@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"maps"
 	"math/big"
 	"regexp"
@@ -55,6 +56,22 @@ func decodeRuntime(dec *decoder, b *hcl.Block) resources.Runtime {
 	if a, ok := content.Attributes["eviction_hard"]; ok {
 		r.EvictionHard = dec.stringMap(content.Attributes, "eviction_hard")
 		checkEvictionHard(dec, a, r.EvictionHard)
+	}
+	if p := dec.intPtr(content.Attributes, "image_gc_high_percent", 1, 100); p != nil {
+		r.ImageGCHighPercent = *p
+	}
+	if p := dec.intPtr(content.Attributes, "image_gc_low_percent", 0, 99); p != nil {
+		r.ImageGCLowPercent = *p
+	}
+	// The kubelet refuses a low threshold not under the high one; each
+	// defaults to its own (85, 80) when unset.
+	high, low := cmp.Or(r.ImageGCHighPercent, 85), cmp.Or(r.ImageGCLowPercent, 80)
+	if a, ok := content.Attributes["image_gc_low_percent"]; ok && low >= high {
+		dec.errorf(a.Expr.Range(), "Invalid image_gc_low_percent",
+			"image_gc_low_percent (%d) must be below image_gc_high_percent (%d).", low, high)
+	} else if a, ok := content.Attributes["image_gc_high_percent"]; ok && low >= high {
+		dec.errorf(a.Expr.Range(), "Invalid image_gc_high_percent",
+			"image_gc_high_percent (%d) must be above image_gc_low_percent (%d, the kubelet's default when unset).", high, low)
 	}
 	return r
 }

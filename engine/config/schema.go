@@ -90,6 +90,8 @@ var runtimeSchema = &hcl.BodySchema{
 		{Name: "restrict_oom_score_adj"},
 		{Name: "cgroup_root_per_node"},
 		{Name: "eviction_hard"},
+		{Name: "image_gc_high_percent"},
+		{Name: "image_gc_low_percent"},
 	},
 }
 

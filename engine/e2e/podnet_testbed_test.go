@@ -21,7 +21,7 @@ import (
 // are shares of its whole capacity). legacyRuntime is what an eggo
 // from before cgroup_root_per_node reads (the upgrade tests' old eggo).
 const (
-	testbedRuntime = "runtime {\n    restrict_oom_score_adj = true\n    cgroup_root_per_node   = true\n    eviction_hard          = { \"memory.available\" = \"100Mi\", \"nodefs.available\" = \"1Gi\", \"imagefs.available\" = \"1Gi\", \"nodefs.inodesFree\" = \"5%\" }\n  }"
+	testbedRuntime = "runtime {\n    restrict_oom_score_adj = true\n    cgroup_root_per_node   = true\n    eviction_hard          = { \"memory.available\" = \"100Mi\", \"nodefs.available\" = \"1Gi\", \"imagefs.available\" = \"1Gi\", \"nodefs.inodesFree\" = \"5%\" }\n    image_gc_high_percent  = 100\n  }"
 	legacyRuntime  = "runtime { restrict_oom_score_adj = true }"
 )
 

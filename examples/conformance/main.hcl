@@ -58,11 +58,13 @@ cluster "conformance" {
   # The testbed's hosts lack CAP_SYS_RESOURCE and share one cgroup
   # hierarchy (each kubelet gets its own root there) and this machine's
   # disk (so the kubelet's eviction thresholds are of what is left, not
-  # shares of the whole disk); real machines need none of it.
+  # shares of the whole disk, and it collects no images: its disk use is
+  # the machine's); real machines need none of it.
   runtime {
     restrict_oom_score_adj = true
     cgroup_root_per_node   = true
     eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%" }
+    image_gc_high_percent  = 100
   }
   # The testbed's hosts have no resolver: CoreDNS answers the cluster's
   # names only.

@@ -279,7 +279,20 @@ healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 tlsCertFile: %s
 tlsPrivateKeyFile: %s
-`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key")) + staticPodPath(c) + evictionHard(c)
+`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key")) + staticPodPath(c) + evictionHard(c) + imageGC(c)
+}
+
+// imageGC is the kubelet's image garbage collection thresholds from the
+// runtime block (none: its defaults).
+func imageGC(c *resources.Cluster) string {
+	var b strings.Builder
+	if p := c.Runtime.ImageGCHighPercent; p != 0 {
+		fmt.Fprintf(&b, "imageGCHighThresholdPercent: %d\n", p)
+	}
+	if p := c.Runtime.ImageGCLowPercent; p != 0 {
+		fmt.Fprintf(&b, "imageGCLowThresholdPercent: %d\n", p)
+	}
+	return b.String()
 }
 
 // evictionHard is the kubelet's evictionHard from runtime.eviction_hard

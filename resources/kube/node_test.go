@@ -237,8 +237,9 @@ func TestK8sNodeWaitsForTheAPIItUses(t *testing.T) {
 }
 
 // TestKubeletEvictionHard: runtime.eviction_hard becomes the kubelet's
-// evictionHard, sorted; without it the configuration says nothing of it
-// (the kubelet's defaults).
+// evictionHard, sorted, and image_gc_high_percent its
+// imageGCHighThresholdPercent; without them the configuration says
+// nothing of them (the kubelet's defaults).
 func TestKubeletEvictionHard(t *testing.T) {
 	c := &resources.Cluster{ConfigDir: "/etc/kubernetes", Network: resources.Network{ServiceCIDR: "10.32.0.0/16"}}
 	if got := kubeletConfig(c); strings.Contains(got, "eviction") {
@@ -247,5 +248,9 @@ func TestKubeletEvictionHard(t *testing.T) {
 	c.Runtime.EvictionHard = map[string]string{"nodefs.available": "1Gi", "imagefs.available": "5%"}
 	if got := kubeletConfig(c); !strings.HasSuffix(got, "evictionHard:\n  imagefs.available: \"5%\"\n  nodefs.available: \"1Gi\"\n") {
 		t.Errorf("the kubelet's configuration with eviction_hard:\n%s", got)
+	}
+	c.Runtime.ImageGCHighPercent = 100
+	if got := kubeletConfig(c); !strings.HasSuffix(got, "\nimageGCHighThresholdPercent: 100\n") || strings.Contains(got, "imageGCLow") {
+		t.Errorf("the kubelet's configuration with image_gc_high_percent = 100 (and no low):\n%s", got)
 	}
 }
