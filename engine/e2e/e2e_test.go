@@ -89,9 +89,7 @@ func namesWord(text, word string) bool {
 // TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
 // load balancer, two masters with etcd, an etcd-only node and a worker;
 // then a no-op, a join (of a worker on a second subnet, behind a router),
-// a delete, the switch of the control plane to static pods (undone once,
-// its pod unable to run) and back with the API polled, a rolling upgrade
-// and a destroy.
+// a delete, a rolling upgrade and a destroy.
 func TestKubernetesOnTestbed(t *testing.T) {
 	t.Parallel()
 	kubernetesE2E(t, binaryMode)
@@ -99,9 +97,9 @@ func TestKubernetesOnTestbed(t *testing.T) {
 
 // TestKubernetesPodsOnTestbed is the same run with the control plane as
 // static pods (implementation = "pod"), and what only pods have: drift
-// of a manifest, a crash-looping pod rolled back with the roll stopped.
-// (The switch between units and pods runs in the binary run, which the
-// two runs' lengths balance.)
+// of a manifest, a crash-looping pod rolled back with the roll stopped,
+// and the switch to systemd units and back (undone once, its pod unable
+// to run) with the API polled.
 func TestKubernetesPodsOnTestbed(t *testing.T) {
 	t.Parallel()
 	kubernetesE2E(t, podMode)

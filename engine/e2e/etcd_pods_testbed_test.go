@@ -70,9 +70,14 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	}
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 5, Names: []string{"m0", "m1", "m2", "w0", "w1"}, Containers: true})
 	dir := t.TempDir()
+	// A 3 s election timeout: the members share a machine that is busy
+	// with other clusters, where etcd's 1 s one lapses by itself, and a
+	// leader lost that way fails the requests in flight ("etcdserver:
+	// leader changed") whatever the roll does.
 	const etcdPods = `etcd_implementation = "pod"`
+	const etcdArgs = `"election-timeout" = "3000"`
 	config := func(extra string, masters ...string) { etcdPodsConfig(t, dir, tb, bundle, extra, masters...) }
-	config(etcdPods, "m0", "m1")
+	config(etcdPods+"\n  extra_args = { etcd = { "+etcdArgs+" } }", "m0", "m1")
 	start := time.Now()
 	if _, res := runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("deploy failed: %v %v", res.Failed, res.Skipped)
@@ -81,7 +86,7 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 
 	// m2 joins the running cluster as "existing", from the environment
 	// file the image's etcd reads.
-	config(etcdPods, "m0", "m1", "m2")
+	config(etcdPods+"\n  extra_args = { etcd = { "+etcdArgs+" } }", "m0", "m1", "m2")
 	if _, res := runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("adding m2 failed: %v %v", res.Failed, res.Skipped)
 	}
@@ -122,7 +127,7 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	}
 
 	// A changed flag: one member at a time, the API serving throughout.
-	config(etcdPods+"\n  extra_args = { etcd = { \"heartbeat-interval\" = \"150\" } }", "m0", "m1", "m2")
+	config(etcdPods+"\n  extra_args = { etcd = { "+etcdArgs+", \"heartbeat-interval\" = \"150\" } }", "m0", "m1", "m2")
 	poll := pollAPI(tb, "m0", adminKubectl+"get ns default -o name", "namespace/default")
 	p, res := runApply(t, dir, nil)
 	poll.Stop()
@@ -143,13 +148,13 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	}
 
 	// Back to a unit: refused, with the reason.
-	config("", "m0", "m1", "m2")
+	config("extra_args = { etcd = { "+etcdArgs+" } }", "m0", "m1", "m2")
 	_, err = planOnce(dir, nil)
 	if err == nil || !strings.Contains(err.Error(), "etcd_implementation cannot change") {
 		t.Errorf("moving etcd to a unit: %v, want it refused", err)
 	}
 
-	config(etcdPods, "m0", "m1", "m2")
+	config(etcdPods+"\n  extra_args = { etcd = { "+etcdArgs+" } }", "m0", "m1", "m2")
 	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}

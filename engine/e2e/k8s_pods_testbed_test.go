@@ -68,13 +68,13 @@ func podDriftAndRollback(t *testing.T, tb *nspawntest.Testbed, dir string, confi
 	}
 }
 
-// switchWithPolls switches a binary cluster's two masters' control plane
-// to static pods and back to systemd units, with a real API request
-// through the load balancer every 200 ms all along: one master at a time,
-// no request lost. The first switch to pods is undone (undoneSwitch).
+// switchWithPolls switches the two masters' control plane to systemd
+// units and back to static pods, with a real API request through the load
+// balancer every 200 ms all along: one master at a time, no request lost.
+// The switch back to pods is undone once first (undoneSwitch).
 func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string) {
 	t.Helper()
-	for _, to := range []k8sMode{podMode, binaryMode} {
+	for _, to := range []k8sMode{binaryMode, podMode} {
 		k8sConfigWith(t, dir, tb, k8sFrom, to.cluster(), "w0")
 		if to.pod {
 			undoneSwitch(t, tb, dir)

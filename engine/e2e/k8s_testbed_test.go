@@ -302,7 +302,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	if got := hostTree(t, tb, "w1"); got != before["w1"] {
 		t.Errorf("w1 not as before after its delete:\n%s", nspawntest.TreeDiff(before["w1"], got))
 	}
-	if !m.pod {
+	if m.pod {
 		switchWithPolls(t, tb, dir, addr["lb"])
 	}
 
