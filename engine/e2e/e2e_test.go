@@ -84,7 +84,7 @@ func namesWord(text, word string) bool {
 // The two Kubernetes end-to-end runs are the longest tests here, and go
 // test starts parallel tests in the order of their files and lines: they
 // are declared first, in this file, so the shorter tests fill the third
-// slot beside them instead of delaying their start.
+// slot free beside them (or the next free one) instead of delaying their start.
 
 // TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
 // load balancer, two masters with etcd, an etcd-only node and a worker;
