@@ -18,6 +18,18 @@ import (
 	"github.com/eggo-project/eggo/tools/conformance"
 )
 
+// testbedRuntime is the runtime block both clusters need on the testbed:
+// hosts without CAP_SYS_RESOURCE that share this machine's cgroup
+// hierarchy and disk (the kubelet's default eviction and image collection
+// thresholds are shares of the whole disk, and its collection would take
+// the pause image no registry gives back). Inside a format string: %% is %.
+const testbedRuntime = `  runtime {
+    restrict_oom_score_adj = true
+    cgroup_root_per_node   = true
+    eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%%" }
+    image_gc_high_percent  = 100
+  }`
+
 const (
 	k8sVersion = "1.31.4"
 	ns         = "clusters"
@@ -254,16 +266,7 @@ func mgmtHCL(tb *nspawntest.Testbed, address, bundle string) string {
     service_cidr = "10.32.0.0/16"
     pod_cidr     = "10.244.0.0/16"
   }
-  runtime {
-    restrict_oom_score_adj = true
-    cgroup_root_per_node   = true
-    # The testbed's hosts share this machine's disk: the kubelet's default
-    # thresholds are shares of its whole capacity, not what is left, and
-    # its image collection would take the pause image no registry gives
-    # back.
-    eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%%" }
-    image_gc_high_percent  = 100
-  }
+`+testbedRuntime+`
 }
 
 connection {
@@ -310,16 +313,7 @@ cluster %q {
     service_cidr = "10.33.0.0/16"
     pod_cidr     = "10.245.0.0/16"
   }
-  runtime {
-    restrict_oom_score_adj = true
-    cgroup_root_per_node   = true
-    # The testbed's hosts share this machine's disk: the kubelet's default
-    # thresholds are shares of its whole capacity, not what is left, and
-    # its image collection would take the pause image no registry gives
-    # back.
-    eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%%" }
-    image_gc_high_percent  = 100
-  }
+`+testbedRuntime+`
 %s}
 
 connection {
