@@ -58,43 +58,21 @@ check: ## gofmt, go vet, a tidy go.mod, the import boundaries and the code shape
 	go test -count=1 -run 'TestImportBoundaries|TestCodeShape|TestCLIWithoutControllerRuntime' .
 	@$(MAKE) --no-print-directory crds-check
 
-# The engine's Kubernetes tests run two clusters at once (-parallel 2; with
-# three, the load reached 35–80 on two cores, and static-pod etcd's roll
-# lost a polled request to "leader changed" and an sshd refused a session,
-# in two runs out of two) beside the GitOps test's two: a systemd container takes ~15 inotify
-# instances, all root's, and Debian's limit of 128 fits one cluster; the
-# run raises it to 1024 and puts it back at the end.
+# make test's order and why: tools/maketest/test.sh. A systemd container
+# takes ~15 inotify instances: the run raises root's limit to
+# INOTIFY_INSTANCES and puts it back at the end.
 INOTIFY_INSTANCES := 1024
 # The engine's testbed tests that boot no Kubernetes run once, in the race
 # step (the race detector over real SSH, hooks and host keys), not twice.
 RACE_ONLY := TestHostOnTestbed|TestHooksOnTestbed|TestHostKeysOnTestbed
-# The packages without clusters run first, alone: their clocks (a Lease
-# renewed every 0.7 s, a clock-skew reading) must not wait on the
-# clusters' load. Then the engine's end-to-end tests (engine/e2e, two
-# clusters at a time; TestEtcdStaticPodsOnTestbed runs the conformance
-# smoke of the pod implementation with static-pod etcd) run beside one
-# chain: the GitOps end-to-end test (controller/e2e: a management cluster
-# and a workload cluster, with the binary implementation's conformance
-# smoke against the cluster its Jobs build), then the race step, the fuzz
-# runs and the bundle tools' tests. resources/hookrun's tests measure a
-# hook's time limits on real hosts (SIGTERM, then SIGKILL after the
-# grace): they run alone, last, so the clusters' load does not stretch
-# their clocks.
-test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (real Kubernetes clusters), the conformance smokes
-	@inotify=$$(sysctl -n fs.inotify.max_user_instances); \
-	if [ "$$inotify" -lt $(INOTIFY_INSTANCES) ]; then sysctl -q -w fs.inotify.max_user_instances=$(INOTIFY_INSTANCES); fi; \
-	export EGGO_TESTBED_RUN=/run/eggo-testbed-test-$$$$; \
-	trap 'go run ./tools/testbed down -root "$$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances='"$$inotify" EXIT; \
-	go test -count=1 -timeout 20m $$(go list ./... | grep -v -e '/resources/hookrun$$' -e '/e2e$$') && \
-	$(MAKE) --no-print-directory conformance-images >/dev/null && \
-	export EGGO_E2E_CONFORMANCE_FOCUS='$(CONFORMANCE_SMOKE)' && \
-	{ { go test -count=1 -timeout 45m ./controller/e2e/ && \
-	    go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' ./engine/... ./graph/... ./providers/... && \
-	    $(MAKE) --no-print-directory fuzz FUZZTIME=20000x && \
-	    $(MAKE) --no-print-directory bundle-test; } & chain=$$!; \
-	  go test -count=1 -timeout 60m -parallel 2 -skip '$(RACE_ONLY)' ./engine/e2e/; engine=$$?; \
-	  wait $$chain; chain=$$?; [ $$engine -eq 0 ] && [ $$chain -eq 0 ]; } && \
-	go test -count=1 -timeout 15m ./resources/hookrun/
+# Clusters of the engine's end-to-end tests at once, beside the GitOps
+# test's two: with three, the load reached 35–80 on two cores, and
+# static-pod etcd's roll lost a polled request to "leader changed" and an
+# sshd refused a session, in two runs out of two.
+ENGINE_E2E_CLUSTERS := 2
+test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (real Kubernetes clusters), the conformance smokes; each step says its time
+	@RACE_ONLY='$(RACE_ONLY)' CONFORMANCE_SMOKE='$(CONFORMANCE_SMOKE)' INOTIFY_INSTANCES=$(INOTIFY_INSTANCES) \
+	ENGINE_E2E_CLUSTERS=$(ENGINE_E2E_CLUSTERS) MAKE='$(MAKE)' tools/maketest/test.sh
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...

@@ -81,17 +81,12 @@ func namesWord(text, word string) bool {
 	return regexp.MustCompile(`\b` + regexp.QuoteMeta(word) + `\b`).MatchString(rest)
 }
 
-// The two Kubernetes end-to-end runs are the longest tests here, and go
-// test starts parallel tests in the order of their files and lines: they
-// are declared first, in this file, so the shorter tests fill the third
-// slot free beside them (or the next free one) instead of delaying their start.
-
 // TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
 // load balancer, two masters with etcd, an etcd-only node and a worker;
 // then a no-op, a join (of a worker on a second subnet, behind a router),
 // a delete, a rolling upgrade and a destroy.
 func TestKubernetesOnTestbed(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	kubernetesE2E(t, binaryMode)
 }
 
@@ -101,7 +96,7 @@ func TestKubernetesOnTestbed(t *testing.T) {
 // and the switch to systemd units and back (undone once, its pod unable
 // to run) with the API polled.
 func TestKubernetesPodsOnTestbed(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	kubernetesE2E(t, podMode)
 }
 

@@ -57,7 +57,7 @@ func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages, 
 // static-pod etcd): the tests conformance.SmokeFocusEnv names run against
 // the cluster of three masters and two workers.
 func TestEtcdStaticPodsOnTestbed(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	bundle := bundleDir(t, k8sTo)
 	smoke, err := conformance.NewSmoke(eggotest.Root(), k8sTo, bundle, t.TempDir())
 	if err != nil {

@@ -69,7 +69,7 @@ func etcdMembers(t *testing.T, tb *nspawntest.Testbed) []string {
 // missing a file, an etcd member down while another joins, a master
 // removed, and a dead worker removed with -force.
 func TestKubernetesFaultsOnTestbed(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	bundle := bundleDir(t, k8sTo)
 	names := []string{"m0", "m1", "e0", "e1", "w0"}
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: len(names), Names: names, Containers: true})

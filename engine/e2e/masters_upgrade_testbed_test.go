@@ -24,7 +24,7 @@ const mastersNotNodesRelease = "47c81cb"
 // Ready Node with the control-plane label and taint, and a second apply
 // has nothing to do.
 func TestMastersBecomeNodesOnTestbed(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	bundleDir(t, k8sTo)
 	old := buildEggoAt(t, mastersNotNodesRelease)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 2, Names: []string{"m0", "w0"}, Containers: true})

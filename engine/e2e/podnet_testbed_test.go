@@ -112,7 +112,7 @@ func tcpFrom(t *testing.T, tb *nspawntest.Testbed, host, pod, ip string, port in
 // worker changes nothing of the other's; it comes back with its old
 // subnet; destroy leaves no flannel device, rule or lease.
 func TestPodNetworkOnTestbed(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	bundleDir(t, k8sTo)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true,
 		Networks: 2, NetworkOf: map[string]int{"m0": 0, "w0": 0, "w1": 1}})

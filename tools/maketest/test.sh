@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# test.sh — what `make test` runs (the Makefile passes RACE_ONLY,
+# CONFORMANCE_SMOKE, INOTIFY_INSTANCES, ENGINE_E2E_CLUSTERS and MAKE), in
+# an order made for a machine with two cores, where a cluster test is
+# bound by CPU:
+#
+#  1. units: the packages without clusters, alone — their clocks (a Lease
+#     renewed every 0.7 s, a clock-skew reading) must not wait on the
+#     clusters' load;
+#  2. the engine's end-to-end tests (engine/e2e: ENGINE_E2E_CLUSTERS
+#     clusters at a time, the longest first — slots_test.go says why;
+#     TestEtcdStaticPodsOnTestbed runs the conformance smoke of the pod
+#     implementation) beside one chain: the GitOps end-to-end test
+#     (controller/e2e: a management cluster and a workload cluster, with the
+#     binary implementation's conformance smoke), then the race step (the
+#     engine's testbed tests that boot no Kubernetes run there, once: RACE_ONLY),
+#     the fuzz runs and the bundle tools' tests;
+#  3. resources/hookrun, alone and last: it measures a hook's time limits on
+#     real hosts (SIGTERM, then SIGKILL after the grace), which the clusters'
+#     load would stretch.
+#
+# Each step says how long it took; the end-to-end tests run with -v, so the
+# log has each test's time and the times of its phases (their output is
+# short). Only the testbeds this run made are torn down at the end
+# (EGGO_TESTBED_RUN), so a demo left running survives.
+set -uo pipefail
+: "${RACE_ONLY:?}" "${CONFORMANCE_SMOKE:?}" "${INOTIFY_INSTANCES:?}" "${ENGINE_E2E_CLUSTERS:?}"
+MAKE=${MAKE:-make}
+started=$SECONDS
+
+# step NAME COMMAND...: runs COMMAND and says how it went and how long it took.
+step() {
+  local name=$1 begun=$SECONDS rc
+  shift
+  "$@"
+  rc=$?
+  printf 'make test: %s %s in %d s\n' "$name" "$( ((rc == 0)) && echo passed || echo FAILED)" $((SECONDS - begun)) >&2
+  return $rc
+}
+
+# A systemd container takes ~15 inotify instances, all root's; Debian's
+# limit of 128 fits one cluster. Raised for the run, put back after it.
+inotify=$(sysctl -n fs.inotify.max_user_instances)
+((inotify >= INOTIFY_INSTANCES)) || sysctl -q -w fs.inotify.max_user_instances="$INOTIFY_INSTANCES"
+export EGGO_TESTBED_RUN=/run/eggo-testbed-test-$$
+trap 'go run ./tools/testbed down -root "$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true; sysctl -q -w fs.inotify.max_user_instances="$inotify"' EXIT
+
+units=$(go list ./... | grep -v -e '/resources/hookrun$' -e '/e2e$')
+# shellcheck disable=SC2086 # one package per word
+step units go test -count=1 -timeout 20m $units || exit 1
+step conformance-images "$MAKE" --no-print-directory conformance-images >/dev/null || exit 1
+export EGGO_E2E_CONFORMANCE_FOCUS=$CONFORMANCE_SMOKE EGGO_E2E_CLUSTERS=$ENGINE_E2E_CLUSTERS
+
+chain() {
+  step gitops-e2e go test -count=1 -v -timeout 45m ./controller/e2e/ &&
+    step race go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' \
+      ./engine/... ./graph/... ./providers/... &&
+    step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x &&
+    step bundle-test "$MAKE" --no-print-directory bundle-test
+}
+chain &
+chain_pid=$!
+# go test's -parallel only has to let every cluster test reach its slot.
+step engine-e2e go test -count=1 -v -timeout 60m -parallel 16 -skip "$RACE_ONLY" ./engine/e2e/
+engine=$?
+wait "$chain_pid"
+chain=$?
+((engine == 0 && chain == 0)) || exit 1
+
+step hookrun go test -count=1 -timeout 15m ./resources/hookrun/ || exit 1
+echo "make test: everything passed in $((SECONDS - started)) s" >&2
