@@ -312,9 +312,13 @@ func updateService(ctx context.Context, rc *resources.RunContext, prior resource
 	}
 	attrs, err := in.run(ctx, desired.Attrs)
 	if sw != nil {
-		// The old runner comes back when the new one did not start.
+		// The old runner comes back when the new one did not start, and
+		// its record with it — keeping the directories the attempt made
+		// (recorded before it made them): dropped, the next switch would
+		// find them there, take them for someone else's, and a destroy
+		// would leave them behind.
 		if err = sw.end(ctx, err); err != nil {
-			return prior.Attrs, err
+			return withCreatedDirs(prior.Attrs, attrs), err
 		}
 	}
 	if err == nil {

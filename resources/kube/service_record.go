@@ -1,6 +1,10 @@
 package kube
 
-import "github.com/eggo-project/eggo/resources"
+import (
+	"maps"
+
+	"github.com/eggo-project/eggo/resources"
+)
 
 // recordedService is what state keeps of a service: its recorded form
 // (recordedForm), with the directories eggo created and the data it owns
@@ -15,6 +19,14 @@ func recordedService(desired, prior resources.Attrs) resources.Attrs {
 		}
 	}
 	return rec
+}
+
+// withCreatedDirs is the record rec with the directories another record of
+// the same service, also, says eggo created (an undone attempt's).
+func withCreatedDirs(rec, also resources.Attrs) resources.Attrs {
+	out := maps.Clone(rec)
+	out[svcCreatedDirs] = resources.Normalize(resources.SortedUnion(resources.StringList(rec[svcCreatedDirs]), resources.StringList(also[svcCreatedDirs])))
+	return out
 }
 
 // recordedForm is a service's attributes as state keeps them: everything

@@ -172,8 +172,8 @@ func (sw *runnerSwitch) end(ctx context.Context, err error) error {
 			shell.Quote(sw.want.UnitName), shell.Quote(sw.want.unitPath()), shell.Quote(sw.backup()),
 			shell.Quote(path.Join(sw.have.Pod.ManifestDir, "."+sw.have.UnitName)), shell.Quote(sw.have.unitPath()))
 	default: // the pod did not start (runPod took its manifest away): the unit again
-		script = waitPodGone(sw.want.Pod.PodName) + fmt.Sprintf("mv -f %[2]s %[3]s\nsystemctl daemon-reload\nsystemctl enable -q --now %[1]s\n",
-			shell.Quote(sw.have.UnitName), shell.Quote(sw.unitBackup()), shell.Quote(sw.have.unitPath()))
+		script = waitPodGone(sw.want.Pod.PodName) + fmt.Sprintf("mv -f %[2]s %[3]s\nrmdir %[4]s 2>/dev/null || true\nsystemctl daemon-reload\nsystemctl enable -q --now %[1]s\n",
+			shell.Quote(sw.have.UnitName), shell.Quote(sw.unitBackup()), shell.Quote(sw.have.unitPath()), shell.Quote(unitBackupDir))
 	}
 	if _, rerr := resources.RunScript(context.WithoutCancel(ctx), sw.conn, script, true); rerr != nil {
 		if err != nil {

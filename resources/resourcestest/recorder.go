@@ -21,6 +21,10 @@ type Recorder struct {
 	mu      sync.Mutex
 	runs    []RecordedRun
 	uploads []RecordedUpload
+	// Answer, when set before the first command, is the host's side of each
+	// command: what it prints and how it fails. Nil: every command prints
+	// nothing and succeeds.
+	Answer func(host, cmd, stdin string) (stdout string, err error)
 }
 
 // RecordedRun is one command: its line, and the script it was fed on
@@ -78,9 +82,18 @@ func (c *recorderConn) Run(_ context.Context, cmd providers.Command) error {
 		run.Stdin = string(b)
 	}
 	c.r.mu.Lock()
-	defer c.r.mu.Unlock()
 	c.r.runs = append(c.r.runs, run)
-	return nil
+	c.r.mu.Unlock()
+	if c.r.Answer == nil {
+		return nil
+	}
+	out, err := c.r.Answer(c.host, run.Cmd, run.Stdin)
+	if cmd.Stdout != nil {
+		if _, werr := io.WriteString(cmd.Stdout, out); werr != nil {
+			return werr
+		}
+	}
+	return err
 }
 
 func (c *recorderConn) Upload(_ context.Context, r io.Reader, _ int64, dst string, mode fs.FileMode, _ string) error {
