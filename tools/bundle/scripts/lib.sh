@@ -16,16 +16,22 @@ die() { echo "bundle: $*" >&2; exit 1; }
 # fresh DIR KEY: DIR is complete and was built from the same inputs.
 fresh() { [[ -f $1/$STAMP && $(cat "$1/$STAMP") == "$2" ]]; }
 
-# begin_part OUT: prints a new empty temporary directory beside OUT.
+# begin_part OUT: prints a new empty temporary directory beside OUT, and
+# notes when the part began (end_part says how long it took: what a cold
+# build costs, part by part).
 begin_part() {
   mkdir -p "$(dirname "$1")"
-  rm -rf "$1.tmp"
+  rm -rf "$1.tmp" "$1.began"
   mkdir "$1.tmp"
+  date +%s >"$1.began"
   echo "$1.tmp"
 }
 
 # end_part TMP OUT KEY: stamps TMP and moves it to OUT, replacing any older OUT.
 end_part() {
+  local began
+  began=$(cat "$2.began" 2>/dev/null) && log "$(basename "$2"): built in $(($(date +%s) - began)) s"
+  rm -f "$2.began"
   echo "$3" >"$1/$STAMP"
   rm -rf "$2.old"
   [[ -e $2 ]] && mv "$2" "$2.old"
