@@ -9,6 +9,7 @@ import (
 
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/host"
+	"github.com/eggo-project/eggo/state"
 )
 
 // expansionErrorCases are errors the kinds (or the engine) find only
@@ -61,6 +62,29 @@ node "w1" {
 `)
 		},
 		quote: `    coredns = true`,
+	},
+	{
+		// The state says the cluster runs 1.31.4; the configuration asks
+		// for 1.33.0, skipping 1.32.
+		name: "kubernetes_minor_skipped", args: []string{"plan"},
+		setup: func(f *fixture) {
+			for _, rel := range resources.RequiredBundleFiles() {
+				f.bundleAt(rel)
+			}
+			b, err := os.ReadFile(filepath.Join(f.dir, "main.hcl"))
+			if err != nil {
+				f.t.Fatal(err)
+			}
+			f.write("main.hcl", strings.Replace(string(b), `"1.31.4"`, `"1.33.0"`, 1))
+			st := state.New()
+			st.Serial = 1
+			st.Resources = []state.Resource{{Address: `service.kube-apiserver["n1"]`, Kind: "service", Node: "n1",
+				Attributes: map[string]any{"version": "1.31.4"}}}
+			if err := state.NewStore(f.statePath()).Write(st); err != nil {
+				f.t.Fatal(err)
+			}
+		},
+		quote: `  kubernetes_version = "1.33.0"`,
 	},
 	{
 		// Two kinds declaring one address: the engine's own check.

@@ -19,7 +19,9 @@ func makePlan(ctx context.Context, o options, loaded *Loaded) (*Plan, error) {
 	}
 	cluster := loaded.Config.Cluster
 	defer cluster.Index()()
-	if prior != nil {
+	// A destroy wants nothing, so what earlier applies chose (and the
+	// version they reached) has no say in it.
+	if prior != nil && !o.Destroy {
 		recall(o.Kinds, cluster, prior)
 	}
 	desired, err := expand(o.Kinds, cluster)

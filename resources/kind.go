@@ -87,7 +87,9 @@ type PlanChecker interface {
 // Recaller is implemented by kinds whose expansion keeps what earlier
 // applies chose, such as the pod subnet each worker was given: the engine
 // calls Recall with the prior state's objects before any kind expands, so
-// a plan (refreshed or not) keeps those choices.
+// a plan (refreshed or not) keeps those choices — or, as the Kubernetes
+// version the cluster runs, is judged against them. A destroy's plan, which
+// wants nothing, does not recall.
 type Recaller interface {
 	Recall(c *Cluster, recorded func(kind string) []Object)
 }

@@ -50,6 +50,11 @@ type Cluster struct {
 	// fills it with RecallPodSubnets before expanding. A worker keeps its
 	// subnet while it stays valid, so removing another node never moves it.
 	RecordedPodSubnets map[string]string
+	// RecordedKubernetes is the oldest and the newest Kubernetes version
+	// the cluster's components run, as the state records them (empty for a
+	// new cluster); the engine fills it before expanding, and a plan moves
+	// the cluster one minor version at a time from there.
+	RecordedKubernetes VersionSpan
 
 	// topo answers NodesWithRole and Endpoint while the engine expands
 	// (see Index); nil otherwise.
@@ -183,3 +188,6 @@ type AddonManifest struct {
 	Source string      // "file.hcl:12" of the manifests attribute
 	Range  SourceRange // this file's element of the manifests list
 }
+
+// VersionSpan is the oldest and the newest of a set of versions.
+type VersionSpan struct{ Oldest, Newest string }

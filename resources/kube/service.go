@@ -53,7 +53,18 @@ func serviceSchema() resources.Schema {
 }
 
 // Expand returns every component's service on every node.
-func (Service) Expand(c *resources.Cluster) ([]resources.Desired, error) { return componentServices(c) }
+func (Service) Expand(c *resources.Cluster) ([]resources.Desired, error) {
+	if err := checkVersionSkew(c); err != nil {
+		return nil, err
+	}
+	return componentServices(c)
+}
+
+// Recall reads the Kubernetes versions the cluster runs from the state
+// (RecallKubernetesVersions): a plan moves them one minor at a time.
+func (Service) Recall(c *resources.Cluster, recorded func(kind string) []resources.Object) {
+	RecallKubernetesVersions(c, recorded)
+}
 
 // Read refreshes a service: whether its unit runs and the digests of its
 // unit and files.
