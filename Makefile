@@ -65,7 +65,7 @@ INOTIFY_INSTANCES := 1024
 # The engine's testbed tests that boot no Kubernetes run once, in the race
 # step (the race detector over real SSH, hooks and host keys), not twice.
 RACE_ONLY := TestHostOnTestbed|TestHooksOnTestbed|TestHostKeysOnTestbed
-# Cluster tests at once, the GitOps chain's included (it holds one slot
+# Cluster tests at once, the GitOps test's included (it holds one slot
 # while it runs): with four (the engine's three beside it), the load reached
 # 35–80 on two cores, and static-pod etcd's roll lost a polled request to
 # "leader changed" and an sshd refused a session, in two runs out of two.

@@ -4,18 +4,19 @@
 # an order made for a machine with two cores, where a cluster test is
 # bound by CPU and E2E_CLUSTERS clusters at a time is the most it holds:
 #
-#  1. units: the packages without clusters, alone — their clocks (a Lease
-#     renewed every 0.7 s, a clock-skew reading) must not wait on the
-#     clusters' load;
+#  1. units: the packages without clusters (but those the race step runs),
+#     alone — their clocks (a Lease renewed every 0.7 s, a clock-skew
+#     reading) must not wait on the clusters' load;
 #  2. the engine's end-to-end tests (engine/e2e, the longest first —
 #     slots_test.go says why; TestEtcdStaticPodsOnTestbed runs the
-#     conformance smoke of the pod implementation) beside one chain that
-#     holds one of the E2E_CLUSTERS slots while it runs: the GitOps
-#     end-to-end test (controller/e2e: a management cluster and a workload
-#     cluster, with the binary implementation's conformance smoke), then the
-#     race step (the engine's testbed tests that boot no Kubernetes run
-#     there, once: RACE_ONLY), the fuzz runs and the bundle tools' tests.
-#     When the chain ends, its slot goes to the engine's tests;
+#     conformance smoke of the pod implementation) beside one chain: the
+#     GitOps end-to-end test (controller/e2e: a management cluster and a
+#     workload cluster, with the binary implementation's conformance smoke),
+#     which holds one of the E2E_CLUSTERS slots while it runs and then gives
+#     it to the engine's tests; then the race step (the unit tests of the
+#     engine, the graph and the providers, and the engine's testbed tests
+#     that boot no Kubernetes: RACE_ONLY, run once, here), the fuzz runs and
+#     the bundle tools' tests;
 #  3. resources/hookrun, alone and last: it measures a hook's time limits on
 #     real hosts (SIGTERM, then SIGKILL after the grace), which the clusters'
 #     load would stretch.
@@ -49,23 +50,25 @@ export EGGO_E2E_SLOTS_HELD=/run/eggo-e2e-slots-$$
 mkdir -p "$EGGO_E2E_SLOTS_HELD"
 trap 'go run ./tools/testbed down -root "$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true; rm -rf "$EGGO_E2E_SLOTS_HELD"; sysctl -q -w fs.inotify.max_user_instances="$inotify"' EXIT
 
-units=$(go list ./... | grep -v -e '/resources/hookrun$' -e '/e2e$')
+# The race step runs these packages' tests, under the race detector: the
+# units step leaves them to it (their plain run was the same tests again).
+race_pkgs=(./engine/... ./graph/... ./providers/...)
+units=$(comm -23 <(go list ./... | sort) <(go list "${race_pkgs[@]}" | sort) | grep -v -e '/resources/hookrun$' -e '/e2e$')
 # shellcheck disable=SC2086 # one package per word
 step units go test -count=1 -timeout 20m $units || exit 1
 step conformance-images "$MAKE" --no-print-directory conformance-images >/dev/null || exit 1
 export EGGO_E2E_CONFORMANCE_FOCUS=$CONFORMANCE_SMOKE EGGO_E2E_CLUSTERS=$E2E_CLUSTERS
 
 chain() {
-  local rc
-  touch "$EGGO_E2E_SLOTS_HELD/chain"
-  step gitops-e2e go test -count=1 -v -timeout 45m ./controller/e2e/ &&
+  touch "$EGGO_E2E_SLOTS_HELD/gitops"
+  step gitops-e2e go test -count=1 -v -timeout 45m ./controller/e2e/
+  local rc=$?
+  rm -f "$EGGO_E2E_SLOTS_HELD/gitops"
+  ((rc == 0)) &&
     step race go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' \
-      ./engine/... ./graph/... ./providers/... &&
+      "${race_pkgs[@]}" &&
     step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x &&
     step bundle-test "$MAKE" --no-print-directory bundle-test
-  rc=$?
-  rm -f "$EGGO_E2E_SLOTS_HELD/chain"
-  return $rc
 }
 chain &
 chain_pid=$!
