@@ -31,8 +31,9 @@ var longestFirst = []string{
 
 // clusters is how many cluster tests run at once: EGGO_E2E_CLUSTERS (or 2),
 // less one for each file in the directory EGGO_E2E_SLOTS_HELD names —
-// make test's GitOps test holds one while its clusters run, and gives it
-// to these tests when it ends — but never less than one. go test's own -parallel must be higher (make
+// make test's other chain (the GitOps test, then the race step) holds one
+// while it runs, and gives it to these tests when it ends — but never less
+// than one. go test's own -parallel must be higher (make
 // test gives it more), or it picks which tests may wait here.
 var clusters = newSlots(envInt("EGGO_E2E_CLUSTERS", 2), longestFirst, 300*time.Millisecond, heldIn(os.Getenv("EGGO_E2E_SLOTS_HELD")))
 
