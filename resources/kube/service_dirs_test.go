@@ -47,13 +47,7 @@ func TestClaimSharesTheDirectoriesSiblingsCreated(t *testing.T) {
 // left /etc/kubernetes/manifests and the manifests' backup directory behind.
 // The undo also removes the units' backup directory it emptied.
 func TestUndoneSwitchKeepsTheDirectoriesItMade(t *testing.T) {
-	c := &resources.Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes",
-		Network: resources.Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
-		Nodes:   []resources.Node{{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}}}}
-	addr := resources.ServiceAddr(resources.CompScheduler, "m0")
-	binary := withContents(services(t, c)[addr])
-	c.Implementation = resources.ImplementationPod
-	pod := withContents(services(t, c)[addr])
+	binary, pod := schedulerBothWays(t)
 	for _, d := range []resources.Desired{binary, pod} {
 		d.Attrs[svcConnection] = map[string]any{"type": "undo-switch"}
 	}

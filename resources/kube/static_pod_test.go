@@ -124,13 +124,7 @@ func services(t *testing.T, c *resources.Cluster) map[string]resources.Desired {
 // naming the switch — not a replacement, which would remove its files — and
 // a refresh that finds the static pod running has nothing more to do.
 func TestSwitchImplementationPlan(t *testing.T) {
-	c := &resources.Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes",
-		Network: resources.Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
-		Nodes:   []resources.Node{{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}}}}
-	addr := resources.ServiceAddr(resources.CompScheduler, "m0")
-	binary := withContents(services(t, c)[addr])
-	c.Implementation = resources.ImplementationPod
-	pod := withContents(services(t, c)[addr])
+	binary, pod := schedulerBothWays(t)
 
 	for _, tt := range []struct {
 		name      string
@@ -158,6 +152,20 @@ func TestSwitchImplementationPlan(t *testing.T) {
 	if ch := planOf(t, recorded(pod, stopped), pod); ch.Action != resources.Update || !strings.Contains(reasonText(ch), "not-running") {
 		t.Errorf("a static pod not running: %s (%s), want an update naming it", ch.Action, reasonText(ch))
 	}
+}
+
+// schedulerBothWays is m0's scheduler of a one-master cluster as a systemd
+// unit and as a static pod, its files' contents known.
+func schedulerBothWays(t *testing.T) (binary, pod resources.Desired) {
+	t.Helper()
+	c := &resources.Cluster{Name: "c", KubernetesVersion: "1.31.4", ConfigDir: "/etc/kubernetes",
+		Network: resources.Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
+		Nodes:   []resources.Node{{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}}}}
+	addr := resources.ServiceAddr(resources.CompScheduler, "m0")
+	binary = withContents(services(t, c)[addr])
+	c.Implementation = resources.ImplementationPod
+	pod = withContents(services(t, c)[addr])
+	return binary, pod
 }
 
 // withContents gives every file of d a known content, as an apply has them
