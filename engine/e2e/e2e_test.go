@@ -83,18 +83,19 @@ func namesWord(text, word string) bool {
 
 // TestKubernetesOnTestbed is issue 3's end-to-end run on six real hosts: a
 // load balancer, two masters with etcd, an etcd-only node and a worker;
-// then a no-op, a join (of a worker on a second subnet, behind a router),
-// a delete, a rolling upgrade and a destroy.
+// then a no-op, a master cut off mid-apply, a join (of a worker on a
+// second subnet, behind a router), a delete, the switch of the control
+// plane to static pods (undone once, its pod unable to run) with the API
+// polled, a rolling upgrade of the pods and a destroy.
 func TestKubernetesOnTestbed(t *testing.T) {
 	parallel(t)
 	kubernetesE2E(t, binaryMode)
 }
 
-// TestKubernetesPodsOnTestbed is the same run with the control plane as
-// static pods (implementation = "pod"), and what only pods have: drift
-// of a manifest, a crash-looping pod rolled back with the roll stopped,
-// and the switch to systemd units and back (undone once, its pod unable
-// to run) with the API polled.
+// TestKubernetesPodsOnTestbed is the same run from static pods
+// (implementation = "pod"), with what only pods have instead of the cut:
+// drift of a manifest, a crash-looping pod rolled back with the roll
+// stopped; then the switch to systemd units, and the units' upgrade.
 func TestKubernetesPodsOnTestbed(t *testing.T) {
 	parallel(t)
 	kubernetesE2E(t, podMode)

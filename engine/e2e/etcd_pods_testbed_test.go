@@ -128,7 +128,7 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 
 	// A changed flag: one member at a time, the API serving throughout.
 	config(etcdPods+"\n  extra_args = { etcd = { "+etcdArgs+", \"heartbeat-interval\" = \"150\" } }", "m0", "m1", "m2")
-	poll := pollAPI(tb, "m0", adminKubectl+"get ns default -o name", "namespace/default")
+	poll := pollAPI(t, tb, "m0", "/etc/kubernetes/admin.conf", "/api/v1/namespaces/default")
 	p, res := runApply(t, dir, nil)
 	poll.Stop()
 	if !res.OK() {

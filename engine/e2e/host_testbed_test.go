@@ -1,15 +1,19 @@
 package e2e_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -155,11 +159,51 @@ func runApply(t *testing.T, dir string, mutate func(*runOpts)) (*engine.Plan, *e
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
-	res, err := ws.Apply(context.Background(), p, engine.ApplyOptions{Parallelism: r.plan.Parallelism, Force: r.plan.Force}, r.obs, nil)
+	timed := &timingObserver{ApplyObserver: r.obs}
+	if r.obs == nil {
+		timed.ApplyObserver = engine.NopObserver{}
+	}
+	res, err := ws.Apply(context.Background(), p, engine.ApplyOptions{Parallelism: r.plan.Parallelism, Force: r.plan.Force}, timed, nil)
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
+	if res.Took > slowApply {
+		t.Logf("an apply of %s; its slowest changes: %s", res.Took.Round(time.Second), timed.slowest(4))
+	}
 	return p, res
+}
+
+// slowApply is how long an apply runs before the test's log names its
+// slowest changes: where a cluster test's time goes.
+const slowApply = time.Minute
+
+// timingObserver keeps how long each change took, for the log.
+type timingObserver struct {
+	engine.ApplyObserver
+	mu   sync.Mutex
+	took map[string]time.Duration
+}
+
+func (o *timingObserver) PostApply(c *resources.Change, err error, took time.Duration) {
+	o.mu.Lock()
+	if o.took == nil {
+		o.took = map[string]time.Duration{}
+	}
+	o.took[c.Addr] = took
+	o.mu.Unlock()
+	o.ApplyObserver.PostApply(c, err, took)
+}
+
+// slowest names the n longest changes with their times, the longest first.
+func (o *timingObserver) slowest(n int) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	addrs := slices.SortedFunc(maps.Keys(o.took), func(a, b string) int { return cmp.Compare(o.took[b], o.took[a]) })
+	var out []string
+	for _, a := range addrs[:min(n, len(addrs))] {
+		out = append(out, fmt.Sprintf("%s %s", a, o.took[a].Round(100*time.Millisecond)))
+	}
+	return strings.Join(out, ", ")
 }
 
 // hostOnly limits a run to the host kind: these tests are about hosts and

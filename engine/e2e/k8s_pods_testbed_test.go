@@ -68,41 +68,40 @@ func podDriftAndRollback(t *testing.T, tb *nspawntest.Testbed, dir string, confi
 	}
 }
 
-// switchWithPolls switches the two masters' control plane to systemd
-// units and back to static pods, with a real API request through the load
-// balancer every 200 ms all along: one master at a time, no request lost.
-// The switch back to pods is undone once first (undoneSwitch).
-func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string) {
+// switchWithPolls switches the two masters' control plane to the
+// implementation to (systemd units or static pods), with a real API
+// request through the load balancer every 200 ms all along: one master at
+// a time, no request lost. A switch to pods is undone once first
+// (undoneSwitch).
+func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string, config k8sWriter, to k8sMode) {
 	t.Helper()
-	for _, to := range []k8sMode{binaryMode, podMode} {
-		k8sConfigWith(t, dir, tb, k8sFrom, to.cluster(), "w0")
-		if to.pod {
-			undoneSwitch(t, tb, dir)
-		}
-		poll := pollAPI(tb, "w0", "kubectl --kubeconfig /etc/kubernetes/kubelet/kubeconfig get node w0 -o name", "node/w0")
-		start := time.Now()
-		p, res := runApply(t, dir, nil)
-		poll.Stop()
-		if !res.OK() {
-			t.Fatalf("the switch to pod=%v failed: %v %v", to.pod, res.Failed, res.Skipped)
-		}
-		t.Logf("switch to pod=%v: %s; load balancer polled %d times, %d failed; roll: %s", to.pod, time.Since(start).Round(time.Second),
-			poll.polls.Load(), poll.failures.Load(), strings.Join(rollOrder(p), ", "))
-		if poll.failures.Load() > 0 {
-			t.Errorf("the API was unreachable through the load balancer during the switch to pod=%v: %v", to.pod, poll.first.Load())
-		}
-		for _, c := range controlPlane {
-			for _, h := range []string{"m0", "m1"} {
-				if s := p.Step(resources.ServiceAddr(c, h)); s == nil || s.Action != resources.Update {
-					t.Errorf("the switch does not update %s on %s: %v", c, h, s)
-				}
+	config(k8sFrom, "", "w0")
+	if to.pod {
+		undoneSwitch(t, tb, dir)
+	}
+	poll := pollAPI(t, tb, "w0", "/etc/kubernetes/kubelet/kubeconfig", "/api/v1/nodes/w0")
+	start := time.Now()
+	p, res := runApply(t, dir, nil)
+	poll.Stop()
+	if !res.OK() {
+		t.Fatalf("the switch to pod=%v failed: %v %v", to.pod, res.Failed, res.Skipped)
+	}
+	t.Logf("switch to pod=%v: %s; load balancer polled %d times, %d failed; roll: %s", to.pod, time.Since(start).Round(time.Second),
+		poll.polls.Load(), poll.failures.Load(), strings.Join(rollOrder(p), ", "))
+	if poll.failures.Load() > 0 {
+		t.Errorf("the API was unreachable through the load balancer during the switch to pod=%v: %v", to.pod, poll.first.Load())
+	}
+	for _, c := range controlPlane {
+		for _, h := range []string{"m0", "m1"} {
+			if s := p.Step(resources.ServiceAddr(c, h)); s == nil || s.Action != resources.Update {
+				t.Errorf("the switch does not update %s on %s: %v", c, h, s)
 			}
 		}
-		if s := p.Step(resources.ServiceAddr(resources.CompAPIServer, "m1")); s == nil || !slices.Contains(s.WaitsFor, resources.ServiceAddr(resources.CompScheduler, "m0")) {
-			t.Errorf("m1's apiserver switches without waiting for m0's control plane: %v", s)
-		}
-		to.checkControlPlane(t, tb, lb, k8sFrom, "m0", "m1")
 	}
+	if s := p.Step(resources.ServiceAddr(resources.CompAPIServer, "m1")); s == nil || !slices.Contains(s.WaitsFor, resources.ServiceAddr(resources.CompScheduler, "m0")) {
+		t.Errorf("m1's apiserver switches without waiting for m0's control plane: %v", s)
+	}
+	to.checkControlPlane(t, tb, lb, k8sFrom, "m0", "m1")
 }
 
 func reasonsText(rs []resources.Reason) string {

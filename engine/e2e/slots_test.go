@@ -20,8 +20,8 @@ import (
 // in this order (longest processing time first); a test not named runs
 // after the named ones.
 var longestFirst = []string{
-	"TestKubernetesPodsOnTestbed",
 	"TestKubernetesOnTestbed",
+	"TestKubernetesPodsOnTestbed",
 	"TestEtcdStaticPodsOnTestbed",
 	"TestKubernetesFaultsOnTestbed",
 	"TestPodNetworkOnTestbed",

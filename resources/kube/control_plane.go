@@ -63,12 +63,13 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 		"service-account-issuer":             "https://kubernetes.default.svc." + domain,
 		// Long enough for load balancers to see /readyz fail and drain it
 		// before a restart stops it serving (see lbDrainTime).
-		"shutdown-delay-duration":          apiserverShutdownDelay.String(),
-		"service-account-key-file":         f("sa.pub"),
-		"service-account-signing-key-file": f("sa.key"),
-		"service-cluster-ip-range":         c.Network.ServiceCIDR,
-		"tls-cert-file":                    f("apiserver.crt"),
-		"tls-private-key-file":             f("apiserver.key"),
+		"shutdown-delay-duration":                 apiserverShutdownDelay.String(),
+		"shutdown-watch-termination-grace-period": apiserverWatchDrain.String(),
+		"service-account-key-file":                f("sa.pub"),
+		"service-account-signing-key-file":        f("sa.key"),
+		"service-cluster-ip-range":                c.Network.ServiceCIDR,
+		"tls-cert-file":                           f("apiserver.crt"),
+		"tls-private-key-file":                    f("apiserver.key"),
 	}
 	var deps []string
 	for _, e := range c.NodesWithRole("etcd") {

@@ -36,5 +36,15 @@ const lbReaddTime = (lbRise + 1) * lbCheckInterval
 // which the tests check).
 const apiserverShutdownDelay = 7 * time.Second
 
+// apiserverWatchDrain is --shutdown-watch-termination-grace-period: once
+// the shutdown delay is over, a stopping apiserver ends its clients' watches
+// (they reconnect through the load balancers to another apiserver) and
+// waits at most this long for them to end. Without it the watches of the
+// kubelets, controllers and proxies keep their HTTP/2 connections open
+// and the apiserver waits out its 60 s server shutdown timeout: a restart
+// as a systemd unit took 67 s to stop, and a static pod was killed at its
+// 30 s grace period.
+const apiserverWatchDrain = 5 * time.Second
+
 // seconds renders a whole number of seconds for haproxy ("1s").
 func seconds(d time.Duration) string { return strconv.Itoa(int(d/time.Second)) + "s" }

@@ -129,6 +129,11 @@ func TestAPIServerRestartIsTimedByTheLoadBalancer(t *testing.T) {
 	if !strings.Contains(api.Unit, "--shutdown-delay-duration="+apiserverShutdownDelay.String()) {
 		t.Errorf("apiserver unit without the shutdown delay %s:\n%s", apiserverShutdownDelay, api.Unit)
 	}
+	// Its clients' watches end once it stops taking requests, so it stops
+	// in seconds, not after the server's 60 s shutdown timeout.
+	if !strings.Contains(api.Unit, "--shutdown-watch-termination-grace-period="+apiserverWatchDrain.String()) {
+		t.Errorf("apiserver unit that waits out its watches:\n%s", api.Unit)
+	}
 	cfg := loadBalancer(c, c.Nodes[len(c.Nodes)-1]).Files[0].Content.(string)
 	for _, want := range []string{"timeout check 1s", "inter 1s fall 2 rise 2"} {
 		if !strings.Contains(cfg, want) {
