@@ -7,6 +7,7 @@
 #   make conformance-images         build or reuse the conformance tests' image archives; prints their directory last
 #   make eggo-image                 build or reuse eggo's own image (not part of the bundle); prints its archive last
 #   make management-bundle          a bundle copy carrying eggo's image, to deploy a GitOps management cluster; prints it last
+#   make bundle-runtime             build or reuse containerd 2 and runc from Go source (issue 27: not in a bundle yet); prints their directory last
 #   make bundle-test                the bundle tools' own tests
 #   make bundle-gomod V=v1.31.5     write the test-only module for another Kubernetes version
 #   make bundle-clean               forget the built bundles (the Go caches stay)
@@ -16,7 +17,13 @@ BUNDLE_VERSIONS ?= v1.31.3 v1.31.4
 BUNDLE_SRC      := tools/bundle
 CONFORMANCE_VERSION ?= v1.31.4
 
-.PHONY: bundle eggo-image management-bundle conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
+# containerd 2 and the runc its release names, static, from their Go
+# modules: the runtime of the current Kubernetes minors (issue 27), built
+# and checked here before the bundles of those minors carry it.
+CONTAINERD_VERSION ?= v2.3.7
+RUNC_VERSION       ?= v1.5.2
+
+.PHONY: bundle bundle-runtime eggo-image management-bundle conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
 
 bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prints $(CACHE)/bundle last
 	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(BUNDLE_VERSIONS)
@@ -45,6 +52,10 @@ conformance-tools: ## Build (or reuse) e2e.test, ginkgo and agnhost in $(CACHE)/
 # The images' agnhost is conformance-tools' own; cached like the tools.
 conformance-images: conformance-tools ## Build (or reuse) the images the [Conformance] tests run, as OCI archives in $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images; prints it last
 	@$(BUNDLE_SRC)/scripts/conformance-images.sh $(CONFORMANCE_VERSION) $(CACHE)/conformance/$(CONFORMANCE_VERSION)/images $(CACHE)/conformance/$(CONFORMANCE_VERSION)
+
+bundle-runtime: ## Build (or reuse) containerd $(CONTAINERD_VERSION) and runc $(RUNC_VERSION) at $(CACHE)/bundle/.parts/runtime-$(CONTAINERD_VERSION); prints it last
+	@$(BUNDLE_SRC)/scripts/runtime.sh $(CACHE)/bundle/.parts/runtime-$(CONTAINERD_VERSION) $(CONTAINERD_VERSION) $(RUNC_VERSION)
+	@echo $(CACHE)/bundle/.parts/runtime-$(CONTAINERD_VERSION)
 
 bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the etcd image's environment file, eggo's own image)
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
