@@ -63,8 +63,8 @@ const CompStaticPodImages = "control-plane-images"
 // ControlPlaneImage is the bundle file of a control-plane component's image.
 func ControlPlaneImage(component string) string { return ControlPlaneImageDir + component + ".tar" }
 
-// EtcdImageDir holds etcd's image archive in the bundle (etcd.tar,
-// EtcdImage), for static-pod etcd: etcd nodes receive it only then.
+// EtcdImageDir holds etcd's image archive in the bundle (etcd.tar, the
+// minor's KubernetesMinor.Etcd), for static-pod etcd: etcd nodes receive it only then.
 const EtcdImageDir = "var/lib/eggo/etcd-image/"
 
 // CompEtcdImage names etcd's image in the bundle layout.
@@ -72,11 +72,6 @@ const CompEtcdImage = "etcd-image"
 
 // EtcdImageArchive is the bundle file of etcd's image.
 const EtcdImageArchive = EtcdImageDir + "etcd.tar"
-
-// EtcdImage is the image the bundle ships as EtcdImageArchive
-// (tools/bundle/scripts/etcd-image.sh builds it from the etcd release
-// its module pins), named as kubeadm names upstream's.
-const EtcdImage = "registry.k8s.io/etcd:3.5.15-0"
 
 // WorkloadImages claims the image archives of the cluster's workloads
 // (your applications', the conformance tests'): images/workload-*.tar.
@@ -113,7 +108,7 @@ func UnusedBundleDirs(c *Cluster) []string {
 	return out
 }
 
-// CoreDNSArchive is the bundle file that carries CoreDNSImage, under each
+// CoreDNSArchive is the bundle file that carries the minor's CoreDNS image, under each
 // arch's tree; containerd imports it on every worker.
 const CoreDNSArchive = "var/lib/eggo/images/coredns.tar"
 

@@ -75,6 +75,8 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 		if m == nil {
 			dec.errorf(attrs["kubernetes_version"].Expr.Range(), "Invalid kubernetes_version",
 				"kubernetes_version must be a release version like \"1.31.4\"; got %s.", dec.show(attrs["kubernetes_version"], *v))
+		} else if _, err := resources.MinorOf(m[1]); err != nil {
+			dec.errorf(attrs["kubernetes_version"].Expr.Range(), "Unsupported Kubernetes version", "%s.", err)
 		} else {
 			c.KubernetesVersion = m[1]
 		}

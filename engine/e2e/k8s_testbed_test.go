@@ -26,6 +26,10 @@ const (
 	k8sTo   = "1.31.4"
 )
 
+// k8sImages are the images of the bundles' minor (resources.MinorOf):
+// the pods the tests start run them, from the bundle.
+var k8sImages, _ = resources.MinorOf(k8sFrom)
+
 // bundleDir is make bundle's bundle of a version (skipped with -short).
 func bundleDir(t *testing.T, version string) string {
 	t.Helper()
@@ -186,7 +190,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 		t.Errorf("w0 Ready = %q", st)
 	}
 	m.checkControlPlane(t, tb, addr["lb"], k8sFrom, "m0", "m1")
-	kubectl(t, tb, addr["lb"], "run p1 --image="+kube.PauseImage+" --image-pull-policy=Never --restart=Never")
+	kubectl(t, tb, addr["lb"], "run p1 --image="+k8sImages.Pause+" --image-pull-policy=Never --restart=Never")
 	podIP := ""
 	for i := 0; i < 60 && podIP == ""; i++ {
 		podIP = kubectl(t, tb, addr["lb"], `get pod p1 -o jsonpath='{.status.podIP}'`)
@@ -248,7 +252,7 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	if got := mustExec(t, tb, "w0", "ip route show "+w1Subnet); !strings.Contains(got, "dev "+kube.FlannelLink) {
 		t.Errorf("w0's route to w1's pod subnet %s: %q, want it through flannel", w1Subnet, got)
 	}
-	p2IP := runPod(t, tb, "p2", "w1", kube.PauseImage)
+	p2IP := runPod(t, tb, "p2", "w1", k8sImages.Pause)
 	if reach := tcpFrom(t, tb, "w0", podIP, p2IP, 80); !strings.Contains(reach, "Connection refused") {
 		t.Errorf("the pod on w0 cannot reach the pod on w1 (%q): %q", p2IP, reach)
 	}

@@ -104,7 +104,7 @@ spec:
       terminationGracePeriodSeconds: 0` + toleration + `
       containers:
       - name: pause
-        image: ` + kube.PauseImage + `
+        image: ` + k8sImages.Pause + `
         imagePullPolicy: Never
 `
 	mustExec(t, tb, "m0", "cat <<'EOF' | "+adminKubectl+"apply -f - >/dev/null\n"+manifest+"EOF")

@@ -11,7 +11,6 @@ import (
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/resources/addon"
 	"github.com/eggo-project/eggo/resources/kube"
 )
 
@@ -105,7 +104,7 @@ true`, toIP, fromIP, kube.FlannelLink)
 // pod's address crosses the subnets unchanged.
 func checkServicesAcrossSubnets(t *testing.T, tb *nspawntest.Testbed, client, clientIP, serviceSide string) {
 	t.Helper()
-	runPod(t, tb, "whoami", serviceSide, addon.CoreDNSImage)
+	runPod(t, tb, "whoami", serviceSide, k8sImages.CoreDNS)
 	mustExec(t, tb, "m0", adminKubectl+"expose pod whoami --name whoami --port 53 --protocol TCP")
 	svc := mustExec(t, tb, "m0", adminKubectl+"get service whoami -o jsonpath='{.spec.clusterIP}'")
 	var got string
@@ -118,7 +117,7 @@ func checkServicesAcrossSubnets(t *testing.T, tb *nspawntest.Testbed, client, cl
 	if !strings.Contains(got+"\n", "\tA\t"+clientIP+"\n") { // to the end of the line: 10.244.1.5 is a prefix of 10.244.1.53
 		t.Errorf("pod %s on %s → Service %s (backend on %s): whoami answered %q, want the pod's own address", clientIP, client, svc, serviceSide, got)
 	}
-	for _, side := range []struct{ host, ip string }{{client, clientIP}, {serviceSide, runPod(t, tb, "dnsclient", serviceSide, kube.PauseImage)}} {
+	for _, side := range []struct{ host, ip string }{{client, clientIP}, {serviceSide, runPod(t, tb, "dnsclient", serviceSide, k8sImages.Pause)}} {
 		if got := inPod(t, tb, side.host, side.ip, "dig +short +time=2 +tries=10 @10.32.0.10 kubernetes.default.svc.cluster.local"); got != "10.32.0.1" {
 			t.Errorf("cluster DNS from a pod on %s answers %q for kubernetes.default, want 10.32.0.1", side.host, got)
 		}

@@ -221,7 +221,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 func podsAcrossSubnets(t *testing.T, tb *nspawntest.Testbed) {
 	t.Helper()
 	defer mustExec(t, tb, "m0", adminKubectl+"delete pod p0 p1 --wait=true --timeout=60s")
-	p0, p1 := runPod(t, tb, "p0", "w0", kube.PauseImage), runPod(t, tb, "p1", "w1", kube.PauseImage)
+	p0, p1 := runPod(t, tb, "p0", "w0", k8sImages.Pause), runPod(t, tb, "p1", "w1", k8sImages.Pause)
 	if !strings.HasPrefix(p0, "10.244.1.") || !strings.HasPrefix(p1, "10.244.2.") {
 		t.Fatalf("pod addresses %s (w0) %s (w1) outside their nodes' subnets", p0, p1)
 	}

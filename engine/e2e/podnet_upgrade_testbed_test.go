@@ -11,7 +11,6 @@ import (
 
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/resources/kube"
 )
 
 // routesRelease is the last commit of eggo whose pod network was the
@@ -61,7 +60,7 @@ func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("apply of eggo %s: %v\n%s", routesRelease, err, out)
 	}
-	p0, p1 := runPod(t, tb, "p0", "w0", kube.PauseImage), runPod(t, tb, "p1", "w1", kube.PauseImage)
+	p0, p1 := runPod(t, tb, "p0", "w0", k8sImages.Pause), runPod(t, tb, "p1", "w1", k8sImages.Pause)
 	if got := tcpFrom(t, tb, "w0", p0, p1, 80); !strings.Contains(got, "Connection refused") {
 		t.Fatalf("before the upgrade, pod on w0 → pod %s on w1: %q", p1, got)
 	}

@@ -46,12 +46,13 @@ func TestCoreDNSServiceIsKubeletsClusterDNS(t *testing.T) {
 	if !strings.Contains(config, "clusterDNS:\n- "+ip+"\n") || !strings.Contains(config, "clusterDomain: corp.local\n") {
 		t.Errorf("kubelet's config does not point at %s in corp.local:\n%s", ip, config)
 	}
-	m, err := renderCoreDNS(coreDNSSettings{Image: CoreDNSImage, Replicas: 2, DNSIP: ip, DNSDomain: "corp.local", Upstream: []string{"/etc/resolv.conf"}})
+	image := c.Minor().CoreDNS
+	m, err := renderCoreDNS(coreDNSSettings{Image: image, Replicas: 2, DNSIP: ip, DNSDomain: "corp.local", Upstream: []string{"/etc/resolv.conf"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"clusterIP: 10.96.0.10\n", "    kubernetes corp.local in-addr.arpa ip6.arpa {\n", "replicas: 2\n",
-		"image: " + CoreDNSImage + "\n", "imagePullPolicy: Never\n", "    forward . /etc/resolv.conf {\n", "add: [NET_BIND_SERVICE]"} {
+		"image: " + image + "\n", "imagePullPolicy: Never\n", "    forward . /etc/resolv.conf {\n", "add: [NET_BIND_SERVICE]"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("CoreDNS manifest lacks %q", want)
 		}
@@ -59,7 +60,7 @@ func TestCoreDNSServiceIsKubeletsClusterDNS(t *testing.T) {
 	if strings.Count(m, "\n---\n") != 5 {
 		t.Errorf("CoreDNS manifest has %d separators, want 5 (six objects)", strings.Count(m, "\n---\n"))
 	}
-	noUpstream, err := renderCoreDNS(coreDNSSettings{Image: CoreDNSImage, Replicas: 1, DNSIP: ip, DNSDomain: "cluster.local"})
+	noUpstream, err := renderCoreDNS(coreDNSSettings{Image: image, Replicas: 1, DNSIP: ip, DNSDomain: "cluster.local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,15 +69,20 @@ func TestCoreDNSServiceIsKubeletsClusterDNS(t *testing.T) {
 	}
 }
 
-// The image the add-on runs is the one the bundle builds.
+// The image the add-on runs is the one the bundle builds (for 1.31, the
+// minor of make bundle's bundles).
 func TestCoreDNSImageIsTheBundlesRelease(t *testing.T) {
 	mod, err := os.ReadFile("../../tools/bundle/coredns/go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tag := CoreDNSImage[strings.LastIndex(CoreDNSImage, ":")+1:]
+	m, err := resources.MinorOf("1.31.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := m.CoreDNS[strings.LastIndex(m.CoreDNS, ":")+1:]
 	if !regexp.MustCompile(`(?m)^\s*github.com/coredns/coredns ` + regexp.QuoteMeta(tag) + `$`).Match(mod) {
-		t.Errorf("CoreDNSImage %s, but the bundle's coredns module requires another release:\n%s", CoreDNSImage, mod)
+		t.Errorf("1.31's CoreDNS image is %s, but the bundle's coredns module requires another release:\n%s", m.CoreDNS, mod)
 	}
 }
 

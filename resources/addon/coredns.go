@@ -5,11 +5,6 @@ import (
 	"github.com/eggo-project/eggo/resources/templates"
 )
 
-// CoreDNSImage is the image the bundle ships as coredns.tar
-// (tools/bundle/scripts/coredns.sh builds it from the release its
-// module pins); the add-on's pods run it with imagePullPolicy: Never.
-const CoreDNSImage = "registry.k8s.io/coredns/coredns:v1.11.3"
-
 const coreDNSAddon = "coredns"
 
 // coreDNSSettings are what the CoreDNS manifest is rendered from; they are
@@ -51,7 +46,7 @@ func coreDNSDesired(c *resources.Cluster, nodes []resources.Node) (resources.Des
 			if p, why := resources.BundleLacks(c, w, resources.CoreDNSArchive); why != "" {
 				return resources.Desired{}, resources.Blame(c.At("addons.coredns"), "Missing file in the package bundle",
 					"the coredns add-on needs the image %s from the package bundle for node %q, but %s (%s; build it with make bundle, or set addons { coredns = false })",
-					CoreDNSImage, w.Name, why, p)
+					c.Minor().CoreDNS, w.Name, why, p)
 			}
 		}
 	}
@@ -60,7 +55,10 @@ func coreDNSDesired(c *resources.Cluster, nodes []resources.Node) (resources.Des
 		return resources.Desired{}, resources.Blame(c.At("network.service_cidr"), "No address for CoreDNS", "the coredns add-on's address: %v", err)
 	}
 	s := coreDNSSettings{
-		Image:     CoreDNSImage,
+		// The minor's image, which the bundle ships as coredns.tar
+		// (tools/bundle/scripts/coredns.sh builds it from the release its
+		// module pins); the pods run it with imagePullPolicy: Never.
+		Image:     c.Minor().CoreDNS,
 		Replicas:  max(c.Addons.CoreDNSReplicas, 1),
 		DNSIP:     dnsIP,
 		DNSDomain: c.DNSDomain(),

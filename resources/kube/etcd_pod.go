@@ -39,7 +39,7 @@ func etcdRunner(c *resources.Cluster, n resources.Node, s *service, own map[stri
 	o := unitOptions{exec: "/usr/local/bin/etcd", args: flags(c, resources.CompEtcd, own)}
 	p := podOptions{probe: httpProbe{host: "127.0.0.1", port: 2381, live: "/health?exclude=NOSPACE&serializable=true", plain: true},
 		cpu: "100m", memory: "100Mi", mount: []string{dir}, writable: s.DataDirs, env: map[string]string{etcdEnvironmentFile: bootstrap}}
-	return runAsStaticPod(c, n, s, resources.EtcdImage, resources.EtcdImageArchive, o, p)
+	return runAsStaticPod(c, n, s, c.Minor().Etcd, resources.EtcdImageArchive, o, p)
 }
 
 // checkEtcdPod refuses static-pod etcd on a node that is not a master,

@@ -36,7 +36,7 @@ func TestEtcdStaticPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	pod, unit := parseService(pods[0].Attrs), parseService(units[0].Attrs)
-	if pod.Pod == nil || pod.Pod.Image != resources.EtcdImage || pod.Pod.Archive != "/var/lib/eggo/etcd-image/etcd.tar" || pod.unitPath() != "/etc/kubernetes/manifests/etcd.yaml" {
+	if pod.Pod == nil || pod.Pod.Image != c.Minor().Etcd || pod.Pod.Archive != "/var/lib/eggo/etcd-image/etcd.tar" || pod.unitPath() != "/etc/kubernetes/manifests/etcd.yaml" {
 		t.Fatalf("the member's static pod: %+v at %s", pod.Pod, pod.unitPath())
 	}
 	if unit.Pod != nil || unit.UnitName != "etcd.service" {
@@ -137,14 +137,19 @@ func TestEtcdSwitchRefused(t *testing.T) {
 }
 
 // TestEtcdImageIsTheBundlesRelease: the image the members run is the one
-// the bundle builds (tools/bundle/etcd pins the release).
+// the bundle builds (tools/bundle/etcd pins the release; for 1.31, the
+// minor of make bundle's bundles).
 func TestEtcdImageIsTheBundlesRelease(t *testing.T) {
 	mod, err := os.ReadFile("../../tools/bundle/etcd/go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tag := strings.TrimSuffix(resources.EtcdImage[strings.LastIndex(resources.EtcdImage, ":")+1:], "-0")
+	m, err := resources.MinorOf("1.31.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := strings.TrimSuffix(m.Etcd[strings.LastIndex(m.Etcd, ":")+1:], "-0")
 	if !regexp.MustCompile(`(?m)^\s*(require )?go.etcd.io/etcd/server/v3 v` + regexp.QuoteMeta(tag) + `$`).Match(mod) {
-		t.Errorf("EtcdImage %s, but the bundle's etcd module requires another release:\n%s", resources.EtcdImage, mod)
+		t.Errorf("1.31's etcd image is %s, but the bundle's etcd module requires another release:\n%s", m.Etcd, mod)
 	}
 }

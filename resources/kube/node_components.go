@@ -11,9 +11,6 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-// PauseImage is the sandbox image the bundle ships as an archive.
-const PauseImage = "registry.k8s.io/pause:3.10"
-
 // BundleImageDir holds the image archives the bundle ships; containerd
 // imports every one of them when it starts.
 const BundleImageDir = "/var/lib/eggo/images"
@@ -77,75 +74,6 @@ func nodeAPIServer(c *resources.Cluster, n resources.Node) (url string, deps []s
 	return c.APIServerURL(), apiDeps(c)
 }
 
-// containerd runs the node's containers; their network is flannel's
-// (FlannelCNIConfigPath), the same configuration on every Node: built
-// once per plan, only its rolling unit is the node's.
-func containerd(c *resources.Cluster, n resources.Node) componentSpec {
-	s := resources.Shared(c, sharedKey("containerd"), func() componentSpec { return containerdSpec(c) })
-	s.roll = runtimeRoll(c, n)
-	return s
-}
-
-func containerdSpec(c *resources.Cluster) componentSpec {
-	dir := path.Join(c.ConfigDir, resources.CompContainerd)
-	cfg := path.Join(dir, "config.toml")
-	config := fmt.Sprintf(`version = 2
-root = "/var/lib/containerd"
-state = "/run/containerd"
-
-[grpc]
-  address = "/run/containerd/containerd.sock"
-
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = %q
-  restrict_oom_score_adj = %t
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-    runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/opt/cni/bin"
-    conf_dir = "/etc/cni/net.d"
-`, PauseImage, c.Runtime.RestrictOOMScoreAdj)
-	return componentSpec{
-		service: service{
-			Component: resources.CompContainerd,
-			UnitName:  resources.CompContainerd + ".service",
-			Unit: renderUnit(unitOptions{description: "containerd container runtime (eggo)", exec: "/usr/local/bin/containerd",
-				args: flags(c, resources.CompContainerd, map[string]string{"config": cfg}), typ: "notify",
-				extra: []string{"ExecStartPre=-/sbin/modprobe overlay", "Delegate=yes", "KillMode=process", "TasksMax=infinity", "OOMScoreAdjust=-999"}}),
-			Files: []serviceFile{
-				{Path: cfg, Mode: "0644", Content: config},
-				{Path: FlannelCNIConfigPath, Mode: "0644", Content: flannelCNIConfig},
-			},
-			// /opt/containerd is containerd's own plugin directory, made at its first start.
-			DataDirs: []string{"/opt/containerd", "/var/lib/containerd", "/var/lib/cni"},
-			// Images come from the bundle (the sandbox image, add-ons'
-			// images): no registry needed.
-			PostStart: `for f in ` + BundleImageDir + `/*.tar; do
-  [ -f "$f" ] || continue
-  ctr -n k8s.io images import "$f" >/dev/null || { echo "importing $f failed" >&2; exit 1; }
-done`,
-			Health:        "ctr version >/dev/null",
-			HealthTimeout: DefaultHealthTimeout,
-			// Containers outlive containerd (KillMode=process); when it goes
-			// for good, so do they, their mounts and their network.
-			// The containers are the shims' children: kill those, then the
-			// shims (never by cgroup: a cgroup tree may be shared with other
-			// machines, and a pid of another namespace reads as 0).
-			Cleanup: `shims=$(pgrep -d, -f containerd-shim-runc-v2)
-if [ -n "$shims" ]; then pkill -9 -P "$shims"; fi
-pkill -9 -f containerd-shim-runc-v2
-sleep 1
-awk '{print $2}' /proc/mounts | grep -E '^/run/containerd/|^/var/lib/containerd/|^/run/netns/cni-' | sort -r | xargs -r -n1 umount -l 2>/dev/null
-for ns in $(ip netns list 2>/dev/null | awk '/^cni-/{print $1}'); do ip netns delete "$ns"; done
-ip link delete cni0 2>/dev/null
-rm -rf /run/containerd
-` + containerdCgroupCleanup(c) + `true`,
-			Version: c.KubernetesVersion,
-		},
-		program: containerdProgram,
-	}
-}
-
 // kubeletShared is what every Node's kubelet has alike: built once per
 // plan.
 type kubeletShared struct {
@@ -170,24 +98,6 @@ for d in /sys/fs/cgroup/*/; do mkdir -p "$d${1#/}"; done
 // kubeletCleanup is what goes with a kubelet: its mounts.
 const kubeletCleanup = `awk '{print $2}' /proc/mounts | grep -E '^/var/lib/kubelet/' | sort -r | xargs -r -n1 umount -l 2>/dev/null
 true`
-
-// containerdCgroupCleanup removes the kubelet's own cgroup root
-// (nodeCgroupRoot) in every hierarchy, deepest first, when the cluster
-// gives it one: with containerd, once its containers are gone (a memory
-// cgroup may stay busy a moment after its last process).
-func containerdCgroupCleanup(c *resources.Cluster) string {
-	if !c.Runtime.CgroupRootPerNode {
-		return ""
-	}
-	return `root=eggo-$(cat /etc/machine-id)
-for try in 1 2 3 4 5; do
-  left=
-  for d in /sys/fs/cgroup/*/"$root"; do [ -d "$d" ] && { find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || left=1; }; done
-  [ -z "$left" ] && break
-  sleep 1
-done
-`
-}
 
 // nodeCgroupRoot is the kubelet's cgroup root with
 // runtime.cgroup_root_per_node, as a unit writes it: named after the

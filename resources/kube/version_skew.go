@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/eggo-project/eggo/resources"
@@ -24,14 +23,14 @@ func RecallKubernetesVersions(c *resources.Cluster, recorded func(kind string) [
 	span := &c.RecordedKubernetes
 	for _, o := range recorded("service") {
 		v := resources.AttrString(o.Attrs[svcVersion])
-		r, ok := parseRelease(v)
+		r, ok := resources.ParseKubernetesVersion(v)
 		if !ok {
 			continue
 		}
-		if old, _ := parseRelease(span.Oldest); span.Oldest == "" || r.less(old) {
+		if old, _ := resources.ParseKubernetesVersion(span.Oldest); span.Oldest == "" || r.Less(old) {
 			span.Oldest = v
 		}
-		if newest, _ := parseRelease(span.Newest); span.Newest == "" || newest.less(r) {
+		if newest, _ := resources.ParseKubernetesVersion(span.Newest); span.Newest == "" || newest.Less(r) {
 			span.Newest = v
 		}
 	}
@@ -41,9 +40,9 @@ func RecallKubernetesVersions(c *resources.Cluster, recorded func(kind string) [
 // move to in one plan.
 func checkVersionSkew(c *resources.Cluster) error {
 	span := c.RecordedKubernetes
-	want, ok := parseRelease(c.KubernetesVersion)
-	oldest, okOld := parseRelease(span.Oldest)
-	newest, okNew := parseRelease(span.Newest)
+	want, ok := resources.ParseKubernetesVersion(c.KubernetesVersion)
+	oldest, okOld := resources.ParseKubernetesVersion(span.Oldest)
+	newest, okNew := resources.ParseKubernetesVersion(span.Newest)
 	if !ok || !okOld || !okNew {
 		return nil
 	}
@@ -52,13 +51,13 @@ func checkVersionSkew(c *resources.Cluster) error {
 		runs = fmt.Sprintf("the cluster runs %s and %s (an upgrade stopped midway)", span.Oldest, span.Newest)
 	}
 	switch {
-	case want.major != oldest.major || want.major != newest.major:
+	case want.Major != oldest.Major || want.Major != newest.Major:
 		return resources.Blame(c.At("kubernetes_version"), "Not a Kubernetes upgrade eggo can plan",
 			"%s and kubernetes_version asks for %s, another major version.", runs, c.KubernetesVersion)
-	case want.minor > oldest.minor+1:
+	case want.Minor > oldest.Minor+1:
 		var minors []string
-		for m := oldest.minor + 1; m < want.minor; m++ {
-			minors = append(minors, fmt.Sprintf("%d.%d", want.major, m))
+		for m := oldest.Minor + 1; m < want.Minor; m++ {
+			minors = append(minors, fmt.Sprintf("%d.%d", want.Major, m))
 		}
 		first := "the newest " + minors[0] + " release first"
 		if n := len(minors); n > 1 {
@@ -68,42 +67,11 @@ func checkVersionSkew(c *resources.Cluster) error {
 			"%s and kubernetes_version asks for %s: Kubernetes supports an upgrade of one minor version at a time "+
 				"(its version skew policy), and each minor's control plane must run before the next one's. "+
 				"Apply %s, then %s.", runs, c.KubernetesVersion, first, c.KubernetesVersion)
-	case want.minor < newest.minor:
+	case want.Minor < newest.Minor:
 		return resources.Blame(c.At("kubernetes_version"), "Kubernetes cannot go back a minor version",
 			"%s and kubernetes_version asks for %s: Kubernetes cannot go back a minor version (the newer API servers "+
 				"may have stored objects in etcd that the older ones cannot read). Keep a %d.%d release, or restore "+
-				"an etcd snapshot taken before the upgrade.", runs, c.KubernetesVersion, newest.major, newest.minor)
+				"an etcd snapshot taken before the upgrade.", runs, c.KubernetesVersion, newest.Major, newest.Minor)
 	}
 	return nil
-}
-
-// release is a Kubernetes release version's numbers.
-type release struct{ major, minor, patch int }
-
-// parseRelease reads "1.31.4" (a pre-release suffix, "-rc.1", is ignored).
-func parseRelease(v string) (release, bool) {
-	v, _, _ = strings.Cut(strings.TrimPrefix(v, "v"), "-")
-	parts := strings.Split(v, ".")
-	if len(parts) != 3 {
-		return release{}, false
-	}
-	var n [3]int
-	for i, p := range parts {
-		x, err := strconv.Atoi(p)
-		if err != nil || x < 0 {
-			return release{}, false
-		}
-		n[i] = x
-	}
-	return release{n[0], n[1], n[2]}, true
-}
-
-func (r release) less(o release) bool {
-	if r.major != o.major {
-		return r.major < o.major
-	}
-	if r.minor != o.minor {
-		return r.minor < o.minor
-	}
-	return r.patch < o.patch
 }
