@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,10 +35,16 @@ type apiPoll struct {
 }
 
 // pollAPI polls path (such as /api/v1/nodes/w0) with the kubeconfig at
-// kubeconfig on host.
+// kubeconfig on host, at its server.
 func pollAPI(t *testing.T, tb *nspawntest.Testbed, host, kubeconfig, path string) *apiPoll {
 	t.Helper()
 	client, server := kubeconfigClient(t, mustExec(t, tb, host, "cat "+kubeconfig))
+	// A master's own kubeconfig names its apiserver at the loopback
+	// address: the host's, from here.
+	if u, err := url.Parse(server); err == nil && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost") {
+		u.Host = net.JoinHostPort(addresses(tb)[host], u.Port())
+		server = u.String()
+	}
 	p := &apiPoll{stop: make(chan struct{})}
 	p.wg.Add(1)
 	go func() {
