@@ -46,7 +46,7 @@ func (m k8sMode) restarts(t *testing.T, tb *nspawntest.Testbed, lb string, hosts
 		out[h+"/kube-system containers"] = strings.Join(strings.Fields(mustExec(t, tb, h,
 			`ctr -n k8s.io containers ls -q 'labels."io.kubernetes.pod.namespace"==kube-system' | sort`)), " ")
 	}
-	for name, p := range controlPlanePods(t, tb, lb) {
+	for name, p := range controlPlanePods(t, tb, lb, 0) {
 		out["pod "+name] = p.uid + " " + p.container
 	}
 	return out
@@ -69,7 +69,11 @@ func (m k8sMode) definition(t *testing.T, tb *nspawntest.Testbed, host, componen
 // version and no manifest is there.
 func (m k8sMode) checkControlPlane(t *testing.T, tb *nspawntest.Testbed, lb, version string, masters ...string) {
 	t.Helper()
-	pods := controlPlanePods(t, tb, lb)
+	want := 0
+	if m.pod {
+		want = len(controlPlane) * len(masters)
+	}
+	pods := controlPlanePods(t, tb, lb, want)
 	for _, h := range masters {
 		units := mustExec(t, tb, h, "systemctl is-active "+strings.Join(controlPlane, " ")+" | sort | uniq -c | awk '{print $2}'; ls -A /etc/kubernetes/manifests 2>/dev/null | wc -l")
 		for _, c := range controlPlane {
@@ -99,18 +103,21 @@ type staticPod struct {
 }
 
 // controlPlanePods lists kube-system's control-plane pods by name, once
-// the API reports each Running (or after a minute: the mirror pod's
-// status follows the kubelet's within seconds).
-func controlPlanePods(t *testing.T, tb *nspawntest.Testbed, lb string) map[string]staticPod {
+// the API reports at least want of them, each Running (or after 90 s: a
+// kubelet makes a static pod's mirror pod when it syncs the pod, and one
+// that could not reach the API then tries again at its next sync, up to a
+// minute later — a deploy was seen to end before one master's apiserver
+// had its mirror pod).
+func controlPlanePods(t *testing.T, tb *nspawntest.Testbed, lb string, want int) map[string]staticPod {
 	t.Helper()
 	out := map[string]staticPod{}
-	lines := mustExec(t, tb, "m0", `for i in $(seq 30); do
-  out=$(kubectl --kubeconfig /etc/kubernetes/admin.conf --server https://`+lb+`:6443 -n kube-system get pods -l tier=control-plane \
+	lines := mustExec(t, tb, "m0", fmt.Sprintf(`for i in $(seq 45); do
+  out=$(kubectl --kubeconfig /etc/kubernetes/admin.conf --server https://%s:6443 -n kube-system get pods -l tier=control-plane \
     -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.uid} {.status.phase} {.spec.containers[0].image} {.status.containerStatuses[0].containerID}{"\n"}{end}')
-  echo "$out" | grep -qv ' Running ' || break
+  [ "$(echo "$out" | grep -c ' Running ')" -ge %d ] && ! echo "$out" | grep -v '^$' | grep -qv ' Running ' && break
   sleep 2
 done
-echo "$out"`)
+echo "$out"`, lb, want))
 	for _, l := range strings.Split(lines, "\n") {
 		if f := strings.Fields(l); len(f) >= 4 {
 			p := staticPod{uid: f[1], phase: f[2], image: f[3]}
