@@ -85,9 +85,8 @@ func MinorOf(version string) (KubernetesMinor, error) {
 }
 
 // Minor is the cluster's row of the table. The language refused a
-// kubernetes_version without one; a cluster built without the language
-// (a test's) that has none gets the zero row, whose empty images fail
-// loudly wherever they are used.
+// kubernetes_version without one, so only a cluster a test builds by hand
+// can lack it: it gets the zero row, with no images.
 func (c *Cluster) Minor() KubernetesMinor {
 	m, _ := MinorOf(c.KubernetesVersion)
 	return m

@@ -28,7 +28,13 @@ const (
 
 // k8sImages are the images of the bundles' minor (resources.MinorOf):
 // the pods the tests start run them, from the bundle.
-var k8sImages, _ = resources.MinorOf(k8sFrom)
+var k8sImages = func() resources.KubernetesMinor {
+	m, err := resources.MinorOf(k8sFrom)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
 
 // bundleDir is make bundle's bundle of a version (skipped with -short).
 func bundleDir(t *testing.T, version string) string {
@@ -285,9 +291,8 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	upgradeHooks(t, dir)
 	ownReleasesBefore := unitInvocations(t, tb, "m0", "m1", "e0", "w0") // etcd and containerd
 	// A real API request through the load balancer, with w0's kubelet's
-	// credentials. (Not /readyz: a draining
-	// apiserver answers it "not ready" on purpose while still serving
-	// requests.)
+	// credentials. (Not /readyz: a draining apiserver answers it "not
+	// ready" on purpose while still serving requests.)
 	poll := pollAPI(t, tb, "w0", "/etc/kubernetes/kubelet/kubeconfig", "/api/v1/nodes/w0")
 	start = time.Now()
 	p, res = runApply(t, dir, nil)

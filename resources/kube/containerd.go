@@ -67,15 +67,18 @@ rm -rf /run/containerd
 // takes the sandbox image as a pinned image.
 func containerdConfig(c *resources.Cluster) string {
 	m := c.Minor()
-	if m.ContainerdMajor >= 2 {
-		return fmt.Sprintf(`version = 3
+	head := func(schema int) string {
+		return fmt.Sprintf(`version = %d
 root = "/var/lib/containerd"
 state = "/run/containerd"
 
 [grpc]
   address = "/run/containerd/containerd.sock"
 
-[plugins.'io.containerd.cri.v1.images'.pinned_images]
+`, schema)
+	}
+	if m.ContainerdMajor >= 2 {
+		return head(3) + fmt.Sprintf(`[plugins.'io.containerd.cri.v1.images'.pinned_images]
   sandbox = %q
 
 [plugins.'io.containerd.cri.v1.runtime']
@@ -87,14 +90,7 @@ state = "/run/containerd"
     conf_dir = "/etc/cni/net.d"
 `, m.Pause, c.Runtime.RestrictOOMScoreAdj)
 	}
-	return fmt.Sprintf(`version = 2
-root = "/var/lib/containerd"
-state = "/run/containerd"
-
-[grpc]
-  address = "/run/containerd/containerd.sock"
-
-[plugins."io.containerd.grpc.v1.cri"]
+	return head(2) + fmt.Sprintf(`[plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = %q
   restrict_oom_score_adj = %t
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
