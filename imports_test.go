@@ -35,7 +35,7 @@ var importRules = map[string][]string{
 	"resources/hookcheck":     {"providers", "internal/text"}, // internal/text: Plural in its summaries
 	"resources/host":          {"=resources", "providers"},
 	"resources/certs":         {"=resources", "resources/pki", "providers", "internal/atomicfile"},
-	"resources/kube":          {"=resources", "resources/pki", "resources/templates", "providers"},
+	"resources/kube":          {"=resources", "resources/pki", "resources/templates", "providers", "internal/text"}, // internal/text: Some, in warnings naming hosts
 	"resources/addon":         {"=resources", "resources/kube", "resources/pki", "resources/templates", "providers"},
 	"resources/hook":          {"=resources", "resources/hookrun", "resources/hookcheck", "providers"},
 	"resources/kinds":         {"=resources", "resources/host", "resources/certs", "resources/kube", "resources/addon"},

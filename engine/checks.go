@@ -21,7 +21,13 @@ func checkPlan(p *Plan, kinds map[string]resources.Kind, have map[string]*resour
 				changes = append(changes, s.Change)
 			}
 		}
-		warnings, err := pc.CheckPlan(changes, recordedOf(have, name), p.Destroy)
+		warnings, err := pc.CheckPlan(resources.PlanReview{Changes: changes, Recorded: recordedOf(have, name), Destroy: p.Destroy,
+			Record: func(addr string) (resources.Object, bool) {
+				if o := have[addr]; o != nil {
+					return *o, true
+				}
+				return resources.Object{}, false
+			}})
 		if err != nil {
 			return errorf("%v", err)
 		}

@@ -77,11 +77,22 @@ type DeleteExplainer interface {
 }
 
 // PlanChecker is implemented by kinds that judge a whole plan, not one
-// resource: an etcd member set that would lose quorum in one step. The
-// engine calls it once the plan is made; an error refuses the plan,
-// warnings are shown with it.
+// resource: an etcd member set that would lose quorum in one step, a
+// kubelet bound for a host it will not run well on. The engine calls it
+// once the plan is made; an error refuses the plan, warnings are shown
+// with it.
 type PlanChecker interface {
-	CheckPlan(changes []Change, recorded []Object, destroy bool) (warnings []string, err error)
+	CheckPlan(r PlanReview) (warnings []string, err error)
+}
+
+// PlanReview is what a PlanChecker judges.
+type PlanReview struct {
+	Changes  []Change // the plan's changes of the checker's kind
+	Recorded []Object // the state's objects of its kind, refreshed when the plan was, by address
+	Destroy  bool
+	// Record is any kind's object in the state by address (a host's
+	// facts, for one): the refreshed one when the plan refreshed.
+	Record func(addr string) (Object, bool)
 }
 
 // Recaller is implemented by kinds whose expansion keeps what earlier

@@ -99,6 +99,9 @@ func AddonNameOf(file string) string {
 // a node's join or delete, which hooks wrap.
 const KindHost = "host"
 
+// HostAddr is a node's host resource: host.w0.
+func HostAddr(node string) string { return KindHost + "." + node }
+
 // Attributes of a host's record that other kinds read: how to reach the
 // node and what it is (a hook of a node that has left the configuration
 // finds them there).
@@ -107,4 +110,14 @@ const (
 	HostAttrArch       = "arch"
 	HostAttrRoles      = "roles"
 	HostAttrConnection = "connection"
+	// HostAttrFacts is what the host's last refresh or apply learned of
+	// it (os, kernel, arch, cgroup): read-only, never from config.
+	HostAttrFacts = "facts"
+)
+
+// Facts of a host that other kinds judge a plan by.
+const (
+	// HostFactCgroup is the cgroup hierarchy the host mounts at
+	// /sys/fs/cgroup: "v2" (unified) or "v1" (legacy or hybrid).
+	HostFactCgroup = "cgroup"
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/resources/hook"
 )
@@ -266,7 +267,7 @@ func decodeHookTargets(dec *decoder, hb *hookBlock, h *hook.Hook, c *resources.C
 				dec.errorf(elementRange(attrs["nodes"].Expr, i, len(nodes)), "Unknown node",
 					"Hook %q names the node %s, and the cluster has no node of that name. Nodes: %s. "+
 						"A node block with for_each or count names its nodes by key or LABEL-INDEX, not by its label.",
-					h.Name, strconv.Quote(n), nameList(names, 8))
+					h.Name, strconv.Quote(n), text.Some(names, 8))
 			}
 		}
 		h.Nodes = nodes
@@ -287,11 +288,4 @@ func decodeHookTargets(dec *decoder, hb *hookBlock, h *hook.Hook, c *resources.C
 		dec.diags = append(dec.diags, warnf(rng, "Hook selects no node",
 			"No node of the cluster has any of the roles or names of hook %q, so it never runs. Check its roles and nodes.", h.Name))
 	}
-}
-
-func nameList(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }

@@ -2,7 +2,10 @@
 // share. It imports nothing of eggo, so any package may use it.
 package text
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Plural counts n of word, with an s unless n is 1: "1 resource",
 // "3 resources".
@@ -11,4 +14,14 @@ func Plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Some joins names, the first max of them when there are more, and counts
+// the rest: "a, b and 3 more". A message about ten thousand nodes stays
+// one line.
+func Some(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }

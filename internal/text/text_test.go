@@ -9,3 +9,12 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestSome(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	for max, want := range map[int]string{3: "a, b, c", 4: "a, b, c", 2: "a, b and 1 more", 1: "a and 2 more"} {
+		if got := Some(names, max); got != want {
+			t.Errorf("Some(%d) = %q, want %q", max, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,8 +157,9 @@ func TestHostLifecycle(t *testing.T) {
 		if !resources.Equal(attrs[hostReplaced], wantReplaced) {
 			t.Errorf("replaced = %#v, want %#v", attrs[hostReplaced], wantReplaced)
 		}
-		if facts := attrs[hostFacts].(map[string]any); facts["arch"] != "amd64" || facts["hostname"] == "" || facts["kernel"] == "" {
-			t.Errorf("facts = %v", facts)
+		if facts := attrs[hostFacts].(map[string]any); facts["arch"] != "amd64" || facts["hostname"] == "" || facts["kernel"] == "" ||
+			facts[resources.HostFactCgroup] != localCgroup(t) {
+			t.Errorf("facts = %v, want cgroup %s", facts, localCgroup(t))
 		}
 		if !slices.Contains(r.progress, "host.m0: copying etcd (7 B)") {
 			t.Errorf("progress = %q, want it to report copying etcd", r.progress)
@@ -452,4 +454,18 @@ func TestHostUnreachable(t *testing.T) {
 	if !resources.Equal(left, recorded) {
 		t.Errorf("delete of an unreachable host forgot what is there: %v", left)
 	}
+}
+
+// localCgroup is this machine's cgroup hierarchy as the kubelet tells it
+// (the sshd the test reaches runs here): v2 when /sys/fs/cgroup is a
+// cgroup2 filesystem.
+func localCgroup(t *testing.T) string {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs("/sys/fs/cgroup", &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Type == 0x63677270 { // CGROUP2_SUPER_MAGIC
+		return "v2"
+	}
+	return "v1"
 }

@@ -33,7 +33,7 @@ func (h *Host) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 		}
 		files := bundle.filesFor(rolesOf(resources.BundleRoles(c, n)))
 		out = append(out, resources.Desired{
-			Addr:      "host." + n.Name,
+			Addr:      resources.HostAddr(n.Name),
 			Kind:      "host",
 			Node:      n.Name,
 			Source:    n.Source,
@@ -73,7 +73,7 @@ func hostDeps(n resources.Node) []string {
 	}
 	deps := make([]string, len(n.DependsOn))
 	for i, d := range n.DependsOn {
-		deps[i] = "host." + d
+		deps[i] = resources.HostAddr(d)
 	}
 	sort.Strings(deps)
 	return deps

@@ -21,6 +21,7 @@ type hostFactsData struct {
 	os, osVersion, osName string
 	machine, kernel       string
 	hostname              string
+	cgroup                string // v1 or v2 (resources.HostFactCgroup)
 	resolves              bool
 	missingCommands       []string
 	remoteTime            time.Time // the host's clock …
@@ -38,13 +39,14 @@ type hostDisk struct {
 // attr is the facts attribute.
 func (f *hostFactsData) attr() map[string]any {
 	return map[string]any{
-		"os":         f.os,
-		"os_version": f.osVersion,
-		"os_name":    f.osName,
-		"machine":    f.machine,
-		"arch":       goArch(f.machine),
-		"kernel":     f.kernel,
-		"hostname":   f.hostname,
+		"os":                     f.os,
+		"os_version":             f.osVersion,
+		"os_name":                f.osName,
+		"machine":                f.machine,
+		"arch":                   goArch(f.machine),
+		"kernel":                 f.kernel,
+		"hostname":               f.hostname,
+		resources.HostFactCgroup: f.cgroup,
 	}
 }
 
@@ -73,6 +75,9 @@ echo "kernel=$(uname -r)"
 h=$(uname -n)
 echo "hostname=$h"
 if getent hosts "$h" >/dev/null 2>&1; then echo resolves=yes; else echo resolves=no; fi
+# The kubelet's own test (runc's IsCgroup2UnifiedMode): cgroup v2 is a
+# cgroup2 filesystem at /sys/fs/cgroup; a hybrid host is v1 to it.
+if [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then echo cgroup=v2; else echo cgroup=v1; fi
 for c in ` + strings.Join(hostRequiredCommands, " ") + `; do command -v "$c" >/dev/null 2>&1 || echo "missing_command=$c"; done
 echo "time=$(date +%s.%N)"
 `)
@@ -120,6 +125,8 @@ func parseFacts(out string) *hostFactsData {
 			f.hostname = v
 		case "resolves":
 			f.resolves = v == "yes"
+		case "cgroup":
+			f.cgroup = v
 		case "missing_command":
 			f.missingCommands = append(f.missingCommands, v)
 		case "time":

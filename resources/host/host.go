@@ -54,7 +54,7 @@ const (
 	hostLabels     = "labels"
 	hostConnection = resources.HostAttrConnection
 	hostFiles      = "files"
-	hostFacts      = "facts"
+	hostFacts      = resources.HostAttrFacts
 	hostCreated    = "created"
 	hostReplaced   = "replaced"
 	hostFileStats  = "file_stats"

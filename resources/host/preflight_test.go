@@ -9,13 +9,13 @@ import (
 
 func TestParseFacts(t *testing.T) {
 	out := "os=debian\nos_version=12\nos_name=Debian GNU/Linux 12 (bookworm)\nmachine=aarch64\nkernel=6.1.0\n" +
-		"hostname=m0\nresolves=no\nmissing_command=getent\nmissing_command=rmdir\ntime=1700000000.250000000\n" +
+		"hostname=m0\nresolves=no\ncgroup=v2\nmissing_command=getent\nmissing_command=rmdir\ntime=1700000000.250000000\n" +
 		"df=/usr/local/bin\t/dev/vda 264212084 12059520 83441744 13% /\n" +
 		"df=/data/x\t/dev/vdb 100 90 10 90% /mnt/my data\n" +
 		"@f 0 missing\n"
 	f := parseFacts(out)
 	want := map[string]any{"os": "debian", "os_version": "12", "os_name": "Debian GNU/Linux 12 (bookworm)",
-		"machine": "aarch64", "arch": "arm64", "kernel": "6.1.0", "hostname": "m0"}
+		"machine": "aarch64", "arch": "arm64", "kernel": "6.1.0", "hostname": "m0", "cgroup": "v2"}
 	if got := f.attr(); !reflect.DeepEqual(got, want) {
 		t.Errorf("facts = %v, want %v", got, want)
 	}

@@ -102,7 +102,7 @@ func (s componentSpec) desired(c *resources.Cluster, n resources.Node) resources
 	attrs := s.attrs()
 	attrs[svcAddress] = n.Address
 	attrs[svcConnection] = resources.ConnectionAttrsIn(c, n)
-	deps := append([]string{"host." + n.Name}, s.deps...)
+	deps := append([]string{resources.HostAddr(n.Name)}, s.deps...)
 	sort.Strings(deps)
 	return resources.Desired{
 		Addr:      resources.ServiceAddr(s.Component, n.Name),

@@ -110,7 +110,7 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			Cleanup:       "rm -f " + shell.Quote(f("bootstrap.env")),
 			Version:       version,
 		}
-		deps := []string{"host." + n.Name}
+		deps := []string{resources.HostAddr(n.Name)}
 		if dep := etcdRunner(c, n, &s, own); dep != "" {
 			deps = append(deps, dep)
 		}

@@ -133,19 +133,19 @@ if [ -n "$id" ]; then %[1]s member remove "$id" >/dev/null; fi
 
 // CheckPlan refuses to remove so many members at once that the rest lose
 // quorum.
-func (EtcdMember) CheckPlan(changes []resources.Change, recorded []resources.Object, destroy bool) ([]string, error) {
-	if destroy {
+func (EtcdMember) CheckPlan(r resources.PlanReview) ([]string, error) {
+	if r.Destroy {
 		return nil, nil
 	}
 	running := 0
-	for _, o := range recorded {
+	for _, o := range r.Recorded {
 		if !o.Pending {
 			running++
 		}
 	}
 	removed := 0
 	var names []string
-	for _, ch := range changes {
+	for _, ch := range r.Changes {
 		if ch.Action == resources.Delete || ch.Action == resources.Replace {
 			removed++
 			names = append(names, ch.Addr)

@@ -189,7 +189,7 @@ healthzBindAddress: 127.0.0.1
 healthzPort: 10248
 tlsCertFile: %s
 tlsPrivateKeyFile: %s
-`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key")) + staticPodPath(c) + evictionHard(c) + imageGC(c)
+`, f("ca.crt"), dnsIP, c.DNSDomain(), f("kubelet.crt"), f("kubelet.key")) + kubeletCgroupV1(c) + staticPodPath(c) + evictionHard(c) + imageGC(c)
 }
 
 // imageGC is the kubelet's image garbage collection thresholds from the

@@ -188,7 +188,7 @@ func TestEtcdQuorumCheck(t *testing.T) {
 		{3, 3, true, ""}, // destroy tears everything down
 	}
 	for _, tt := range tests {
-		_, err := EtcdMember{}.CheckPlan(deletes(tt.removed), members(tt.running), tt.destroy)
+		_, err := EtcdMember{}.CheckPlan(resources.PlanReview{Changes: deletes(tt.removed), Recorded: members(tt.running), Destroy: tt.destroy})
 		switch {
 		case tt.refuse == "" && err != nil:
 			t.Errorf("%d of %d: refused: %v", tt.removed, tt.running, err)
