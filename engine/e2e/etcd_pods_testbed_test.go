@@ -35,7 +35,7 @@ func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages, 
   }
 }
 %s
-`, k8sTo, packages, extra, testbedRuntime, connectionBlock(tb))
+`, k8sDefault, packages, extra, testbedRuntime, connectionBlock(tb))
 	for _, n := range masters {
 		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"master\", \"etcd\"]\n}\n", n, hostAddr(t, tb, n))
 	}
@@ -58,8 +58,8 @@ func etcdPodsConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages, 
 // the cluster of three masters and two workers.
 func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 	parallel(t)
-	bundle := bundleDir(t, k8sTo)
-	smoke, err := conformance.NewSmoke(eggotest.Root(), k8sTo, bundle, t.TempDir())
+	bundle := bundleDir(t, k8sDefault)
+	smoke, err := conformance.NewSmoke(eggotest.Root(), k8sDefault, bundle, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

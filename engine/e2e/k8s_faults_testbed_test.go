@@ -36,7 +36,7 @@ func faultConfig(t *testing.T, dir string, tb *nspawntest.Testbed, packages stri
   %s
 }
 %s
-`, k8sTo, packages, testbedRuntime, connectionBlock(tb, `timeout = "3s"`, "retries = 1"))
+`, k8sDefault, packages, testbedRuntime, connectionBlock(tb, `timeout = "3s"`, "retries = 1"))
 	for _, n := range nodes {
 		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = %s\n}\n", n, addr[n], faultRoles[n])
 	}
@@ -70,7 +70,7 @@ func etcdMembers(t *testing.T, tb *nspawntest.Testbed) []string {
 // removed, and a dead worker removed with -force.
 func TestKubernetesFaultsOnTestbed(t *testing.T) {
 	parallel(t)
-	bundle := bundleDir(t, k8sTo)
+	bundle := bundleDir(t, k8sDefault)
 	names := []string{"m0", "m1", "e0", "e1", "w0"}
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: len(names), Names: names, Containers: true})
 	before := map[string]string{}

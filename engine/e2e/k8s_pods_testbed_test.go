@@ -32,7 +32,7 @@ func podDriftAndRollback(t *testing.T, tb *nspawntest.Testbed, dir string, confi
 		t.Errorf("the repair's reasons: %+v, want the manifest named missing", s)
 	}
 
-	config(k8sFrom, `extra_args = { kube-scheduler = { "no-such-flag" = "1" } }`, "w0")
+	config(k8sDefault, `extra_args = { kube-scheduler = { "no-such-flag" = "1" } }`, "w0")
 	started := time.Now()
 	_, res = runApply(t, dir, nil)
 	if res.OK() {
@@ -59,7 +59,7 @@ func podDriftAndRollback(t *testing.T, tb *nspawntest.Testbed, dir string, confi
 	if got := mustExec(t, tb, "m0", adminKubectl+"get --raw /readyz"); got != "ok" {
 		t.Errorf("/readyz after the failed roll: %q", got)
 	}
-	config(k8sFrom, "", "w0")
+	config(k8sDefault, "", "w0")
 	if _, res := runApply(t, dir, nil); !res.OK() {
 		t.Fatalf("the apply after undoing the change failed: %v", res.Failed)
 	}
@@ -75,7 +75,7 @@ func podDriftAndRollback(t *testing.T, tb *nspawntest.Testbed, dir string, confi
 // (undoneSwitch).
 func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string, config k8sWriter, to k8sMode) {
 	t.Helper()
-	config(k8sFrom, "", "w0")
+	config(k8sDefault, "", "w0")
 	if to.pod {
 		undoneSwitch(t, tb, dir)
 	}
@@ -101,7 +101,7 @@ func switchWithPolls(t *testing.T, tb *nspawntest.Testbed, dir, lb string, confi
 	if s := p.Step(resources.ServiceAddr(resources.CompAPIServer, "m1")); s == nil || !slices.Contains(s.WaitsFor, resources.ServiceAddr(resources.CompScheduler, "m0")) {
 		t.Errorf("m1's apiserver switches without waiting for m0's control plane: %v", s)
 	}
-	to.checkControlPlane(t, tb, lb, k8sFrom, "m0", "m1")
+	to.checkControlPlane(t, tb, lb, k8sDefault, "m0", "m1")
 }
 
 func reasonsText(rs []resources.Reason) string {

@@ -25,7 +25,7 @@ const mastersNotNodesRelease = "47c81cb"
 // has nothing to do.
 func TestMastersBecomeNodesOnTestbed(t *testing.T) {
 	parallel(t)
-	bundleDir(t, k8sTo)
+	bundleDir(t, k8sOldEggo)
 	old := buildEggoAt(t, mastersNotNodesRelease)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 2, Names: []string{"m0", "w0"}, Containers: true})
 	dir := t.TempDir()
@@ -33,7 +33,10 @@ func TestMastersBecomeNodesOnTestbed(t *testing.T) {
 	// to the old one as an extra argument: its unit is then today's, and
 	// this upgrade is the masters' becoming Nodes only (a new default flag
 	// restarts the apiservers, which one master cannot do without a gap).
-	podnetConfigWith(t, dir, tb, legacyRuntime, `extra_args = { kube-apiserver = { "shutdown-watch-termination-grace-period" = "5s" } }`, "w0")
+	podnetConfigWith(t, dir, tb, k8sOldEggo, legacyRuntime, `extra_args = {
+    kube-apiserver = { "shutdown-watch-termination-grace-period" = "5s" }
+    `+oldEggoKubelet+`
+  }`, "w0")
 	cmd := exec.Command(old, "-chdir="+dir, "apply", "-auto-approve")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -23,17 +23,22 @@ import (
 const (
 	testbedRuntime = "runtime {\n    restrict_oom_score_adj = true\n    cgroup_root_per_node   = true\n    eviction_hard          = { \"memory.available\" = \"100Mi\", \"nodefs.available\" = \"1Gi\", \"imagefs.available\" = \"1Gi\", \"nodefs.inodesFree\" = \"5%\" }\n    image_gc_high_percent  = 100\n  }"
 	legacyRuntime  = "runtime { restrict_oom_score_adj = true }"
+	// oldEggoKubelet gives the old eggo's kubelets the eviction thresholds
+	// it has no runtime setting for: its default imagefs.available<15%
+	// is of this machine's whole disk (CI10 evicted the pods with 39 GB
+	// free).
+	oldEggoKubelet = `kubelet = { "eviction-hard" = "memory.available<100Mi,nodefs.available<1Gi,imagefs.available<1Gi,nodefs.inodesFree<5%" }`
 )
 
 // podnetConfig writes a master and the given workers (in that order).
 func podnetConfig(t *testing.T, dir string, tb *nspawntest.Testbed, workers ...string) {
 	t.Helper()
-	podnetConfigWith(t, dir, tb, testbedRuntime, "", workers...)
+	podnetConfigWith(t, dir, tb, k8sDefault, testbedRuntime, "", workers...)
 }
 
-// podnetConfigWith is podnetConfig with the runtime block given and more
-// of the cluster block's attributes (extra, one a line).
-func podnetConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, runtime, extra string, workers ...string) {
+// podnetConfigWith is podnetConfig at a version, with the runtime block
+// given and more of the cluster block's attributes (extra, one a line).
+func podnetConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, version, runtime, extra string, workers ...string) {
 	t.Helper()
 	h := tb.Hosts[0]
 	var b strings.Builder
@@ -50,7 +55,7 @@ connection {
   private_key_file = %q
   known_hosts_file = %q
 }
-`, k8sTo, bundleDir(t, k8sTo), extra, runtime, h.User, h.KeyFile, h.KnownHostsFile)
+`, version, bundleDir(t, version), extra, runtime, h.User, h.KeyFile, h.KnownHostsFile)
 	for _, n := range append([]string{"m0"}, workers...) {
 		role := "worker"
 		if n == "m0" {
@@ -113,7 +118,7 @@ func tcpFrom(t *testing.T, tb *nspawntest.Testbed, host, pod, ip string, port in
 // subnet; destroy leaves no flannel device, rule or lease.
 func TestPodNetworkOnTestbed(t *testing.T) {
 	parallel(t)
-	bundleDir(t, k8sTo)
+	bundleDir(t, k8sDefault)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true,
 		Networks: 2, NetworkOf: map[string]int{"m0": 0, "w0": 0, "w1": 1}})
 	if h0, h1 := tb.Hosts[1], tb.Hosts[2]; h0.Subnet == h1.Subnet {
@@ -135,7 +140,7 @@ func TestPodNetworkOnTestbed(t *testing.T) {
 		t.Errorf("w0's route to w1's pods: %q, want it through %s", r, kube.FlannelLink)
 	}
 	podsAcrossSubnets(t, tb)
-	mastersAreNodes(t, tb, dir, []string{"w0", "w1"}, func(extra string) { podnetConfigWith(t, dir, tb, testbedRuntime, extra, "w0", "w1") })
+	mastersAreNodes(t, tb, dir, []string{"w0", "w1"}, func(extra string) { podnetConfigWith(t, dir, tb, k8sDefault, testbedRuntime, extra, "w0", "w1") })
 
 	// Drift: flanneld stopped on w1, its network configuration edited on
 	// w0. The plan names both, nothing else; the apply repairs them.

@@ -50,17 +50,18 @@ func buildEggoAt(t *testing.T, commit string) string {
 // apply has nothing to do.
 func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
 	parallel(t)
-	bundleDir(t, k8sTo)
+	bundleDir(t, k8sOldEggo)
 	old := buildEggoAt(t, routesRelease)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true})
 	dir := t.TempDir()
-	podnetConfigWith(t, dir, tb, legacyRuntime, "", "w0", "w1")
+	podnetConfigWith(t, dir, tb, k8sOldEggo, legacyRuntime, "extra_args = { "+oldEggoKubelet+" }", "w0", "w1")
 	cmd := exec.Command(old, "-chdir="+dir, "apply", "-auto-approve")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("apply of eggo %s: %v\n%s", routesRelease, err, out)
 	}
-	p0, p1 := runPod(t, tb, "p0", "w0", k8sImages.Pause), runPod(t, tb, "p1", "w1", k8sImages.Pause)
+	pause := imagesOf(k8sOldEggo).Pause
+	p0, p1 := runPod(t, tb, "p0", "w0", pause), runPod(t, tb, "p1", "w1", pause)
 	if got := tcpFrom(t, tb, "w0", p0, p1, 80); !strings.Contains(got, "Connection refused") {
 		t.Fatalf("before the upgrade, pod on w0 → pod %s on w1: %q", p1, got)
 	}

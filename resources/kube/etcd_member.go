@@ -215,9 +215,15 @@ func uploadSmall(ctx context.Context, in *serviceInstall, file, content string) 
 }
 
 // Update is the service's update: restart (one member at a time in a roll)
-// and wait for health.
+// and wait for health; a new etcd program first snapshots the member's
+// keyspace, and the member hands its leadership over.
 func (EtcdMember) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
-	attrs, err := updateService(ctx, rc, prior, desired, handOverLeadership)
+	attrs, err := updateService(ctx, rc, prior, desired, func(ctx context.Context, in *serviceInstall) error {
+		if err := snapshotBeforeUpgrade(ctx, in); err != nil {
+			return err
+		}
+		return handOverLeadership(ctx, in)
+	})
 	if attrs != nil {
 		attrs[etcdBootstrap] = prior.Attrs[etcdBootstrap]
 	}
@@ -232,6 +238,9 @@ func (EtcdMember) Delete(ctx context.Context, rc *resources.RunContext, prior re
 		if err := removeMember(ctx, rc, prior); err != nil {
 			return prior.Attrs, err
 		}
+	}
+	if err := removeSnapshots(ctx, rc, prior); err != nil {
+		return prior.Attrs, err
 	}
 	return deleteService(ctx, rc, prior)
 }
