@@ -3,25 +3,29 @@
 #
 #   make bundle                     build or reuse every version; prints the bundle directory last
 #   make bundle BUNDLE_VERSIONS=v1.31.4 CACHE=/tmp/c
+#                                   (what each minor's bundle holds: tools/bundle/minors.tsv)
 #   make conformance-tools          build or reuse e2e.test, ginkgo and agnhost; prints their directory last
 #   make conformance-images         build or reuse the conformance tests' image archives; prints their directory last
 #   make eggo-image                 build or reuse eggo's own image (not part of the bundle); prints its archive last
 #   make management-bundle          a bundle copy carrying eggo's image, to deploy a GitOps management cluster; prints it last
-#   make bundle-runtime             build or reuse containerd 2 and runc from Go source (issue 27: not in a bundle yet); prints their directory last
+#   make bundle-runtime             build or reuse only the newest minor's containerd 2 and runc (a bundle part); prints their directory last
 #   make bundle-test                the bundle tools' own tests
 #   make bundle-gomod V=v1.31.5     write the test-only module for another Kubernetes version
 #   make bundle-clean               forget the built bundles (the Go caches stay)
 
 CACHE           ?= /var/cache/eggo
-BUNDLE_VERSIONS ?= v1.31.3 v1.31.4
+# One bundle per version; what each minor's holds: tools/bundle/minors.tsv.
+# v1.31.3 stays while some tests still read its bundle.
+BUNDLE_VERSIONS ?= v1.31.3 v1.31.4 v1.36.5 v1.37.2
 BUNDLE_SRC      := tools/bundle
 CONFORMANCE_VERSION ?= v1.31.4
 
 # containerd 2 and the runc its release names, static, from their Go
-# modules: the runtime of the current Kubernetes minors (issue 27), built
-# and checked here before the bundles of those minors carry it.
-CONTAINERD_VERSION ?= v2.3.7
-RUNC_VERSION       ?= v1.5.2
+# modules: the runtime of the newest minor's row in minors.tsv (build.sh
+# builds it as a part of that minor's bundle; this target builds only it).
+BUNDLE_RUNTIME     := $(shell awk '!/^\#/ && NF == 7 && $$2 != "debian" {r = $$2} END {print r}' $(BUNDLE_SRC)/minors.tsv)
+CONTAINERD_VERSION ?= $(firstword $(subst /, ,$(BUNDLE_RUNTIME)))
+RUNC_VERSION       ?= $(lastword $(subst /, ,$(BUNDLE_RUNTIME)))
 
 .PHONY: bundle bundle-runtime eggo-image management-bundle conformance-tools conformance-images bundle-test bundle-gomod bundle-clean
 
@@ -38,9 +42,11 @@ eggo-image: ## Build (or reuse) eggo's own image at $(CACHE)/eggo-image/KEY/eggo
 	@$(BUNDLE_SRC)/scripts/eggo-image.sh $(CACHE)/eggo-image $(EGGO_IMAGE_VERIFY)
 
 # A GitOps management cluster deployed by eggo gets eggo's image from its
-# bundle: a copy of the newest bundle (hard links) with eggo.tar among the
-# images containerd imports at start (website/gitops.md).
-MANAGEMENT_VERSION ?= $(lastword $(BUNDLE_VERSIONS))
+# bundle: a copy of a bundle (hard links) with eggo.tar among the images
+# containerd imports at start (website/gitops.md). v1.31.4's, as before the
+# 1.36 and 1.37 bundles came (the default BUNDLE_VERSIONS' last was then
+# v1.31.4): 1.31 is the minor tested end to end today (README.md).
+MANAGEMENT_VERSION ?= v1.31.4
 management-bundle: bundle ## A copy of the $(MANAGEMENT_VERSION) bundle with eggo's image, at $(CACHE)/management-bundle/$(MANAGEMENT_VERSION); prints it last
 	@image=$$($(BUNDLE_SRC)/scripts/eggo-image.sh $(CACHE)/eggo-image $(EGGO_IMAGE_VERIFY) | tail -1) && \
 	$(BUNDLE_SRC)/scripts/management-bundle.sh $(CACHE)/bundle/$(MANAGEMENT_VERSION) "$$image" $(CACHE)/management-bundle/$(MANAGEMENT_VERSION)
@@ -57,9 +63,10 @@ bundle-runtime: ## Build (or reuse) containerd $(CONTAINERD_VERSION) and runc $(
 	@$(BUNDLE_SRC)/scripts/runtime.sh $(CACHE)/bundle/.parts/runtime-$(CONTAINERD_VERSION) $(CONTAINERD_VERSION) $(RUNC_VERSION)
 	@echo $(CACHE)/bundle/.parts/runtime-$(CONTAINERD_VERSION)
 
-bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the etcd image's environment file, eggo's own image)
+bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the minors table, the etcd program's environment file for each etcd release, eggo's own image)
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
-	cd $(BUNDLE_SRC)/etcd && go vet . && go test -count=1 .
+	@for d in $(BUNDLE_SRC)/etcd/v*/; do echo "cd $$d && go vet . && go test -count=1 ."; \
+	  (cd $$d && go vet . && go test -count=1 .) || exit 1; done
 
 bundle-gomod: ## Write tools/bundle/kube/$(V): the Go module that builds Kubernetes $(V)
 	@test -n "$(V)" || { echo "usage: make bundle-gomod V=v1.31.N"; exit 2; }

@@ -69,20 +69,24 @@ func TestCoreDNSServiceIsKubeletsClusterDNS(t *testing.T) {
 	}
 }
 
-// The image the add-on runs is the one the bundle builds (for 1.31, the
-// minor of make bundle's bundles).
+// The image the add-on runs, for each minor make bundle builds (1.31, 1.36,
+// 1.37: the rows of tools/bundle/minors.tsv), is a release the bundle has a
+// module for: tools/bundle/coredns/RELEASE requires that release.
 func TestCoreDNSImageIsTheBundlesRelease(t *testing.T) {
-	mod, err := os.ReadFile("../../tools/bundle/coredns/go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := resources.MinorOf("1.31.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag := m.CoreDNS[strings.LastIndex(m.CoreDNS, ":")+1:]
-	if !regexp.MustCompile(`(?m)^\s*github.com/coredns/coredns ` + regexp.QuoteMeta(tag) + `$`).Match(mod) {
-		t.Errorf("1.31's CoreDNS image is %s, but the bundle's coredns module requires another release:\n%s", m.CoreDNS, mod)
+	for _, v := range []string{"1.31.4", "1.36.5", "1.37.2"} {
+		m, err := resources.MinorOf(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag := m.CoreDNS[strings.LastIndex(m.CoreDNS, ":")+1:]
+		mod, err := os.ReadFile(filepath.Join("../../tools/bundle/coredns", tag, "go.mod"))
+		if err != nil {
+			t.Errorf("1.%d's CoreDNS image is %s, but the bundle has no module for it: %v", m.Minor, m.CoreDNS, err)
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^\s*(require )?github.com/coredns/coredns ` + regexp.QuoteMeta(tag) + `$`).Match(mod) {
+			t.Errorf("1.%d's CoreDNS image is %s, but the bundle's coredns/%s module requires another release:\n%s", m.Minor, m.CoreDNS, tag, mod)
+		}
 	}
 }
 

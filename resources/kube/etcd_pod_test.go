@@ -2,6 +2,7 @@ package kube
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,20 +137,24 @@ func TestEtcdSwitchRefused(t *testing.T) {
 	}
 }
 
-// TestEtcdImageIsTheBundlesRelease: the image the members run is the one
-// the bundle builds (tools/bundle/etcd pins the release; for 1.31, the
-// minor of make bundle's bundles).
+// TestEtcdImageIsTheBundlesRelease: the image the members run, for each
+// minor make bundle builds (1.31, 1.36, 1.37: the rows of
+// tools/bundle/minors.tsv), is a release the bundle has a module for:
+// tools/bundle/etcd/RELEASE requires go.etcd.io/etcd/server/v3 RELEASE.
 func TestEtcdImageIsTheBundlesRelease(t *testing.T) {
-	mod, err := os.ReadFile("../../tools/bundle/etcd/go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := resources.MinorOf("1.31.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag := strings.TrimSuffix(m.Etcd[strings.LastIndex(m.Etcd, ":")+1:], "-0")
-	if !regexp.MustCompile(`(?m)^\s*(require )?go.etcd.io/etcd/server/v3 v` + regexp.QuoteMeta(tag) + `$`).Match(mod) {
-		t.Errorf("1.31's etcd image is %s, but the bundle's etcd module requires another release:\n%s", m.Etcd, mod)
+	for _, v := range []string{"1.31.4", "1.36.5", "1.37.2"} {
+		m, err := resources.MinorOf(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := "v" + strings.TrimSuffix(m.Etcd[strings.LastIndex(m.Etcd, ":")+1:], "-0")
+		mod, err := os.ReadFile(filepath.Join("../../tools/bundle/etcd", release, "go.mod"))
+		if err != nil {
+			t.Errorf("1.%d's etcd image is %s, but the bundle has no module for it: %v", m.Minor, m.Etcd, err)
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^\s*(require )?go.etcd.io/etcd/server/v3 ` + regexp.QuoteMeta(release) + `$`).Match(mod) {
+			t.Errorf("1.%d's etcd image is %s, but the bundle's etcd/%s module requires another release:\n%s", m.Minor, m.Etcd, release, mod)
+		}
 	}
 }

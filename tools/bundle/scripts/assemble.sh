@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # assemble.sh OUT VERSION PART... — makes the bundle for one Kubernetes version:
 # OUT/amd64/ is the union of the parts (each a tree mirroring a host's root),
-# and OUT/MANIFEST lists the version and every file's sha256.
+# and OUT/MANIFEST lists the version, every file's sha256 and, before it, the
+# module or Debian package the file was built from (its part's $FROM; a file
+# without one fails the bundle).
 #
 # Files are hard links into the parts (the same filesystem), so a second
 # version costs only its own Kubernetes binaries on disk.
@@ -20,12 +22,22 @@ fresh "$out" "$key" && { log "bundle $version: cached at $out"; exit 0; }
 
 tmp=$(begin_part "$out")
 mkdir -p "$tmp/amd64"
+declare -A source_of=()
 for part in "$@"; do
-  (cd "$part" && find . -type f ! -name "$STAMP" -printf '%P\n') | while read -r f; do
+  declare -A part_from=()
+  if [[ -f $part/$FROM ]]; then
+    while read -r f src; do
+      [[ -n $f ]] && part_from[$f]=$src
+    done <"$part/$FROM"
+  fi
+  while read -r f; do
     [[ -e $tmp/amd64/$f ]] && die "assemble: $f comes from two parts (the second: $part)"
+    [[ -n ${part_from[$f]:-} ]] || die "assemble: $part does not say where $f comes from (no line for it in its $FROM)"
+    source_of[$f]=${part_from[$f]}
     mkdir -p "$(dirname "$tmp/amd64/$f")"
     ln "$part/$f" "$tmp/amd64/$f" 2>/dev/null || cp -p "$part/$f" "$tmp/amd64/$f"
-  done
+  done < <(cd "$part" && find . -type f ! -name "$STAMP" ! -name "$FROM" -printf '%P\n')
+  unset part_from
 done
 for b in "${KUBE_BINARIES[@]}" etcd etcdctl containerd containerd-shim-runc-v2 ctr runc flanneld; do
   [[ -x $tmp/amd64/usr/local/bin/$b ]] || die "assemble: bundle $version has no /usr/local/bin/$b"
@@ -48,7 +60,11 @@ done
   echo "# version: $version"
   echo "# arch: amd64"
   for part in "$@"; do echo "# part: $(cat "$part/$STAMP")"; done
-  (cd "$tmp" && find amd64 -type f -printf '%P\t%p\n' | LC_ALL=C sort | cut -f2 | xargs -d '\n' sha256sum)
+  # Each file: where it comes from, then its sha256.
+  (cd "$tmp" && find amd64 -type f -printf '%P\t%p\n' | LC_ALL=C sort | cut -f2) | while read -r f; do
+    echo "# from: $f ${source_of[${f#amd64/}]}"
+    (cd "$tmp" && sha256sum "$f")
+  done
 } >"$tmp/MANIFEST"
 log "bundle $version: $(grep -vc '^#' "$tmp/MANIFEST") files"
 end_part "$tmp" "$out" "$key"

@@ -6,6 +6,7 @@ package scripts
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +14,13 @@ import (
 	"testing"
 )
 
-const stamp = ".eggo-bundle-stamp"
+const (
+	stamp = ".eggo-bundle-stamp"
+	from  = ".eggo-bundle-from"
+)
 
-// makePart writes a part: files (path → content, all executable) and a stamp.
+// makePart writes a part: files (path → content, all executable), a line
+// for each in the part's from file ("PATH fake/PATH@KEY"), and a stamp.
 func makePart(t *testing.T, dir, key string, files map[string]string) string {
 	t.Helper()
 	for p, content := range files {
@@ -26,6 +31,12 @@ func makePart(t *testing.T, dir, key string, files map[string]string) string {
 		if err := os.WriteFile(full, []byte(content), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		f, err := os.OpenFile(filepath.Join(dir, from), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "%s fake/%s@%s\n", p, filepath.Base(p), key)
+		f.Close()
 	}
 	if key != "" {
 		if err := os.WriteFile(filepath.Join(dir, stamp), []byte(key+"\n"), 0o644); err != nil {
@@ -101,8 +112,10 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(out, "amd64/usr/local/bin/kubelet")); err != nil || st.Mode().Perm() != 0o755 {
 		t.Errorf("kubelet mode: %v %v, want 0755", st, err)
 	}
-	if _, err := os.Stat(filepath.Join(out, "amd64", stamp)); err == nil {
-		t.Errorf("a part's stamp leaked into amd64/, where eggo would install it")
+	for _, f := range []string{stamp, from} {
+		if _, err := os.Stat(filepath.Join(out, "amd64", f)); err == nil {
+			t.Errorf("a part's %s leaked into amd64/, where eggo would install it", f)
+		}
 	}
 
 	manifest, err := os.ReadFile(filepath.Join(out, "MANIFEST"))
@@ -118,16 +131,25 @@ func TestAssembleMirrorsTheHostRootAndWritesAManifest(t *testing.T) {
 		sha("flanneld v0.28.10") + "  amd64/usr/local/bin/flanneld\n",
 		sha("cni flannel v0.9.1") + "  amd64/opt/cni/bin/flannel\n",
 		"# part: flannel v0.28.10 k1\n",
+		// Each file's source, on the line before its sha256.
+		"# from: amd64/usr/local/bin/flanneld fake/flanneld@flannel v0.28.10 k1\n" + sha("flanneld v0.28.10") + "  amd64/usr/local/bin/flanneld\n",
+		"# from: amd64/usr/local/bin/etcd fake/etcd@debs k1\n",
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("MANIFEST lacks %q:\n%s", want, m)
 		}
 	}
-	files := 0
+	files, froms := 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(m), "\n") {
 		if !strings.HasPrefix(line, "#") {
 			files++
 		}
+		if strings.HasPrefix(line, "# from: ") {
+			froms++
+		}
+	}
+	if froms != files {
+		t.Errorf("MANIFEST has %d from lines for %d files, want one each", froms, files)
 	}
 	if files != 22 {
 		t.Errorf("MANIFEST lists %d files, want 22 (6 kube, 6 debian, bridge, host-local, pause.tar, coredns.tar, 3 control-plane images, the etcd image, flanneld, flannel)", files)
@@ -215,6 +237,33 @@ func TestAssembleRefusesAFileFromTwoParts(t *testing.T) {
 	log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube)
 	if err == nil || !strings.Contains(log, "opt/cni/bin/flannel comes from two parts") {
 		t.Errorf("assemble with two CNI flannel plugins: %v, %q; want an error naming it", err, log)
+	}
+	if _, err := os.Stat(filepath.Join(out, "MANIFEST")); err == nil {
+		t.Errorf("a failed assemble left a bundle at %s", out)
+	}
+}
+
+// Every file must say where it comes from: a part that does not say it for
+// one of its files fails the bundle.
+func TestAssembleRefusesAFileOfUnknownSource(t *testing.T) {
+	debs, image, flannel, kube := fakeParts(t)
+	lines, err := os.ReadFile(filepath.Join(flannel, from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		if !strings.HasPrefix(l, "opt/cni/bin/flannel ") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(flannel, from), []byte(strings.Join(kept, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "v1.31.4")
+	log, err := assemble(t, out, "v1.31.4", debs, image, flannel, kube)
+	if err == nil || !strings.Contains(log, "does not say where opt/cni/bin/flannel comes from") {
+		t.Errorf("assemble with a file of no source: %v, %q; want an error naming it", err, log)
 	}
 	if _, err := os.Stat(filepath.Join(out, "MANIFEST")); err == nil {
 		t.Errorf("a failed assemble left a bundle at %s", out)

@@ -31,6 +31,7 @@ for c in "${components[@]}"; do
   [[ -x $bin ]] || die "control-plane-images: $kube has no usr/local/bin/$c"
   name=registry.k8s.io/$c:$version
   "$work/ociarchive" -name "$name" -entrypoint "/usr/local/bin/$c" -o "$dir/$c.tar" "$bin=/usr/local/bin/$c"
+  record_from "$tmp" "var/lib/eggo/control-plane/$c.tar" "k8s.io/kubernetes@$version as $name"
   log "control-plane-images: $name written ($(du -h --apparent-size "$dir/$c.tar" | cut -f1))"
   if [[ -n $bindir ]]; then
     "$BUNDLE_SRC/scripts/verify-image.sh" "$dir/$c.tar" "$name" "$bindir" --once "Kubernetes $version" -- "/usr/local/bin/$c" --version

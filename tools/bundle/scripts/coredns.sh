@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# coredns.sh OUT [CONTAINERD_BIN_DIR] — builds the CoreDNS image archive at
-# OUT/var/lib/eggo/images/coredns.tar: CoreDNS from the test-only module
-# ../coredns (its go.mod pins the release), static, stamped with the release's
+# coredns.sh VERSION OUT [CONTAINERD_BIN_DIR] — builds the CoreDNS image
+# archive at OUT/var/lib/eggo/images/coredns.tar: CoreDNS from the test-only
+# module ../coredns/VERSION (its go.mod pins the release VERSION; the coredns
+# column of ../minors.tsv names it), static, stamped with the release's
 # commit as upstream's Makefile does, in a one-layer OCI image named
 # registry.k8s.io/coredns/coredns:VERSION written by ../cmd/ociarchive.
 # eggo's coredns add-on runs that image with imagePullPolicy: Never; containerd
@@ -15,15 +16,17 @@
 # and run once (verify-image.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-out=${1:?usage: coredns.sh OUT [CONTAINERD_BIN_DIR]}
-bindir=${2:-}
-moddir="$BUNDLE_SRC/coredns"
+want=${1:?usage: coredns.sh VERSION OUT [CONTAINERD_BIN_DIR]}
+out=${2:?usage: coredns.sh VERSION OUT [CONTAINERD_BIN_DIR]}
+bindir=${3:-}
+moddir="$BUNDLE_SRC/coredns/$want"
+[[ -f $moddir/go.mod ]] || die "coredns.sh: no module for CoreDNS $want at $moddir/go.mod"
 
 version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' github.com/coredns/coredns)
-[[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "coredns.sh: $moddir/go.mod requires github.com/coredns/coredns '$version', want vX.Y.Z"
+[[ $version == "$want" ]] || die "coredns.sh: $moddir/go.mod requires github.com/coredns/coredns '$version', want $want"
 name=registry.k8s.io/coredns/coredns:$version
 
-sources=$(cd "$BUNDLE_SRC" && cat coredns/go.mod coredns/go.sum coredns/*.go go.mod ociimage/*.go cmd/ociarchive/*.go \
+sources=$(cd "$BUNDLE_SRC" && cat "coredns/$version/go.mod" "coredns/$version/go.sum" "coredns/$version"/*.go go.mod ociimage/*.go cmd/ociarchive/*.go \
   scripts/verify-image.sh "$0" | sha256sum | cut -c1-16)
 key="coredns $name $(go env GOVERSION) $sources"
 fresh "$out" "$key" && { log "coredns: cached at $out"; exit 0; }
@@ -47,6 +50,7 @@ got=$("$work/coredns" -version 2>&1) || die "coredns.sh: coredns -version failed
 [[ ${got%%$'\n'*} == "CoreDNS-${version#v}" ]] || die "coredns.sh: coredns -version says '${got%%$'\n'*}', want 'CoreDNS-${version#v}'"
 "$work/ociarchive" -name "$name" -entrypoint /coredns -user 0:0 \
   -o "$tmp/var/lib/eggo/images/coredns.tar" "$work/coredns=/coredns"
+record_from "$tmp" var/lib/eggo/images/coredns.tar "github.com/coredns/coredns@$version as $name"
 log "coredns: $name written ($(stat -c %s "$tmp/var/lib/eggo/images/coredns.tar") bytes) in $((SECONDS - started)) s; ${got//$'\n'/, }"
 if [[ -n $bindir ]]; then
   "$BUNDLE_SRC/scripts/verify-image.sh" "$tmp/var/lib/eggo/images/coredns.tar" "$name" "$bindir"

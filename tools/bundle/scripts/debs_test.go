@@ -41,7 +41,7 @@ download)
     containerd) printf '%s\n' /usr/bin/containerd /usr/bin/containerd-shim-runc-v2 /usr/bin/ctr /usr/bin/containerd-stress ;;
     runc) echo /usr/sbin/runc ;;
     containernetworking-plugins) for p in `+cniPlugins+`; do echo /usr/lib/cni/$p; done ;;
-    esac >"${a%%=*}.deb"
+    esac >"${a%%=*}_${a#*=}_amd64.deb"
   done ;;
 esac
 `)
@@ -51,9 +51,9 @@ while read -r f; do mkdir -p "$3$(dirname "$f")"; echo "from $2" >"$3$f"; chmod 
 	return append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH")), state
 }
 
-func runDebs(t *testing.T, env []string, out string) (string, error) {
+func runDebs(t *testing.T, env []string, out string, groups ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command("./debs.sh", out)
+	cmd := exec.Command("./debs.sh", append([]string{out}, groups...)...)
 	cmd.Env = env
 	log, err := cmd.CombinedOutput()
 	return string(log), err
@@ -83,6 +83,21 @@ func TestDebsUpdatesAptThenPlacesTheBinaries(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "usr/local/bin/containerd-stress")); err == nil {
 		t.Errorf("containerd-stress was placed: only the binaries a host needs belong in the bundle")
 	}
+	// Each file names its package and version for the MANIFEST.
+	from, _ := os.ReadFile(filepath.Join(out, ".eggo-bundle-from"))
+	for _, want := range []string{
+		"usr/local/bin/etcd debian:etcd-server 1.0-etcd-server\n",
+		"usr/local/bin/ctr debian:containerd 1.0-containerd\n",
+		"usr/local/bin/runc debian:runc 1.0-runc\n",
+		"opt/cni/bin/portmap debian:containernetworking-plugins 1.0-containernetworking-plugins\n",
+	} {
+		if !strings.Contains(string(from), want) {
+			t.Errorf(".eggo-bundle-from lacks %q:\n%s", want, from)
+		}
+	}
+	if n := strings.Count(string(from), "\n"); n != 10 {
+		t.Errorf(".eggo-bundle-from has %d lines, want 10 (6 binaries, 4 plugins):\n%s", n, from)
+	}
 
 	// A second run with the same package versions downloads nothing.
 	os.Remove(filepath.Join(state, "calls.log"))
@@ -102,5 +117,28 @@ func TestDebsNamesAMissingCNIPlugin(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a failed run left %s behind as if complete", out)
+	}
+}
+
+// A minor whose row takes only some of Debian's binaries gets a part of
+// those groups: nothing of the others is downloaded or placed.
+func TestDebsPlacesOnlyTheGroupsNamed(t *testing.T) {
+	env, state := fakeApt(t, "bridge host-local loopback portmap")
+	out := filepath.Join(t.TempDir(), "debs-runtime-cni")
+	if log, err := runDebs(t, env, out, "runtime", "cni"); err != nil {
+		t.Fatalf("debs.sh runtime cni: %v\n%s", err, log)
+	}
+	calls, _ := os.ReadFile(filepath.Join(state, "calls.log"))
+	if strings.Contains(string(calls), "etcd") {
+		t.Errorf("etcd's packages were asked for; calls:\n%s", calls)
+	}
+	for p, want := range map[string]bool{"usr/local/bin/etcd": false, "usr/local/bin/etcdctl": false,
+		"usr/local/bin/containerd": true, "usr/local/bin/runc": true, "opt/cni/bin/bridge": true} {
+		if _, err := os.Stat(filepath.Join(out, p)); (err == nil) != want {
+			t.Errorf("%s there: %v, want %v", p, err == nil, want)
+		}
+	}
+	if log, err := runDebs(t, env, out, "runtime", "etcd", "dns"); err == nil || !strings.Contains(log, "unknown group 'dns'") {
+		t.Errorf("debs.sh with an unknown group: %v, %q; want an error naming it", err, log)
 	}
 }

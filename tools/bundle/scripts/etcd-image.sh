@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# etcd-image.sh OUT [CONTAINERD_BIN_DIR] — the etcd image for static-pod etcd
-# (etcd_implementation = "pod"): OUT/var/lib/eggo/etcd-image/etcd.tar, one
-# layer holding etcd built from etcd's Go modules (the test-only module
-# ../etcd: upstream's etcdmain, the release its go.mod pins, static) at
-# /usr/local/bin/etcd, named registry.k8s.io/etcd:VERSION-0 as kubeadm names
-# upstream's. The etcd members' static pods run it; nothing is pulled. With
+# etcd-image.sh VERSION OUT [CONTAINERD_BIN_DIR] — the etcd image for
+# static-pod etcd (etcd_implementation = "pod"):
+# OUT/var/lib/eggo/etcd-image/etcd.tar, one layer holding etcd built from
+# etcd's Go modules (the test-only module ../etcd/VERSION: upstream's
+# etcdmain, the release VERSION its go.mod pins, static) at
+# /usr/local/bin/etcd, named registry.k8s.io/etcd:VERSION-0 (without the v)
+# as kubeadm names upstream's; the etcd-image column of ../minors.tsv names
+# VERSION. The etcd members' static pods run it; nothing is pulled. With
 # CONTAINERD_BIN_DIR the archive is imported into a throwaway containerd and
 # run once with --version.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-out=${1:?usage: etcd-image.sh OUT [CONTAINERD_BIN_DIR]}
-bindir=${2:-}
-moddir="$BUNDLE_SRC/etcd"
+want=${1:?usage: etcd-image.sh VERSION OUT [CONTAINERD_BIN_DIR]}
+out=${2:?usage: etcd-image.sh VERSION OUT [CONTAINERD_BIN_DIR]}
+bindir=${3:-}
+moddir="$BUNDLE_SRC/etcd/$want"
+[[ -f $moddir/go.mod ]] || die "etcd-image.sh: no module for etcd $want at $moddir/go.mod"
 
 version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
-[[ $version =~ ^v3\.[0-9]+\.[0-9]+$ ]] || die "etcd-image.sh: $moddir/go.mod requires go.etcd.io/etcd/server/v3 '$version', want v3.Y.Z"
+[[ $version == "$want" && $version =~ ^v3\.[0-9]+\.[0-9]+$ ]] || die "etcd-image.sh: $moddir/go.mod requires go.etcd.io/etcd/server/v3 '$version', want $want"
 name=registry.k8s.io/etcd:${version#v}-0
 
-sources=$(cd "$BUNDLE_SRC" && cat etcd/go.mod etcd/go.sum etcd/*.go ociimage/*.go cmd/ociarchive/*.go \
+sources=$(cd "$BUNDLE_SRC" && cat "etcd/$version/go.mod" "etcd/$version/go.sum" "etcd/$version"/*.go ociimage/*.go cmd/ociarchive/*.go \
   scripts/verify-image.sh "$0" | sha256sum | cut -c1-16)
 key="etcd-image $name $(go env GOVERSION) $sources"
 fresh "$out" "$key" && { log "etcd-image: cached at $out"; exit 0; }
@@ -40,6 +44,7 @@ started=$SECONDS
 got=$("$work/etcd" --version 2>&1) || die "etcd-image.sh: etcd --version failed: $got"
 [[ ${got%%$'\n'*} == "etcd Version: ${version#v}" ]] || die "etcd-image.sh: etcd --version says '${got%%$'\n'*}', want 'etcd Version: ${version#v}'"
 "$work/ociarchive" -name "$name" -entrypoint /usr/local/bin/etcd -o "$dir/etcd.tar" "$work/etcd=/usr/local/bin/etcd"
+record_from "$tmp" var/lib/eggo/etcd-image/etcd.tar "go.etcd.io/etcd/server/v3@$version as $name"
 log "etcd-image: $name written ($(du -h --apparent-size "$dir/etcd.tar" | cut -f1)) in $((SECONDS - started)) s"
 if [[ -n $bindir ]]; then
   "$BUNDLE_SRC/scripts/verify-image.sh" "$dir/etcd.tar" "$name" "$bindir" --once "etcd Version: ${version#v}" -- /usr/local/bin/etcd --version

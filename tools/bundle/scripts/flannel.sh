@@ -93,5 +93,7 @@ for b in usr/local/bin/flanneld opt/cni/bin/flannel; do
   buildinfo=$(go version -m "$tmp/$b")
   grep -qxF $'\tbuild\tCGO_ENABLED=0' <<<"$buildinfo" || die "flannel.sh: $b was not built with CGO_ENABLED=0"
 done
+record_from "$tmp" usr/local/bin/flanneld "github.com/flannel-io/flannel@$flannel_version (without the tencentvpc and udp backends)"
+record_from "$tmp" opt/cni/bin/flannel "github.com/containernetworking/plugins@$cni_version"
 log "flannel: flanneld $got ($(stat -c %s "$tmp/usr/local/bin/flanneld") bytes; backends: ${backends% }) and the CNI plugin $cni_version ($(stat -c %s "$tmp/opt/cni/bin/flannel") bytes; $spec) in $((SECONDS - started)) s"
 end_part "$tmp" "$out" "$key"

@@ -39,5 +39,6 @@ done
 got=$("$tmp/usr/local/bin/kubectl" version --client 2>&1) || die "kube.sh: kubectl version --client failed: $got"
 got=${got%%$'\n'*} # the first line; a pipe into head could kill kubectl with SIGPIPE
 [[ $got == "Client Version: $version" ]] || die "kube.sh: kubectl version --client says '$got', want 'Client Version: $version'"
+for b in "${KUBE_BINARIES[@]}"; do record_from "$tmp" "usr/local/bin/$b" "k8s.io/kubernetes@$version"; done
 log "kube $version: built in $((SECONDS - started)) s; every binary's --version says Kubernetes $version"
 end_part "$tmp" "$out" "$key"

@@ -9,6 +9,11 @@
 BUNDLE_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KUBE_BINARIES=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
 STAMP=.eggo-bundle-stamp
+# Beside the stamp, each part says where each of its files comes from: one
+# line per file, "PATH SOURCE" (PATH relative to the part, SOURCE the module
+# at its version or the Debian package and its version). assemble.sh copies
+# it into the MANIFEST and refuses a file without one.
+FROM=.eggo-bundle-from
 
 log() { echo "bundle: $*" >&2; }
 die() { echo "bundle: $*" >&2; exit 1; }
@@ -37,6 +42,37 @@ end_part() {
   [[ -e $2 ]] && mv "$2" "$2.old"
   mv "$1" "$2"
   rm -rf "$2.old"
+}
+
+# record_from TMP PATH SOURCE...: records in the part being built at TMP
+# that its file PATH comes from SOURCE.
+record_from() {
+  local tmp=$1 path=$2
+  shift 2
+  [[ -f $tmp/$path ]] || die "record_from: $tmp has no $path"
+  echo "$path $*" >>"$tmp/$FROM"
+}
+
+# module_copy MODULE VERSION SUM DEST: a writable copy of a release's module
+# at DEST (downloaded into the module cache and checked against the checksum
+# database unless it is there already), whose h1: hash must be SUM, the one
+# the calling script pins: the build is of exactly this source.
+module_copy() {
+  local mod=$1 version=$2 want=$3 dest=$4 info dir sum
+  [[ -n $want ]] || die "no pinned hash for $mod@$version"
+  info=$(cd "$(dirname "$dest")" && GOFLAGS= go mod download -json "$mod@$version") ||
+    die "go mod download $mod@$version failed: $info"
+  dir=$(sed -n 's/^\s*"Dir": "\(.*\)",\?$/\1/p' <<<"$info")
+  sum=$(sed -n 's/^\s*"Sum": "\(.*\)",\?$/\1/p' <<<"$info")
+  [[ $sum == "$want" ]] || die "$mod@$version has hash '$sum', want $want"
+  cp -r "$dir" "$dest"
+  chmod -R u+w "$dest"
+}
+
+# commit_of MODULE VERSION: the release's commit when the module proxy
+# tells it (its origin), else nothing.
+commit_of() {
+  sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$(cd / && GOFLAGS= GOWORK=off go list -m -json "$1@$2")"
 }
 
 # kube_ldflags VERSION MODDIR: prints the -ldflags that stamp Kubernetes

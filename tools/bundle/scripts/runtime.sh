@@ -22,7 +22,8 @@ containerd_version=${2:?usage: runtime.sh OUT CONTAINERD_VERSION RUNC_VERSION}
 runc_version=${3:?usage: runtime.sh OUT CONTAINERD_VERSION RUNC_VERSION}
 
 # The h1: hash of each release's module, as go.sum would hold it: the build
-# is of exactly this source. A new release: add its hash here.
+# is of exactly this source (lib.sh's module_copy checks it). A new
+# release: add its hash here.
 declare -A module_sum=(
   [github.com/containerd/containerd/v2@v2.3.7]=h1:7PGbgAVKE4ieQjFPv7+kwAv7f9dCtRpExZwjExHD/Fk=
   [github.com/opencontainers/runc@v1.5.2]=h1:eUUowc2WJCnFYzI87C1WqRcu356Dk/wsoi90y+2wEfE=
@@ -49,30 +50,10 @@ work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -p "$tmp/usr/local/bin"
 
-# module_copy MODULE VERSION DEST: a writable copy of the release's module
-# at DEST (downloaded into the module cache and checked against the checksum
-# database unless it is there already; its hash checked against ours).
-module_copy() {
-  local mod=$1 version=$2 dest=$3 info dir sum want=${module_sum[$1@$2]:-}
-  [[ -n $want ]] || die "runtime: no pinned hash for $mod@$version: add it to runtime.sh's module_sum"
-  info=$(cd "$work" && GOFLAGS= go mod download -json "$mod@$version") || die "runtime: go mod download $mod@$version failed: $info"
-  dir=$(sed -n 's/^\s*"Dir": "\(.*\)",\?$/\1/p' <<<"$info")
-  sum=$(sed -n 's/^\s*"Sum": "\(.*\)",\?$/\1/p' <<<"$info")
-  [[ $sum == "$want" ]] || die "runtime: $mod@$version has hash '$sum', want $want"
-  cp -r "$dir" "$dest"
-  chmod -R u+w "$dest"
-}
-
-# commit_of MODULE VERSION: the release's commit when the proxy tells it
-# (its origin), else nothing: the binaries then carry no revision.
-commit_of() {
-  sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$(cd "$work" && GOFLAGS= go list -m -json "$1@$2")"
-}
-
 # containerd, ctr and the shim, as `make STATIC=1` builds them (GOTOOLCHAIN=local:
 # a Go older than upstream's go.mod asks for fails here instead of fetching one).
 ctd=$work/containerd
-module_copy "$containerd_mod" "$containerd_version" "$ctd"
+module_copy "$containerd_mod" "$containerd_version" "${module_sum[$containerd_mod@$containerd_version]:-}" "$ctd"
 ctd_commit=$(commit_of "$containerd_mod" "$containerd_version")
 named_runc=$(tr -d '[:space:]' <"$ctd/script/setup/runc-version")
 [[ $named_runc == "$runc_version" ]] || die "runtime: containerd $containerd_version names runc $named_runc, not $runc_version"
@@ -88,7 +69,7 @@ log "runtime: go build containerd $containerd_version, ctr and containerd-shim-r
 
 # runc, as `make static` builds it but without libpathrs.
 rc=$work/runc
-module_copy "$runc_mod" "$runc_version" "$rc"
+module_copy "$runc_mod" "$runc_version" "${module_sum[$runc_mod@$runc_version]:-}" "$rc"
 rc_commit=$(commit_of "$runc_mod" "$runc_version")
 log "runtime: go build runc $runc_version with seccomp (libseccomp $seccomp_version, static)"
 (cd "$rc" && CGO_ENABLED=1 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
@@ -111,5 +92,9 @@ for b in containerd ctr containerd-shim-runc-v2 runc; do
   # (static PIE), or lists the libraries with "=>".
   ldd "$file" 2>&1 | grep -q '=>' && die "runtime: $b is linked dynamically: $(ldd "$file" 2>&1 | tr '\n' ' ')"
 done
+for b in containerd ctr containerd-shim-runc-v2; do
+  record_from "$tmp" "usr/local/bin/$b" "$containerd_mod@$containerd_version"
+done
+record_from "$tmp" usr/local/bin/runc "$runc_mod@$runc_version (libseccomp $seccomp_version, Debian's libseccomp-dev, linked in)"
 log "runtime: $(tr '\n' ' ' <<<"$v"| sed 's/ *$//'); containerd $containerd_version ($(stat -c %s "$tmp/usr/local/bin/containerd") bytes)"
 end_part "$tmp" "$out" "$key"

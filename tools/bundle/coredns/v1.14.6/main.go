@@ -1,14 +1,16 @@
-// Command coredns is CoreDNS for eggo's offline bundle: upstream's own main
-// (coredns.go: coremain.Run with the plugins registered by import) built as a
-// static binary by ../scripts/coredns.sh and packed into the image
-// registry.k8s.io/coredns/coredns. A module of its own, test-only: eggo's
-// go.mod does not grow.
+// Command coredns is CoreDNS v1.14.6 for eggo's offline bundle (the image of
+// Kubernetes minors whose row in ../../minors.tsv names it): upstream's own
+// main (coredns.go: coremain.Run with the plugins registered by import)
+// built as a static binary by ../../scripts/coredns.sh and packed into the
+// image registry.k8s.io/coredns/coredns. A module of its own, test-only:
+// eggo's go.mod does not grow.
 //
-// The plugins are upstream's list (core/plugin/zplugin.go) without the ones
-// that reach cloud services (azure, clouddns, route53), an etcd cluster (etcd)
-// or a tracing collector (trace): none is reachable from an offline cluster,
-// and their SDKs would more than double the build. A Corefile that names one
-// of them fails with CoreDNS's own "missing a plugin?" error.
+// The plugins are upstream's list (core/plugin/zplugin.go of v1.14.6) without
+// the ones that reach cloud services (azure, clouddns, route53), an etcd
+// cluster (etcd), a Nomad cluster's API (nomad, new since v1.11.3) or a
+// tracing collector (trace): none is reachable from an offline cluster, and
+// their SDKs would more than double the build. A Corefile that names one of
+// them fails with CoreDNS's own "missing a plugin?" error.
 package main
 
 import (
@@ -32,9 +34,12 @@ import (
 	_ "github.com/coredns/coredns/plugin/forward"
 	_ "github.com/coredns/coredns/plugin/geoip"
 	_ "github.com/coredns/coredns/plugin/grpc"
+	_ "github.com/coredns/coredns/plugin/grpc_server"
 	_ "github.com/coredns/coredns/plugin/header"
 	_ "github.com/coredns/coredns/plugin/health"
 	_ "github.com/coredns/coredns/plugin/hosts"
+	_ "github.com/coredns/coredns/plugin/https"
+	_ "github.com/coredns/coredns/plugin/https3"
 	_ "github.com/coredns/coredns/plugin/k8s_external"
 	_ "github.com/coredns/coredns/plugin/kubernetes"
 	_ "github.com/coredns/coredns/plugin/loadbalance"
@@ -44,8 +49,11 @@ import (
 	_ "github.com/coredns/coredns/plugin/metadata"
 	_ "github.com/coredns/coredns/plugin/metrics"
 	_ "github.com/coredns/coredns/plugin/minimal"
+	_ "github.com/coredns/coredns/plugin/multisocket"
 	_ "github.com/coredns/coredns/plugin/nsid"
 	_ "github.com/coredns/coredns/plugin/pprof"
+	_ "github.com/coredns/coredns/plugin/proxyproto"
+	_ "github.com/coredns/coredns/plugin/quic"
 	_ "github.com/coredns/coredns/plugin/ready"
 	_ "github.com/coredns/coredns/plugin/reload"
 	_ "github.com/coredns/coredns/plugin/rewrite"

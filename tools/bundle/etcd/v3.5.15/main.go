@@ -1,8 +1,11 @@
-// Command etcd is etcd for eggo's static-pod etcd (etcd_implementation =
-// "pod"): upstream's etcdmain, built from etcd's Go modules as a static
-// binary by ../scripts/etcd-image.sh and packed into the image
-// registry.k8s.io/etcd. A module of its own, test-only: eggo's go.mod does
-// not grow.
+// Command etcd is etcd for eggo's bundle: upstream's etcdmain, built from
+// etcd's Go modules (the release this directory's go.mod requires) as a
+// static binary by ../../scripts/etcd-image.sh, which packs it into the
+// image registry.k8s.io/etcd for static-pod etcd (etcd_implementation =
+// "pod"), and by ../../scripts/etcd.sh as the hosts' /usr/local/bin/etcd
+// for the Kubernetes minors whose row in ../../minors.tsv names the
+// release. A module of its own, test-only: eggo's go.mod does not grow.
+// Every release's directory holds the same main.go (a test checks).
 //
 // One addition to upstream's main: EGGO_ETCD_ENVIRONMENT_FILE names a file
 // of KEY=VALUE lines set in the environment before etcd reads it, as
