@@ -80,7 +80,7 @@ var importRules = map[string][]string{
 	"cmd/eggo-controller": {"controller"},
 	// The GitOps end-to-end test (test files only): the API's names, the
 	// testbed; it runs eggo, the controller and kubectl as programs.
-	"controller/e2e": {"controller/api", "internal/harness/nspawntest", "tools/conformance"},
+	"controller/e2e": {"controller/api", "=resources", "internal/harness/nspawntest", "tools/conformance"}, // resources: the minors' images
 }
 
 // externalRules limit what a package imports from outside eggo (the

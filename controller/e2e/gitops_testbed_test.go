@@ -15,6 +15,7 @@ import (
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
+	"github.com/eggo-project/eggo/resources"
 	"github.com/eggo-project/eggo/tools/conformance"
 )
 
@@ -31,7 +32,7 @@ const testbedRuntime = `  runtime {
   }`
 
 const (
-	k8sVersion = "1.31.4"
+	k8sVersion = "1.36.5" // the default minor: the demo's, and the conformance smoke's
 	ns         = "clusters"
 	cluster    = "work"
 	// bundleMount is where every testbed host sees make bundle's bundles
@@ -553,11 +554,21 @@ func nodeReady(getNodes, name string) bool {
 	return false
 }
 
+// pauseImage is the sandbox image of k8sVersion's minor, which its bundle
+// carries.
+func pauseImage() string {
+	m, err := resources.MinorOf(k8sVersion)
+	if err != nil {
+		panic(err)
+	}
+	return m.Pause
+}
+
 // runPause runs the bundle's pause image on a node of the workload cluster.
 func runPause(t *testing.T, work kube, node string) {
 	t.Helper()
 	work.apply(fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"pause","namespace":"default"},
-"spec":{"nodeName":%q,"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10","imagePullPolicy":"Never"}]}}`, node))
+"spec":{"nodeName":%q,"containers":[{"name":"pause","image":%q,"imagePullPolicy":"Never"}]}}`, node, pauseImage()))
 	waitFor(t, "a pod running in the workload cluster", 3*time.Minute, func() (bool, string) {
 		out, _ := work.try("get", "pod", "pause", "-o", "jsonpath={.status.phase}")
 		return out == "Running", out
