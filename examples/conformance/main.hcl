@@ -25,7 +25,7 @@ variable "ssh_private_key_file" { type = string }
 variable "ssh_known_hosts_file" { type = string }
 variable "packages" {
   type        = string
-  default     = "/var/cache/eggo/bundle/v1.31.4"
+  default     = "/var/cache/eggo/bundle/v1.36.5"
   description = "the offline bundle; make conformance passes its copy with the test images added"
 }
 variable "implementation" {
@@ -46,7 +46,7 @@ locals {
 }
 
 cluster "conformance" {
-  kubernetes_version  = "1.31.4"
+  kubernetes_version  = "1.36.5"
   packages            = var.packages
   implementation      = var.implementation
   etcd_implementation = var.etcd_implementation

@@ -24,7 +24,7 @@ type Smoke struct {
 
 // NewSmoke is nil (and no error) unless SmokeFocusEnv is set. Then it
 // makes the bundle copy with the test images under results: version is
-// the cluster's ("1.31.4"), cache make's CACHE ($EGGO_CACHE, or
+// the cluster's ("1.36.5"), cache make's CACHE ($EGGO_CACHE, or
 // /var/cache/eggo), repo the checkout (for the list of tests).
 func NewSmoke(repo, version, bundle, results string) (*Smoke, error) {
 	focus := os.Getenv(SmokeFocusEnv)

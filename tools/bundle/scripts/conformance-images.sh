@@ -23,25 +23,18 @@ tools=${3:?usage: conformance-images.sh VERSION OUT TOOLS_DIR}
 moddir="$BUNDLE_SRC/conformance/$version"
 [[ -x $tools/agnhost ]] || die "conformance-images: no $tools/agnhost (make conformance-tools)"
 
-# The images built, as conformance-images.txt marks them (a test checks both agree).
-IMAGES=(
-  registry.k8s.io/e2e-test-images/agnhost:2.52
-  registry.k8s.io/e2e-test-images/busybox:1.36.1-1
-  registry.k8s.io/e2e-test-images/httpd:2.4.38-4
-  registry.k8s.io/e2e-test-images/httpd:2.4.39-4
-  registry.k8s.io/e2e-test-images/nginx:1.14-4
-  registry.k8s.io/e2e-test-images/nginx:1.15-4
-  registry.k8s.io/e2e-test-images/nautilus:1.7
-  registry.k8s.io/e2e-test-images/kitten:1.7
-  registry.k8s.io/e2e-test-images/nonroot:1.4
-  registry.k8s.io/e2e-test-images/nonewprivs:1.3
-  registry.k8s.io/e2e-test-images/jessie-dnsutils:1.7
-  registry.k8s.io/e2e-test-images/sample-apiserver:1.29.2
-  registry.k8s.io/etcd:3.5.15-0
-)
+# The images built: the rows of conformance/VERSION/conformance-images.txt
+# marked built, each made by the recipe of its name in build_one (agnhost,
+# busybox, …; a test checks every built image has one). A new version needs
+# that list and, for its etcd image, the module conformance/VERSION/etcd.
+list="$moddir/conformance-images.txt"
+[[ -f $list ]] || die "conformance-images: no $list (which images the [Conformance] specs run: see the other versions')"
+mapfile -t IMAGES < <(awk '!/^#/ && $3 == "built" { print $1 }' "$list")
+((${#IMAGES[@]})) || die "conformance-images: $list marks no image built"
 # The Debian packages of each kind of image (upstream's Dockerfiles under
 # test/images/: agnhost's apk list, httpd and nginx on Alpine, jessie-dnsutils'
-# dnsutils); getent (libc-bin) for the DNS tests' /etc/hosts checks.
+# and glibc-dns-testing's dnsutils); getent (libc-bin) for the DNS tests'
+# /etc/hosts checks.
 # The base is Debian's dynamic busybox: busybox-static's sh runs its own
 # applets before PATH (FEATURE_SH_STANDALONE), so `sh -c "nc …"` would never
 # reach netcat-openbsd; Alpine's sh, like this one, searches PATH.
@@ -51,7 +44,7 @@ declare -A DEBS=(
   [busybox]="busybox-static"
   [httpd]="busybox apache2-bin media-types"
   [nginx]="busybox nginx"
-  [jessie-dnsutils]="busybox bash bind9-dnsutils libc-bin"
+  [dnsutils]="busybox bash bind9-dnsutils libc-bin"
 )
 PATH_ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -291,6 +284,11 @@ build_one() {
   root="$work/root-$kind-$tag"
   case $kind in
   agnhost)
+    # Every agnhost tag of the list gets this version's agnhost: v1.36.5's
+    # suite also names an older release (AgnhostPrev: 2.55 beside 2.66.1) as
+    # the image a Deployment, DaemonSet, StatefulSet or Pod is updated from or
+    # to; the specs compare names and run the same
+    # subcommands (test-webserver, pause), as httpd's two tags did before.
     agnhost_root "$root"
     args=(-entrypoint /agnhost -cmd pause)
     # agnhost pause exits 2 on SIGTERM; the probe runs what the tests exec.
@@ -341,9 +339,11 @@ build_one() {
     # that nnp runs from PATH and stays setuid root after the import.
     verify=(--once '4755 0 Effective uid: 0' -- sh -c 'echo "$(stat -c "%a %u" /usr/local/bin/nnp) $(nnp)"')
     ;;
-  jessie-dnsutils)
-    # Upstream: Debian jessie with dnsutils; here bookworm's.
-    unpack "$root" ${DEBS[jessie-dnsutils]}
+  jessie-dnsutils | glibc-dns-testing)
+    # Upstream: Debian with dnsutils (jessie-dnsutils: jessie; its successor
+    # glibc-dns-testing, in v1.36.5's suite: bookworm-slim); here bookworm's
+    # on the busybox base.
+    unpack "$root" ${DEBS[dnsutils]}
     base "$root"
     args=(-cmd bash)
     verify=(--once 'DiG 9.' -- sh -c 'dig -v 2>&1; nslookup -version 2>&1; host -V 2>&1; getent hosts localhost')

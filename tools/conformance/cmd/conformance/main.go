@@ -4,7 +4,7 @@
 // ginkgo runs e2e.test's [Conformance] tests in parallel, then the
 // [Serial] ones; the JUnit reports, logs, state and kubeconfig stay in the
 // results directory, and the summary says "N passed, F failed, S skipped
-// of 404" with every failure and skip and its reason.
+// of 443" (v1.36.5's count) with every failure and skip and its reason.
 package main
 
 import (
@@ -24,10 +24,10 @@ func main() {
 	var o conformance.Options
 	flag.StringVar(&o.Eggo, "eggo", "bin/eggo", "the eggo binary")
 	flag.StringVar(&o.Example, "example", "examples/conformance", "the cluster's configuration")
-	flag.StringVar(&o.Bundle, "bundle", cache+"/bundle/v1.31.4", "the bundle (make bundle)")
-	flag.StringVar(&o.Tools, "tools", cache+"/conformance/v1.31.4", "e2e.test and ginkgo (make conformance-tools)")
-	flag.StringVar(&o.Images, "images", cache+"/conformance/v1.31.4/images", "test image archives (make conformance-images)")
-	flag.StringVar(&o.List, "list", "tools/bundle/conformance/v1.31.4/conformance-tests.txt", "the conformance tests counted")
+	flag.StringVar(&o.Bundle, "bundle", cache+"/bundle/v1.36.5", "the bundle (make bundle)")
+	flag.StringVar(&o.Tools, "tools", cache+"/conformance/v1.36.5", "e2e.test and ginkgo (make conformance-tools)")
+	flag.StringVar(&o.Images, "images", cache+"/conformance/v1.36.5/images", "test image archives (make conformance-images)")
+	flag.StringVar(&o.List, "list", "tools/bundle/conformance/v1.36.5/conformance-tests.txt", "the conformance tests counted")
 	flag.StringVar(&o.Results, "results", "conformance-results", "where reports, logs, state and kubeconfig go")
 	flag.IntVar(&o.Workers, "workers", 2, "workers (at least 2)")
 	flag.IntVar(&o.Procs, "procs", 4, "ginkgo processes in the parallel phase")
