@@ -15,10 +15,11 @@
 
 CACHE           ?= /var/cache/eggo
 # One bundle per version; what each minor's holds: tools/bundle/minors.tsv.
-# v1.31.3 stays while some tests still read its bundle.
-BUNDLE_VERSIONS ?= v1.31.3 v1.31.4 v1.36.5 v1.37.2
+# The default minor (1.36), the newest (1.37) the e2e upgrades it to, and
+# 1.31, which the eggo releases of the upgrade tests deploy.
+BUNDLE_VERSIONS ?= v1.36.5 v1.37.2 v1.31.4
 BUNDLE_SRC      := tools/bundle
-CONFORMANCE_VERSION ?= v1.31.4
+CONFORMANCE_VERSION ?= v1.36.5
 
 # containerd 2 and the runc its release names, static, from their Go
 # modules: the runtime of the newest minor's row in minors.tsv (build.sh
@@ -43,10 +44,8 @@ eggo-image: ## Build (or reuse) eggo's own image at $(CACHE)/eggo-image/KEY/eggo
 
 # A GitOps management cluster deployed by eggo gets eggo's image from its
 # bundle: a copy of a bundle (hard links) with eggo.tar among the images
-# containerd imports at start (website/gitops.md). v1.31.4's, as before the
-# 1.36 and 1.37 bundles came (the default BUNDLE_VERSIONS' last was then
-# v1.31.4): 1.31 is the minor tested end to end today (README.md).
-MANAGEMENT_VERSION ?= v1.31.4
+# containerd imports at start (website/gitops.md): the default minor's.
+MANAGEMENT_VERSION ?= v1.36.5
 management-bundle: bundle ## A copy of the $(MANAGEMENT_VERSION) bundle with eggo's image, at $(CACHE)/management-bundle/$(MANAGEMENT_VERSION); prints it last
 	@image=$$($(BUNDLE_SRC)/scripts/eggo-image.sh $(CACHE)/eggo-image $(EGGO_IMAGE_VERIFY) | tail -1) && \
 	$(BUNDLE_SRC)/scripts/management-bundle.sh $(CACHE)/bundle/$(MANAGEMENT_VERSION) "$$image" $(CACHE)/management-bundle/$(MANAGEMENT_VERSION)

@@ -23,7 +23,7 @@ variable "ssh_private_key_file" { type = string }
 variable "ssh_known_hosts_file" { type = string }
 variable "packages" {
   type        = string
-  default     = "/var/cache/eggo/bundle/v1.31.4"
+  default     = "/var/cache/eggo/bundle/v1.36.5"
   description = "the offline bundle (make bundle)"
 }
 
@@ -33,7 +33,7 @@ locals {
 }
 
 cluster "demo" {
-  kubernetes_version = "1.31.4"
+  kubernetes_version = "1.36.5"
   packages           = var.packages
   labels             = { purpose = "demo" }
   network {

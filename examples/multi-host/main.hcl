@@ -12,7 +12,7 @@ variable "workers" {
 
 variable "packages" {
   type        = string
-  default     = "/var/cache/eggo/bundle/v1.31.4"
+  default     = "/var/cache/eggo/bundle/v1.36.5"
   description = "the offline bundle (make bundle, or your own: website/bundle.md)"
 }
 
@@ -21,7 +21,7 @@ locals {
 }
 
 cluster "prod" {
-  kubernetes_version = "1.31.4"
+  kubernetes_version = "1.36.5"
   packages           = var.packages
   api_endpoint       = "${local.lb_address}:6443"
   labels             = { location = "xa", team = "platform" }

@@ -9,12 +9,12 @@ variable "address" {
 
 variable "packages" {
   type        = string
-  default     = "/var/cache/eggo/bundle/v1.31.4"
+  default     = "/var/cache/eggo/bundle/v1.36.5"
   description = "the offline bundle (make bundle, or your own: website/bundle.md)"
 }
 
 cluster "single" {
-  kubernetes_version = "1.31.4"
+  kubernetes_version = "1.36.5"
   packages           = var.packages
   network {
     service_cidr = "10.32.0.0/16"
