@@ -3,7 +3,8 @@
 # archive at OUT/var/lib/eggo/images/coredns.tar: CoreDNS from the test-only
 # module ../coredns/VERSION (its go.mod pins the release VERSION; the coredns
 # column of ../minors.tsv names it), static, stamped with the release's
-# commit as upstream's Makefile does, in a one-layer OCI image named
+# commit as upstream's Makefile does (when the module proxy tells it), in a
+# one-layer OCI image named
 # registry.k8s.io/coredns/coredns:VERSION written by ../cmd/ociarchive.
 # eggo's coredns add-on runs that image with imagePullPolicy: Never; containerd
 # imports it from /var/lib/eggo/images on every worker.
@@ -27,7 +28,7 @@ version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' git
 name=registry.k8s.io/coredns/coredns:$version
 
 sources=$(cd "$BUNDLE_SRC" && cat "coredns/$version/go.mod" "coredns/$version/go.sum" "coredns/$version"/*.go go.mod ociimage/*.go cmd/ociarchive/*.go \
-  scripts/verify-image.sh "$0" | sha256sum | cut -c1-16)
+  scripts/verify-image.sh "scripts/$(basename "$0")" | sha256sum | cut -c1-16)
 key="coredns $name $(go env GOVERSION) $sources"
 fresh "$out" "$key" && { log "coredns: cached at $out"; exit 0; }
 
@@ -38,8 +39,13 @@ mkdir -p "$tmp/var/lib/eggo/images"
 info=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -json "github.com/coredns/coredns@$version")
 commit=$(sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$info")
 ldflags="-s -w"
-[[ -n $commit ]] || die "coredns.sh: no commit for github.com/coredns/coredns@$version"
-ldflags+=" -X github.com/coredns/coredns/coremain.GitCommit=${commit:0:7}"
+# The module proxy tells the commit of some releases only (its origin):
+# without it `coredns -version` names no commit, as etcd's builds here.
+if [[ -n $commit ]]; then
+  ldflags+=" -X github.com/coredns/coredns/coremain.GitCommit=${commit:0:7}"
+else
+  log "coredns $version: the module proxy tells no commit: none stamped"
+fi
 log "coredns $version: go build (cold: ~2 min on 2 cores)"
 started=$SECONDS
 (cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly \

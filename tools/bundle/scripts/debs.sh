@@ -64,6 +64,7 @@ for p in "${packages[@]}"; do
   v=${version_of[$p]}
   # apt-get download writes an epoch's colon as %3a.
   deb=$(compgen -G "$work/${p}_${v/:/%3a}_*.deb") || die "debs: $p=$v was not downloaded"
+  mkdir -p "$work/root/$p"
   dpkg-deb -x "$deb" "$work/root/$p"
 done
 

@@ -22,7 +22,7 @@ version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' go.
 name=registry.k8s.io/etcd:${version#v}-0
 
 sources=$(cd "$BUNDLE_SRC" && cat "etcd/$version/go.mod" "etcd/$version/go.sum" "etcd/$version"/*.go ociimage/*.go cmd/ociarchive/*.go \
-  scripts/verify-image.sh "$0" | sha256sum | cut -c1-16)
+  scripts/verify-image.sh "scripts/$(basename "$0")" | sha256sum | cut -c1-16)
 key="etcd-image $name $(go env GOVERSION) $sources"
 fresh "$out" "$key" && { log "etcd-image: cached at $out"; exit 0; }
 

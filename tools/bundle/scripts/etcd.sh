@@ -26,7 +26,7 @@ for m in go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3; do
     die "etcd.sh: $moddir/go.mod requires $m $got, want $version (etcdctl: a tools.go importing go.etcd.io/etcd/etcdctl/v3/ctlv3, then go mod tidy)"
 done
 
-sources=$(cd "$BUNDLE_SRC" && cat "etcd/$version/go.mod" "etcd/$version/go.sum" "etcd/$version"/*.go "$0" | sha256sum | cut -c1-16)
+sources=$(cd "$BUNDLE_SRC" && cat "etcd/$version/go.mod" "etcd/$version/go.sum" "etcd/$version"/*.go "scripts/$(basename "$0")" | sha256sum | cut -c1-16)
 key="etcd $version $(go env GOVERSION) $sources"
 fresh "$out" "$key" && { log "etcd $version: cached at $out"; exit 0; }
 

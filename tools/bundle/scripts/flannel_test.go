@@ -141,7 +141,7 @@ func TestFlannelReleasesAreTheReadmes(t *testing.T) {
 	if flannel == nil || plugins == nil {
 		t.Fatalf("no flannel_version= in flannel.sh (%v) or no direct require of containernetworking/plugins in flannel/go.mod (%v)", flannel, plugins)
 	}
-	for _, want := range []string{"| flanneld | flannel " + string(flannel[1]) + ",", "containernetworking/plugins " + string(plugins[1])} {
+	for _, want := range []string{"| flanneld | all | flannel " + string(flannel[1]) + ",", "containernetworking/plugins " + string(plugins[1])} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README.md does not say %q", want)
 		}

@@ -15,7 +15,7 @@ bindir=${3:-}
 [[ $tag =~ ^[0-9]+(\.[0-9]+)+$ ]] || die "image.sh: pause tag '$tag' is not N.N[.N]"
 name=registry.k8s.io/pause:$tag
 
-sources=$(cd "$BUNDLE_SRC" && cat go.mod pause/*.go ociimage/*.go cmd/ociarchive/*.go scripts/verify-image.sh "$0" | sha256sum | cut -c1-16)
+sources=$(cd "$BUNDLE_SRC" && cat go.mod pause/*.go ociimage/*.go cmd/ociarchive/*.go scripts/verify-image.sh "scripts/$(basename "$0")" | sha256sum | cut -c1-16)
 key="image $name $(go env GOVERSION) $sources"
 fresh "$out" "$key" && { log "image: cached at $out"; exit 0; }
 
