@@ -103,7 +103,7 @@ func TestEtcdStaticPodsOnTestbed(t *testing.T) {
 		// The kubelet makes the mirror pod at its next sync of the pod once
 		// the API serves: up to a minute and more after the apply.
 		phase := mustExec(t, tb, "m0", "for i in $(seq 90); do p=$("+adminKubectl+"-n kube-system get pod etcd-"+h+" -o jsonpath='{.status.phase} {.spec.containers[0].image}' 2>/dev/null); [ \"${p%% *}\" = Running ] && break; sleep 2; done; echo \"$p\"")
-		if phase != "Running registry.k8s.io/etcd:3.5.15-0" {
+		if phase != "Running "+k8sImages.Etcd {
 			t.Errorf("pod etcd-%s: %q, want Running of the bundle's image", h, phase)
 		}
 	}
