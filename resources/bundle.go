@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/eggo-project/eggo/providers/shell"
 )
 
 // bundleLayout is the one description of the package bundle
@@ -34,6 +36,24 @@ var bundleLayout = []bundleComponent{
 	// (BundleRoles gives masters the worker's files when they do).
 	{CompWorkloadImages, []string{"worker"}, nil, []string{WorkloadImages}},
 	// The load balancer runs the distribution's haproxy: nothing from the bundle.
+}
+
+// ContainerdImageDir is where a Node's image archives are (the bundle's
+// var/lib/eggo/images/): its containerd imports every one of them when it
+// starts.
+const ContainerdImageDir = "/var/lib/eggo/images"
+
+// AfterBundleFileInstalled is the shell a host runs once it has installed
+// a new or changed bundle file at path p ("" when there is none). An image
+// archive is imported into the host's containerd when it runs: containerd
+// imports the directory when it starts only, and a Kubernetes upgrade that
+// keeps containerd's program running (1.36 → 1.37: the same containerd,
+// another CoreDNS image) would otherwise never see the new image.
+func AfterBundleFileInstalled(p string) string {
+	if !strings.HasPrefix(p, ContainerdImageDir+"/") || !strings.HasSuffix(p, ".tar") {
+		return ""
+	}
+	return "if ctr version >/dev/null 2>&1; then ctr -n k8s.io images import " + shell.Quote(p) + " >/dev/null; fi"
 }
 
 // bundleComponent is one component's part of the bundle.

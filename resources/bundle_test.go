@@ -2,6 +2,7 @@ package resources
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +36,19 @@ func TestRoleTableCoversEveryRole(t *testing.T) {
 		got = slices.Compact(got)
 		if !slices.Equal(got, files) {
 			t.Errorf("RoleClaims(%s) = %v, want %v", role, got, files)
+		}
+	}
+}
+
+// An image archive the host installs is imported into a running
+// containerd; no other file has anything to run after it.
+func TestAfterBundleFileInstalled(t *testing.T) {
+	if got := AfterBundleFileInstalled("/var/lib/eggo/images/coredns.tar"); !strings.Contains(got, "ctr version") || !strings.Contains(got, "ctr -n k8s.io images import '/var/lib/eggo/images/coredns.tar'") {
+		t.Errorf("coredns.tar: %q", got)
+	}
+	for _, p := range []string{"/usr/local/bin/kubelet", "/var/lib/eggo/images/notes.txt", "/var/lib/eggo/control-plane/kube-apiserver.tar", "/tmp/var/lib/eggo/images/x.tar"} {
+		if got := AfterBundleFileInstalled(p); got != "" {
+			t.Errorf("%s: %q, want nothing", p, got)
 		}
 	}
 }

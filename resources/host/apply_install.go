@@ -46,6 +46,11 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 	if err := a.upload(ctx, f); err != nil {
 		return err // an upload that fails leaves dst as it was
 	}
+	if cmd := resources.AfterBundleFileInstalled(f.Path); cmd != "" {
+		if _, err := a.run(ctx, cmd, true); err != nil {
+			return a.errorf("%s: installed, then: %w", f.Path, err)
+		}
+	}
 	if live.state == probeMissing && !replaced {
 		a.recs.files[f.Path] = true
 	}

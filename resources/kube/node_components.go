@@ -13,7 +13,7 @@ import (
 
 // BundleImageDir holds the image archives the bundle ships; containerd
 // imports every one of them when it starts.
-const BundleImageDir = "/var/lib/eggo/images"
+const BundleImageDir = resources.ContainerdImageDir
 
 // LegacyCNIConfigPath is the bridge network eggo wrote before flannel:
 // containerd's update removes it (the service kind deletes the files a
