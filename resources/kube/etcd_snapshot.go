@@ -10,10 +10,12 @@ import (
 )
 
 // EtcdSnapshotDir is where a member keeps the snapshots it took before a
-// new etcd program started on it: eggo's own directory, removed with the
-// member (a code path, not a recorded cleanup, so clusters made before it
-// plan nothing new).
-const EtcdSnapshotDir = "/var/lib/eggo/etcd-snapshots"
+// new etcd program started on it: a directory of eggo's own right under
+// /var/lib (a host has /var/lib, so removing this directory leaves the host
+// as it was; /var/lib/eggo is the host kind's, and an etcd-only host has
+// none), removed with the member (a code path, not a recorded cleanup, so
+// clusters made before it plan nothing new).
+const EtcdSnapshotDir = "/var/lib/eggo-etcd-snapshots"
 
 // etcdSnapshotsKept is how many of a member's snapshots stay: the newest.
 const etcdSnapshotsKept = 3
