@@ -201,7 +201,10 @@ backend kube-apiservers
   balance roundrobin
   # An apiserver that is shutting down fails /readyz first (see
   # shutdown-delay-duration): it leaves the pool before it stops serving.
-  option httpchk GET /readyz
+  # Not for etcd's checks: every apiserver shares etcd, so a slow etcd
+  # (a member's restart in an upgrade) would fail them all at once and
+  # leave the pool empty, when they can still serve.
+  option httpchk GET ` + lbReadyz + `
   http-check expect status 200
   timeout check ` + seconds(lbCheckInterval) + `
   default-server inter ` + seconds(lbCheckInterval) + ` fall ` + strconv.Itoa(lbFall) + ` rise ` + strconv.Itoa(lbRise) + ` check-ssl verify none
