@@ -308,7 +308,8 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	if !res.OK() {
 		t.Fatalf("upgrade failed: %v %v", res.Failed, res.Skipped)
 	}
-	t.Logf("upgrade %s → %s: %s; load balancer polled %d times, %d failed", k8sDefault, k8sNext, time.Since(start).Round(time.Second), poll.polls.Load(), poll.failures.Load())
+	t.Logf("upgrade %s → %s: %s; load balancer polled %d times, %d failed, %d asked again after a connection closed unanswered", k8sDefault, k8sNext,
+		time.Since(start).Round(time.Second), poll.polls.Load(), poll.failures.Load(), poll.retried.Load())
 	// The roll: etcd's members one at a time (the next minor's etcd is
 	// the next etcd minor), then the masters one at a time, then the
 	// worker. containerd is left running: both bundles carry the same
