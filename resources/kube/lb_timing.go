@@ -22,10 +22,9 @@ const (
 // but etcd's part of it. All apiservers read one etcd, so its checks fail
 // on every apiserver at once when etcd is slow to answer (a member
 // restarting in an upgrade, under load): the pool would be empty, and a
-// request through a load balancer closed unanswered (the e2e's upgrade
-// 1.36 → 1.37, which rolls etcd 3.6 → 3.7, lost a poll to EOF), while the
-// apiservers could have served it. An apiserver shutting down still fails
-// it (its shutdown check).
+// request through a load balancer closed unanswered, while the apiservers
+// could have served it. An apiserver shutting down still fails it (its
+// shutdown check).
 const lbReadyz = "/readyz?exclude=etcd&exclude=etcd-readiness"
 
 // lbDrainTime is the longest a load balancer takes to stop sending new
