@@ -169,6 +169,7 @@ func runApply(t *testing.T, dir string, mutate func(*runOpts)) (*engine.Plan, *e
 	}
 	if res.Took > slowApply {
 		t.Logf("an apply of %s; its slowest changes: %s", res.Took.Round(time.Second), timed.slowest(4))
+		t.Logf("its timeline: %s", timed.timeline())
 	}
 	return p, res
 }
@@ -180,18 +181,40 @@ const slowApply = time.Minute
 // timingObserver keeps how long each change took, for the log.
 type timingObserver struct {
 	engine.ApplyObserver
-	mu   sync.Mutex
-	took map[string]time.Duration
+	mu    sync.Mutex
+	took  map[string]time.Duration
+	ended map[string]time.Time
 }
 
 func (o *timingObserver) PostApply(c *resources.Change, err error, took time.Duration) {
 	o.mu.Lock()
 	if o.took == nil {
-		o.took = map[string]time.Duration{}
+		o.took, o.ended = map[string]time.Duration{}, map[string]time.Time{}
 	}
-	o.took[c.Addr] = took
+	o.took[c.Addr], o.ended[c.Addr] = took, time.Now()
 	o.mu.Unlock()
 	o.ApplyObserver.PostApply(c, err, took)
+}
+
+// timeline is every change of a second or more with its wall-clock start
+// and end, in start order: what ran when a poll saw the API fail (its
+// error says its time).
+func (o *timingObserver) timeline() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	start := func(a string) time.Time { return o.ended[a].Add(-o.took[a]) }
+	var addrs []string
+	for a, d := range o.took {
+		if d >= time.Second {
+			addrs = append(addrs, a)
+		}
+	}
+	slices.SortFunc(addrs, func(a, b string) int { return start(a).Compare(start(b)) })
+	var out []string
+	for _, a := range addrs {
+		out = append(out, fmt.Sprintf("%s %s–%s", a, start(a).Format(time.TimeOnly), o.ended[a].Format(time.TimeOnly)))
+	}
+	return strings.Join(out, ", ")
 }
 
 // slowest names the n longest changes with their times, the longest first.
@@ -320,5 +343,18 @@ func copyState(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The timeline lists the changes of a second or more by their start, with
+// their wall-clock start and end.
+func TestTimingObserverTimeline(t *testing.T) {
+	o := &timingObserver{ApplyObserver: engine.NopObserver{}}
+	o.PostApply(&resources.Change{Addr: "late"}, nil, 2*time.Second)
+	o.PostApply(&resources.Change{Addr: "quick"}, nil, 10*time.Millisecond)
+	o.PostApply(&resources.Change{Addr: "early"}, nil, 5*time.Second)
+	got := o.timeline()
+	if !strings.HasPrefix(got, "early ") || !strings.Contains(got, ", late ") || strings.Contains(got, "quick") || strings.Count(got, "–") != 2 {
+		t.Errorf("timeline: %q", got)
 	}
 }
