@@ -52,18 +52,22 @@ func stateOnly(planned resources.Change) bool {
 // the moment it is made so that, on error, result() says exactly what the
 // host now holds, and a Delete from that can undo it.
 type hostApply struct {
-	h           *Host
-	rc          *resources.RunContext
-	addr, node  string
-	desired     resources.Attrs
-	prior       resources.Attrs
-	recs        *hostRecords
-	facts       map[string]any
-	done        map[string]bundleFile // files known to hold their desired content
-	removed     map[string]bool       // prior files no longer in the bundle, now cleaned up
-	conn        providers.Conn
-	dirExists   map[string]bool
-	desiredList []bundleFile
+	h          *Host
+	rc         *resources.RunContext
+	addr, node string
+	desired    resources.Attrs
+	prior      resources.Attrs
+	recs       *hostRecords
+	facts      map[string]any
+	done       map[string]bundleFile // files known to hold their desired content
+	// afterInstall is what the files installed this run ask for once they
+	// are in place (resources.AfterBundleFileInstalled), run together in one
+	// command after the last.
+	afterInstall []string
+	removed      map[string]bool // prior files no longer in the bundle, now cleaned up
+	conn         providers.Conn
+	dirExists    map[string]bool
+	desiredList  []bundleFile
 	// stats are the quick-check stats of files in done, taken once their
 	// content was known; priorStats those recorded before this run.
 	stats, priorStats map[string]string
@@ -148,6 +152,11 @@ func (a *hostApply) converge(ctx context.Context) error {
 	for _, f := range a.desiredList {
 		if err := a.install(ctx, f, live[f.Path], live[a.h.backupPath(f.Path)]); err != nil {
 			return err
+		}
+	}
+	if len(a.afterInstall) > 0 {
+		if _, err := a.run(ctx, "set -e\n"+strings.Join(a.afterInstall, "\n"), true); err != nil {
+			return a.errorf("after installing the bundle's files: %w", err)
 		}
 	}
 	priorFiles := map[string]bundleFile{}

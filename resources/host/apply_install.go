@@ -47,9 +47,7 @@ func (a *hostApply) install(ctx context.Context, f bundleFile, live, liveBackup 
 		return err // an upload that fails leaves dst as it was
 	}
 	if cmd := resources.AfterBundleFileInstalled(f.Path); cmd != "" {
-		if _, err := a.run(ctx, cmd, true); err != nil {
-			return a.errorf("%s: installed, then: %w", f.Path, err)
-		}
+		a.afterInstall = append(a.afterInstall, cmd)
 	}
 	if live.state == probeMissing && !replaced {
 		a.recs.files[f.Path] = true

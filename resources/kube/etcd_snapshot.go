@@ -32,8 +32,9 @@ func snapshotBeforeUpgrade(ctx context.Context, in *serviceInstall) error {
 		return nil
 	}
 	ctl := etcdctl(memberDir(in.prior), "https://127.0.0.1:2379")
-	// The name says when and from which program: the newest sort last.
-	name := "etcd-" + strings.NewReplacer(" ", "-", ":", "-").Replace(from)
+	// The name says when and from which program ("etcd sha256:…", or the
+	// Kubernetes release without a bundle): the newest sort last.
+	name := strings.NewReplacer(" ", "-", ":", "-").Replace(from)
 	script := fmt.Sprintf(`set -e
 d=%[1]s
 mkdir -p "$d"
