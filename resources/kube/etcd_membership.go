@@ -132,10 +132,14 @@ if [ -n "$id" ]; then %[1]s member remove "$id" >/dev/null; fi
 }
 
 // CheckPlan refuses to remove so many members at once that the rest lose
-// quorum.
+// quorum, or to move etcd more than one minor release (etcd_release.go).
 func (EtcdMember) CheckPlan(r resources.PlanReview) ([]string, error) {
 	if r.Destroy {
 		return nil, nil
+	}
+	warnings, err := checkEtcdReleases(r)
+	if err != nil {
+		return nil, err
 	}
 	running := 0
 	for _, o := range r.Recorded {
@@ -152,7 +156,7 @@ func (EtcdMember) CheckPlan(r resources.PlanReview) ([]string, error) {
 		}
 	}
 	if removed == 0 || running == 0 {
-		return nil, nil
+		return warnings, nil
 	}
 	quorum := running/2 + 1
 	// One member at a time can always go (each removal is agreed by the
@@ -164,5 +168,5 @@ func (EtcdMember) CheckPlan(r resources.PlanReview) ([]string, error) {
 		return nil, fmt.Errorf("this plan removes %d of %d etcd members at once (%s): the %d left are short of the quorum of %d, and etcd would stop serving. Remove at most %d member(s) per apply",
 			removed, running, strings.Join(names, ", "), running-removed, quorum, running-quorum)
 	}
-	return nil, nil
+	return warnings, nil
 }

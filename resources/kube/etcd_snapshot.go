@@ -28,7 +28,7 @@ const etcdSnapshotsKept = 3
 // a restart for a new flag or certificate keeps the data's format.
 func snapshotBeforeUpgrade(ctx context.Context, in *serviceInstall) error {
 	from := resources.AttrString(in.prior[svcVersion])
-	if from == "" || from == in.svc.Version {
+	if from == "" || sameProgram(from, in.svc.Version) {
 		return nil
 	}
 	ctl := etcdctl(memberDir(in.prior), "https://127.0.0.1:2379")

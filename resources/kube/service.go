@@ -162,7 +162,7 @@ func diffServiceDigests(prior resources.Attrs, want service, digests map[string]
 		d.config = append(d.config, "unit "+want.UnitName)
 		d.unit = true
 	}
-	if have.Version != want.Version {
+	if !sameProgram(have.Version, want.Version) {
 		d.upgrade = fmt.Sprintf("%s → %s", resources.AttrOr(have.Version, "(none)"), want.Version)
 	}
 	if have.PostStart != want.PostStart || !resources.Equal(resources.Normalize(have.DataDirs), resources.Normalize(want.DataDirs)) {
