@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"maps"
 	"slices"
 
@@ -8,8 +9,12 @@ import (
 )
 
 // checkPlan lets kinds that judge a whole plan (quorum of an etcd member
-// set) refuse it or warn about it.
-func checkPlan(p *Plan, kinds map[string]resources.Kind, have map[string]*resources.Object) error {
+// set) refuse it or warn about it; live (nil for none) lets them ask the
+// cluster.
+func checkPlan(ctx context.Context, live *resources.RunContext, p *Plan, kinds map[string]resources.Kind, have map[string]*resources.Object) error {
+	if live == nil {
+		ctx = nil // a checker sees no way to the cluster at all
+	}
 	for _, name := range slices.Sorted(maps.Keys(kinds)) {
 		pc, ok := kinds[name].(resources.PlanChecker)
 		if !ok {
@@ -27,7 +32,7 @@ func checkPlan(p *Plan, kinds map[string]resources.Kind, have map[string]*resour
 					return *o, true
 				}
 				return resources.Object{}, false
-			}})
+			}, Ctx: ctx, Run: live})
 		if err != nil {
 			return errorf("%v", err)
 		}

@@ -140,7 +140,11 @@ func plan(ctx context.Context, o options, rc *resources.RunContext, desired []re
 		return nil, err
 	}
 	sort.Slice(p.Steps, func(i, j int) bool { return p.Steps[i].Addr < p.Steps[j].Addr })
-	if err := checkPlan(p, kinds, have); err != nil {
+	var live *resources.RunContext
+	if !o.NoRefresh && !o.Destroy {
+		live = rc
+	}
+	if err := checkPlan(ctx, live, p, kinds, have); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -93,6 +93,12 @@ type PlanReview struct {
 	// Record is any kind's object in the state by address (a host's
 	// facts, for one): the refreshed one when the plan refreshed.
 	Record func(addr string) (Object, bool)
+	// Ctx and Run reach the live cluster for a checker that must ask it
+	// something no record holds (which removed APIs clients still ask
+	// for); nil when the plan did not refresh (-refresh=false) or
+	// destroys. A checker only reads.
+	Ctx context.Context
+	Run *RunContext
 }
 
 // Recaller is implemented by kinds whose expansion keeps what earlier

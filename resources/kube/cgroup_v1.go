@@ -85,14 +85,3 @@ func hostCgroup(r resources.PlanReview, node string) string {
 	facts, _ := o.Attrs[resources.HostAttrFacts].(map[string]any)
 	return resources.AttrString(facts[resources.HostFactCgroup])
 }
-
-// CheckPlan warns of the hosts a current kubelet runs on with cgroup v1.
-func (Service) CheckPlan(r resources.PlanReview) ([]string, error) {
-	if r.Destroy {
-		return nil, nil
-	}
-	if w := cgroupV1Warning(r); w != "" {
-		return []string{w}, nil
-	}
-	return nil, nil
-}
