@@ -317,7 +317,7 @@ func (K8sNode) Delete(ctx context.Context, rc *resources.RunContext, prior resou
 	via, _ := prior.Attrs[k8sNodeVia].(map[string]any)
 	rc.Progress(prior.Addr, "draining node "+resources.AttrString(prior.Attrs[k8sNodeName]))
 	_, err := KubectlVia(ctx, rc, prior.Addr, via, true, func(k string) string {
-		drain := fmt.Sprintf("%s drain %s --ignore-daemonsets --delete-emptydir-data --force --timeout=180s >/dev/null\n", k, name)
+		drain := drainCommand(k, name)
 		if rc.Force {
 			drain = ""
 		}

@@ -197,8 +197,16 @@ func missingOrModified(sum string) string {
 }
 
 // Plan decides a service's change.
-func (Service) Plan(_ context.Context, _ *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
-	return planService(plannedSchema(), prior, desired)
+func (Service) Plan(_ context.Context, rc *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
+	ch, err := planService(plannedSchema(), prior, desired)
+	if err != nil || ch.Action != resources.Update {
+		return ch, err
+	}
+	if from, to, ok := containerdMajorMove(rc, prior, desired); ok {
+		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonInterrupts,
+			Detail: fmt.Sprintf("drains node %s first, and uncordons it after: containerd %d → %d", desired.Node, from, to)})
+	}
+	return ch, nil
 }
 
 func planService(schema resources.Schema, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
@@ -291,7 +299,19 @@ func createService(ctx context.Context, rc *resources.RunContext, desired resour
 
 // Update rewrites what changed and restarts, or only records.
 func (Service) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
-	return updateService(ctx, rc, prior, desired, nil)
+	from, to, ok := containerdMajorMove(rc, &prior, desired)
+	if !ok {
+		return updateService(ctx, rc, prior, desired, nil)
+	}
+	uncordon, err := drainForContainerd(ctx, rc, desired.Addr, desired.Node, from, to)
+	if err != nil {
+		return prior.Attrs, err
+	}
+	attrs, err := updateService(ctx, rc, prior, desired, nil)
+	if err != nil {
+		return attrs, err // left cordoned: its containerd did not come back
+	}
+	return attrs, uncordon(ctx)
 }
 
 func updateService(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, beforeRestart func(context.Context, *serviceInstall) error) (resources.Attrs, error) {
