@@ -20,6 +20,7 @@ mod=github.com/containernetworking/plugins
 # The h1: hash of each release's module, as go.sum would hold it: the build
 # is of exactly this source. A new release: add its hash here.
 declare -A module_sum=(
+  [v1.8.0]=h1:WjGbV/0UQyo8A4qBsAh6GaDAtu1hevxVxsEuqtBqUFk=
   [v1.9.1]=h1:8oU6WsIsU3bpnNZuvHp74a6cE1MJwbj2P7s4/yTUNlA=
 )
 sum=${module_sum[$version]:-}

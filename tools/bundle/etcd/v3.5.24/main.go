@@ -1,0 +1,1 @@
+../_main/main.go
