@@ -66,7 +66,7 @@ bundle-runtime: ## Build (or reuse) containerd $(CONTAINERD_VERSION) and runc $(
 # build (their minors' rows): every module links one main.go, and each other
 # release would cost its dependencies' compile (a minute or two) for no new
 # line tested.
-bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the minors table, the etcd program's environment file for each etcd release, eggo's own image)
+bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the minors table, the etcd program's environment file for each etcd release the default bundles build, eggo's own image)
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
 	@for r in $$(for v in $(BUNDLE_VERSIONS); do m=$${v#v}; m=$${m%.*}; \
 	    awk -v m="$$m" '$$1 == m && $$3 != "debian" {print $$3} $$1 == m {print $$4}' $(BUNDLE_SRC)/minors.tsv; done | sort -u); do \
