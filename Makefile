@@ -9,7 +9,7 @@ DEMO_DIR  := examples/demo
 # The bundle examples/demo/main.hcl names: the default minor's.
 DEMO_VERSION := v1.36.5
 
-.PHONY: help build controller crds crds-check check test bench bench-scale fuzz deps demo demo-down testbed-down clean conformance conformance-smoke
+.PHONY: help build controller crds crds-check check test bench bench-scale fuzz deps demo demo-bundle demo-down testbed-down clean conformance conformance-smoke
 
 include bundle.mk
 
@@ -87,7 +87,11 @@ fuzz: ## Short fuzz runs of the HCL loader and the state reader
 	go test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./engine/config/
 	go test -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME) ./state/
 
-demo: deps build bundle ## Bring up 3 testbed hosts and deploy Kubernetes (examples/demo) onto them
+# The demo's bundle only: the other versions (make bundle) are the tests'.
+demo-bundle:
+	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(DEMO_VERSION)
+
+demo: deps build demo-bundle ## Bring up 3 testbed hosts and deploy Kubernetes (examples/demo) onto them
 	go run ./tools/testbed up -n 3 -id $(DEMO_ID) -containers -names master-0,worker-0,worker-1 -inventory $(DEMO_DIR)/testbed.json
 	./$(BIN) -chdir=$(DEMO_DIR) plan -var-file=testbed.eggovars
 	./$(BIN) -chdir=$(DEMO_DIR) apply -auto-approve -var-file=testbed.eggovars
