@@ -2,8 +2,6 @@ package kube
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,14 +47,7 @@ func containerdOf(t *testing.T, c *resources.Cluster) resources.Desired {
 // predates eggo keeping releases (its kubelet's minor tells); a new patch
 // of the same major restarts containerd without a drain.
 func TestContainerdMajorUpgradeDrainsTheNode(t *testing.T) {
-	bundle := func(program, from string) string {
-		dir := writeBundle(t, map[string]string{containerdProgram: program})
-		line := "# from: amd64/" + containerdProgram + " " + from + "\n"
-		if err := os.WriteFile(filepath.Join(dir, "MANIFEST"), []byte(line), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
+	bundle := func(content, source string) string { return bundleWith(t, containerdProgram, content, source) }
 	old := containerdOf(t, upgradeCluster("1.34.2", bundle("containerd 1.6", "debian:containerd 1.6.20~ds1-1+deb12u3")))
 	next := containerdOf(t, upgradeCluster("1.35.4", bundle("containerd 2.3", "github.com/containerd/containerd/v2@v2.3.7")))
 	patch := containerdOf(t, upgradeCluster("1.35.4", bundle("containerd 2.3.8", "github.com/containerd/containerd/v2@v2.3.8")))

@@ -10,18 +10,29 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-// etcdBundle is a bundle whose etcd is release rel, as its MANIFEST says
-// (rel "" for a bundle without a word of it).
-func etcdBundle(t *testing.T, rel string) string {
+// bundleWith is a bundle whose program (a bundle path) has content and
+// was built from source, as its MANIFEST says (no MANIFEST for "").
+func bundleWith(t *testing.T, program, content, source string) string {
 	t.Helper()
-	dir := writeBundle(t, map[string]string{etcdProgram: "etcd " + rel})
-	if rel != "" {
-		line := "# from: amd64/" + etcdProgram + " go.etcd.io/etcd/server/v3@v" + rel + "\n"
+	dir := writeBundle(t, map[string]string{program: content})
+	if source != "" {
+		line := "# from: amd64/" + program + " " + source + "\n"
 		if err := os.WriteFile(filepath.Join(dir, "MANIFEST"), []byte(line), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
+}
+
+// etcdBundle is a bundle whose etcd is release rel, as its MANIFEST says
+// (rel "" for a bundle without a word of it).
+func etcdBundle(t *testing.T, rel string) string {
+	t.Helper()
+	source := ""
+	if rel != "" {
+		source = "go.etcd.io/etcd/server/v3@v" + rel
+	}
+	return bundleWith(t, etcdProgram, "etcd "+rel, source)
 }
 
 // etcdReview is the review of the plan that moves the members of a
