@@ -94,28 +94,6 @@ func apiServer(c *resources.Cluster, n resources.Node) componentSpec {
 	return spec
 }
 
-// controlPlaneSettled is shell that waits, after the kubelet of a pod
-// implementation master (re)started, for the control plane it runs to be
-// serving again — at once when there is no apiserver manifest yet (a new
-// master's kubelet starts before its control plane). A kubelet of a new
-// minor can give the static pods new uids and replace them (podsSettled):
-// a restart of the master's apiserver, which the roll must wait out like
-// the apiserver's own (apiServerHealth) before it touches the next
-// component. Without the wait, the apiserver's manifest was replaced while
-// the kubelet was still replacing its pod, and a request through the load
-// balancers was closed unanswered in about half of the upgrades.
-func controlPlaneSettled(c *resources.Cluster, n resources.Node) string {
-	k := kubectlWith(AdminKubeconfigPath(c))
-	cm, sched := resources.CompControllerManager+"-"+n.Name, resources.CompScheduler+"-"+n.Name
-	pods := []string{resources.CompAPIServer + "-" + n.Name, cm, sched}
-	if c.EtcdStaticPods() && n.HasRole("etcd") {
-		pods = append(pods, resources.CompEtcd+"-"+n.Name)
-	}
-	manifest := path.Join(ManifestDir(c), resources.CompAPIServer+".yaml")
-	return fmt.Sprintf("{ [ ! -f %[1]s ] || { %[2]s && %[3]s get --raw /readyz >/dev/null && sleep %[4]d && %[3]s get --raw /readyz >/dev/null && %[5]s; }; }",
-		shell.Quote(manifest), podsSettled(k, n.Name, pods...), k, int(lbReaddTime/time.Second), podsRecovered(cm, sched))
-}
-
 // apiServerHealth: ready, serving the version this apply installed, and
 // still ready once the load balancers have had time to take it back
 // (lbReaddTime): the next master's apiserver restarts only after this one

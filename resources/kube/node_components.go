@@ -136,7 +136,7 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 		// healthy once it serves; its Node registers when the apiserver
 		// it starts is up (kube-proxy waits for that apiserver).
 		apiserver = nil
-		health = httpCheck(10248, "/healthz", "ok") + " && " + controlPlaneSettled(c, n)
+		health = httpCheck(10248, "/healthz", "ok")
 	}
 	var extra, specifierArgs []string
 	if c.Runtime.CgroupRootPerNode {

@@ -254,34 +254,6 @@ fi
 	return b.String()
 }
 
-// podsSettled is shell that succeeds when each static pod named runs as
-// the pod its kubelet now runs (the kubelet's pod list, through the API,
-// has the uid of its running sandbox), or has no sandbox at all. A kubelet
-// of a new minor can give a static pod another uid (it hashes the pod as
-// its own version decodes it) and then replaces the running pod; until
-// the replacement runs, the old pod's container may still be up — and
-// stopping — and a check of it alone would pass too early.
-func podsSettled(kubectl, node string, podNames ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "(\npods=$(%s get --raw %s) || { echo \"the kubelet's pods cannot be listed through the API yet\"; exit 1; }\n",
-		kubectl, shell.Quote("/api/v1/nodes/"+node+"/proxy/pods"))
-	for _, name := range podNames {
-		fmt.Fprintf(&b, `sbs=$(ctr -n k8s.io containers ls -q %s)
-if [ -n "$sbs" ]; then
-  settled=
-  for sb in $sbs; do
-    running=
-%s
-    [ -n "$running" ] && printf '%%s' "$pods" | grep -qF "\"uid\":\"$uid\"" && settled=1
-  done
-  [ -n "$settled" ] || { echo %s "does not run as the kubelet's pod yet"; exit 1; }
-fi
-`, sandboxFilter(name, ""), sandboxRuns("running"), shell.Quote(name))
-	}
-	b.WriteString(")")
-	return b.String()
-}
-
 // A static pod whose container was started crashLoopTries times and does
 // not run is crash-looping, and one whose sandbox the kubelet failed to
 // make that many times has no sandbox: the health wait ends there.
