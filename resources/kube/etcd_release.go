@@ -20,17 +20,14 @@ import (
 // come from the programs' versions (programVersion: "etcd 3.6.8 sha256:…");
 // a member recorded before eggo kept its release is named in a warning.
 
-// etcdMinor is a release's "3.6" and its minor number, or ok false.
-func etcdMinor(release string) (name string, minor int, ok bool) {
+// etcdMinor is an etcd 3 release's minor number (6 of "3.6.8"), or ok false.
+func etcdMinor(release string) (minor int, ok bool) {
 	parts := strings.Split(release, ".")
 	if len(parts) != 3 || parts[0] != "3" {
-		return "", 0, false
+		return 0, false
 	}
 	m, err := strconv.Atoi(parts[1])
-	if err != nil {
-		return "", 0, false
-	}
-	return parts[0] + "." + parts[1], m, true
+	return m, err == nil
 }
 
 // checkEtcdReleases is EtcdMember.CheckPlan's release check.
@@ -46,8 +43,9 @@ func checkEtcdReleases(r resources.PlanReview) ([]string, error) {
 		if ch.Before != nil && sameProgram(resources.AttrString(ch.Before[svcVersion]), after) {
 			continue
 		}
-		if rel := programRelease(after); rel != "" {
-			moving = append(moving, etcdRelease{ch.Addr, rel})
+		rel := programRelease(after)
+		if m, ok := etcdMinor(rel); ok {
+			moving = append(moving, etcdRelease{ch.Addr, rel, m})
 		}
 	}
 	if len(moving) == 0 {
@@ -61,16 +59,16 @@ func checkEtcdReleases(r resources.PlanReview) ([]string, error) {
 			continue // the operator's own etcd, versioned by Kubernetes' release
 		}
 		rel := programRelease(v)
-		_, m, ok := etcdMinor(rel)
+		m, ok := etcdMinor(rel)
 		if !ok {
 			unknown = append(unknown, o.Addr)
 			continue
 		}
-		if _, om, _ := etcdMinor(releaseOf(oldest)); oldest == nil || m < om {
-			oldest = &etcdRelease{o.Addr, rel}
+		if oldest == nil || m < oldest.minor {
+			oldest = &etcdRelease{o.Addr, rel, m}
 		}
-		if _, nm, _ := etcdMinor(releaseOf(newest)); newest == nil || m > nm {
-			newest = &etcdRelease{o.Addr, rel}
+		if newest == nil || m > newest.minor {
+			newest = &etcdRelease{o.Addr, rel, m}
 		}
 	}
 	var warnings []string
@@ -83,14 +81,9 @@ func checkEtcdReleases(r resources.PlanReview) ([]string, error) {
 	if oldest == nil {
 		return warnings, nil
 	}
-	_, om, _ := etcdMinor(oldest.release)
-	_, nm, _ := etcdMinor(newest.release)
+	om, nm := oldest.minor, newest.minor
 	for _, mv := range moving {
-		_, m, ok := etcdMinor(mv.release)
-		if !ok {
-			continue
-		}
-		switch {
+		switch m := mv.minor; {
 		case m > om+1:
 			return nil, fmt.Errorf("%s: etcd upgrades one minor release at a time, and this plan moves it to etcd %s while %s runs etcd %s: "+
 				"apply a bundle whose etcd is %s first (which etcd each Kubernetes minor's bundle carries: website/kubernetes.md), then this one",
@@ -104,15 +97,11 @@ func checkEtcdReleases(r resources.PlanReview) ([]string, error) {
 	return warnings, nil
 }
 
-// etcdRelease is a member and the etcd release it runs or is to run.
-type etcdRelease struct{ addr, release string }
-
-// releaseOf is m's release, "" for none.
-func releaseOf(m *etcdRelease) string {
-	if m == nil {
-		return ""
-	}
-	return m.release
+// etcdRelease is a member, the etcd release it runs or is to run, and
+// that release's minor.
+type etcdRelease struct {
+	addr, release string
+	minor         int
 }
 
 // between names the etcd minors from after from up to before to: "3.5",
