@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,7 +29,6 @@ import (
 // request, a tenth of the machine while three clusters rolled.)
 type apiPoll struct {
 	polls, failures atomic.Int64
-	retried         atomic.Int64 // requests whose connection closed unanswered, asked again
 	first           atomic.Value // the first failure: its error or status and body
 	stop            chan struct{}
 	wg              sync.WaitGroup
@@ -59,17 +56,6 @@ func pollAPI(t *testing.T, tb *nspawntest.Testbed, host, kubeconfig, path string
 			case <-time.After(200 * time.Millisecond):
 			}
 			err := getOK(client, server+path)
-			if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
-				// A connection closed before any answer: client-go (kubectl,
-				// the kubelet, controllers) retries a GET after it on a new
-				// connection, so its users see no failure; so does the poll,
-				// once, and says so (issue 27: the upgrade 1.36 → 1.37 has one
-				// in about half its runs, cause not yet found).
-				t.Logf("poll: %v; retried on a new connection, as client-go retries a GET", err)
-				p.retried.Add(1)
-				time.Sleep(time.Second)
-				err = getOK(client, server+path)
-			}
 			if err != nil {
 				p.failures.Add(1)
 				p.first.CompareAndSwap(nil, err.Error())

@@ -202,6 +202,14 @@ func (Service) Plan(_ context.Context, rc *resources.RunContext, prior *resource
 	if err != nil || ch.Action != resources.Update {
 		return ch, err
 	}
+	if pods := heldStaticPods(rc, prior, desired); len(pods) > 0 {
+		names := make([]string, len(pods))
+		for i, p := range pods {
+			names[i] = p.Pod.PodName
+		}
+		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonRestart,
+			Detail: "stops the static pods " + strings.Join(names, ", ") + " first (the kubelet that started them drains them), and starts them again under the new kubelet"})
+	}
 	if from, to, ok := containerdMajorMove(rc, prior, desired); ok {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonInterrupts,
 			Detail: fmt.Sprintf("drains node %s first, and uncordons it after: containerd %d → %d", desired.Node, from, to)})
@@ -299,6 +307,9 @@ func createService(ctx context.Context, rc *resources.RunContext, desired resour
 
 // Update rewrites what changed and restarts, or only records.
 func (Service) Update(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, _ resources.Change) (resources.Attrs, error) {
+	if pods := heldStaticPods(rc, &prior, desired); len(pods) > 0 {
+		return updateHoldingStaticPods(ctx, rc, prior, desired, pods)
+	}
 	from, to, ok := containerdMajorMove(rc, &prior, desired)
 	if !ok {
 		return updateService(ctx, rc, prior, desired, nil)

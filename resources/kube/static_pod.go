@@ -236,19 +236,29 @@ func sandboxFilter(podName, digest string) string {
 // controller-manager and scheduler talk to its apiserver: when it restarts
 // they can exit, and the kubelet starts them again only after its back-off;
 // the apiserver's restart is done (and the roll goes on) once they run.
-func podsRecovered(podNames ...string) string {
+func podsRecovered(podNames ...string) string { return podsWithContainer(false, podNames) }
+
+// podsUp is shell that succeeds when each static pod named has a running
+// container: a pod without a sandbox is not up yet.
+func podsUp(podNames ...string) string { return podsWithContainer(true, podNames) }
+
+func podsWithContainer(needSandbox bool, podNames []string) string {
 	var b strings.Builder
 	b.WriteString("(\n")
 	for _, name := range podNames {
 		fmt.Fprintf(&b, `sbs=$(ctr -n k8s.io containers ls -q %s)
-if [ -n "$sbs" ]; then
+`, sandboxFilter(name, ""))
+		if needSandbox {
+			fmt.Fprintf(&b, "[ -n \"$sbs\" ] || { echo %s \"has no sandbox yet\"; exit 1; }\n", shell.Quote(name))
+		}
+		fmt.Fprintf(&b, `if [ -n "$sbs" ]; then
   running=
   for sb in $sbs; do
 %s
   done
   [ -n "$running" ] || { echo %s "is not running again yet"; exit 1; }
 fi
-`, sandboxFilter(name, ""), sandboxRuns("running"), shell.Quote(name))
+`, sandboxRuns("running"), shell.Quote(name))
 	}
 	b.WriteString(")")
 	return b.String()
