@@ -24,7 +24,7 @@ import (
 	"github.com/eggo-project/eggo/internal/harness/eggotest"
 )
 
-const bundle = "/var/cache/eggo/bundle/v1.31.4"
+const bundle = "/var/cache/eggo/bundle/v1.36.5"
 
 // A one-node cluster: planning it reaches no host (nothing is in the
 // state yet), so the real eggo plans it here, its state in the test's

@@ -13,7 +13,7 @@ import (
 	"github.com/eggo-project/eggo/resources"
 )
 
-const testKubectl = "/var/cache/eggo/bundle/v1.31.4/amd64/usr/local/bin/kubectl"
+const testKubectl = "/var/cache/eggo/bundle/v1.36.5/amd64/usr/local/bin/kubectl"
 
 func TestKubeconfigWrittenAndReadByKubectl(t *testing.T) {
 	w := newPKIWorld(t)

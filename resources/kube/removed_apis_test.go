@@ -55,13 +55,13 @@ func apiserverRecord(version, kubeconfig string) resources.Object {
 }
 
 // TestRemovedAPIsWarningAsksTheAPIServers: a plan that moves the
-// apiservers from 1.31 to 1.32 names the API a client asked a real 1.31
-// kube-apiserver for that 1.32 no longer serves (FlowSchemas in
-// flowcontrol.apiserver.k8s.io/v1beta3), asked over the master's
-// connection with its admin kubeconfig; a plan that stays within the minor
-// asks nothing.
+// apiservers from 1.36 to 1.37 names the API a client asked a real 1.36
+// kube-apiserver for that 1.37 no longer serves (IPAddresses in
+// networking.k8s.io/v1beta1, served in 1.36 only when turned on, as every
+// beta API since 1.24), asked over the master's connection with its admin
+// kubeconfig; a plan that stays within the minor asks nothing.
 func TestRemovedAPIsWarningAsksTheAPIServers(t *testing.T) {
-	srv := apitest.Start(t)
+	srv := apitest.StartWith(t, apitest.Options{Flags: []string{"--runtime-config=networking.k8s.io/v1beta1=true"}})
 	apiserver := apitest.Binary
 	if bin := os.Getenv("KUBE_APISERVER_BIN"); bin != "" {
 		apiserver = bin
@@ -82,7 +82,7 @@ func TestRemovedAPIsWarningAsksTheAPIServers(t *testing.T) {
 	if err := os.WriteFile(admin, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec := apiserverRecord("1.31.4", admin)
+	rec := apiserverRecord("1.36.5", admin)
 	review := func(to string) resources.PlanReview {
 		rc := resources.NewRunContext(nil, nil)
 		t.Cleanup(func() { rc.Close() })
@@ -95,24 +95,24 @@ func TestRemovedAPIsWarningAsksTheAPIServers(t *testing.T) {
 			Changes: []resources.Change{{Addr: rec.Addr, Kind: "service", Node: "m0", Action: resources.Update, Before: rec.Attrs, After: after}}}
 	}
 
-	if w := removedAPIsWarning(review("1.32.0")); w != "" {
+	if w := removedAPIsWarning(review("1.37.0")); w != "" {
 		t.Fatalf("before any client asked for a deprecated API: %q, want no warning", w)
 	}
 	// A client on the old API: the request kube-apiserver counts.
-	res := srv.Client.Discovery().RESTClient().Get().AbsPath("/apis/flowcontrol.apiserver.k8s.io/v1beta3/flowschemas").Do(context.Background())
+	res := srv.Client.Discovery().RESTClient().Get().AbsPath("/apis/networking.k8s.io/v1beta1/ipaddresses").Do(context.Background())
 	if err := res.Error(); err != nil {
-		t.Fatalf("listing FlowSchemas in v1beta3 on 1.31: %v", err)
+		t.Fatalf("listing IPAddresses in networking.k8s.io/v1beta1 on 1.36: %v", err)
 	}
-	w := removedAPIsWarning(review("1.32.0"))
-	for _, want := range []string{"Kubernetes 1.32 does not serve", "flowcontrol.apiserver.k8s.io/v1beta3 flowschemas (gone in 1.32; asked of m0)"} {
+	w := removedAPIsWarning(review("1.37.0"))
+	for _, want := range []string{"Kubernetes 1.37 does not serve", "networking.k8s.io/v1beta1 ipaddresses (gone in 1.37; asked of m0)"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("the warning does not say %q: %q", want, w)
 		}
 	}
-	if w := removedAPIsWarning(review("1.31.5")); w != "" {
+	if w := removedAPIsWarning(review("1.36.6")); w != "" {
 		t.Errorf("a patch upgrade: %q, want nothing asked", w)
 	}
-	noRefresh := review("1.32.0")
+	noRefresh := review("1.37.0")
 	noRefresh.Ctx, noRefresh.Run = nil, nil
 	if w := removedAPIsWarning(noRefresh); !strings.Contains(w, "without a refresh") {
 		t.Errorf("without a refresh: %q, want it to say eggo did not ask", w)

@@ -22,9 +22,17 @@ import (
 	"github.com/eggo-project/eggo/internal/harness/proctest"
 )
 
-// Binary is the kube-apiserver of the offline bundle (`make bundle`);
+// Binary is the kube-apiserver of the default minor's offline bundle (the
+// Makefile's DEMO_VERSION, which make test builds before any test runs);
 // KUBE_APISERVER_BIN overrides it.
-var Binary = "/var/cache/eggo/bundle/v1.31.4/amd64/usr/local/bin/kube-apiserver"
+var Binary = "/var/cache/eggo/bundle/v1.36.5/amd64/usr/local/bin/kube-apiserver"
+
+// Options change the apiserver a test starts.
+type Options struct {
+	// Flags are added to the apiserver's own (flags), such as
+	// --runtime-config to serve an API version that is off by default.
+	Flags []string
+}
 
 // Server is a running kube-apiserver that trusts client certificates
 // signed by its CA.
@@ -37,8 +45,9 @@ type Server struct {
 	Dir        string           // its certificates, kubeconfig and log
 	LogFile    string           // kube-apiserver's own output
 
-	certs files
-	proc  *proctest.Process
+	certs      files
+	extraFlags []string
+	proc       *proctest.Process
 }
 
 // readyTimeout bounds how long the apiserver may take to report /readyz:
@@ -51,6 +60,12 @@ const readyTimeout = 90 * time.Second
 // saying how to get it, except under -short, where it is skipped.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, o Options) *Server {
+	t.Helper()
 	bin, err := proctest.Binary(Binary, "KUBE_APISERVER_BIN")
 	if err != nil {
 		if testing.Short() {
@@ -58,7 +73,7 @@ func Start(t testing.TB) *Server {
 		}
 		t.Fatalf("no kube-apiserver at %s: run `make bundle` (or set KUBE_APISERVER_BIN): %v", bin, err)
 	}
-	s := &Server{Etcd: etcdtest.Start(t), Dir: t.TempDir()}
+	s := &Server{Etcd: etcdtest.Start(t), Dir: t.TempDir(), extraFlags: o.Flags}
 	if s.certs, err = writeFiles(s.Dir); err != nil {
 		t.Fatalf("kube-apiserver test certificates: %v", err)
 	}
@@ -98,7 +113,7 @@ func (s *Server) start(bin string) error {
 // token controller).
 func (s *Server) flags(port int) []string {
 	c, e := s.certs, s.Etcd
-	return []string{
+	return append([]string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
@@ -118,5 +133,5 @@ func (s *Server) flags(port int) []string {
 		"--endpoint-reconciler-type=none",
 		"--disable-admission-plugins=ServiceAccount",
 		"--profiling=false",
-	}
+	}, s.extraFlags...)
 }
