@@ -72,12 +72,9 @@ RACE_ONLY := TestHostOnTestbed|TestHooksOnTestbed|TestHostKeysOnTestbed
 # 35–80 on two cores, and static-pod etcd's roll lost a polled request to
 # "leader changed" and an sshd refused a session, in two runs out of two.
 E2E_CLUSTERS := 3
-# The default minor's bundle first (the units and most clusters use it);
-# test.sh builds the others in the background.
-test: deps check demo-bundle ## All tests: unit, race, real sshd, testbed end to end (real Kubernetes clusters), the conformance smokes; each step says its time
+test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (real Kubernetes clusters), the conformance smokes; each step says its time
 	@RACE_ONLY='$(RACE_ONLY)' CONFORMANCE_SMOKE='$(CONFORMANCE_SMOKE)' INOTIFY_INSTANCES=$(INOTIFY_INSTANCES) \
-	E2E_CLUSTERS=$(E2E_CLUSTERS) MAKE='$(MAKE)' BUNDLE_VERSIONS='$(BUNDLE_VERSIONS)' CACHE='$(CACHE)' \
-	tools/maketest/test.sh
+	E2E_CLUSTERS=$(E2E_CLUSTERS) MAKE='$(MAKE)' tools/maketest/test.sh
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...

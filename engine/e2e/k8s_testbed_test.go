@@ -153,10 +153,8 @@ done`)
 type k8sWriter func(version, extra string, workers ...string)
 
 func kubernetesE2E(t *testing.T, m k8sMode) {
-	// The next minor's bundle is asked for at the upgrade: under make
-	// test it may still be building in the background then, and the
-	// deploy, join, delete and switch run meanwhile.
 	bundleDir(t, k8sDefault)
+	bundleDir(t, k8sNext)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true,
 		Networks: 2, NetworkOf: map[string]int{"w1": 1}})
 	addr := addresses(tb)

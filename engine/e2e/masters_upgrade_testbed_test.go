@@ -24,7 +24,8 @@ const mastersNotNodesRelease = "47c81cb"
 // Ready Node with the control-plane label and taint, and a second apply
 // has nothing to do.
 func TestMastersBecomeNodesOnTestbed(t *testing.T) {
-	parallel(t, k8sOldEggo)
+	parallel(t)
+	bundleDir(t, k8sOldEggo)
 	old := buildEggoAt(t, mastersNotNodesRelease)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 2, Names: []string{"m0", "w0"}, Containers: true})
 	dir := t.TempDir()

@@ -49,7 +49,8 @@ func buildEggoAt(t *testing.T, commit string) string {
 // before kept their addresses and reach each other again, and a second
 // apply has nothing to do.
 func TestPodNetworkUpgradeFromRoutesOnTestbed(t *testing.T) {
-	parallel(t, k8sOldEggo)
+	parallel(t)
+	bundleDir(t, k8sOldEggo)
 	old := buildEggoAt(t, routesRelease)
 	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 3, Names: []string{"m0", "w0", "w1"}, Containers: true})
 	dir := t.TempDir()

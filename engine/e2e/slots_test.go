@@ -50,16 +50,9 @@ func heldIn(dir string) func() int {
 
 // parallel marks t parallel and waits for a cluster slot, in longestFirst's
 // order; the slot is given back when t ends.
-//
-// The bundles of the versions given are waited for first, without a slot:
-// under make test, a bundle other than the default minor's may still be
-// building in the background (eggotest.Bundle).
-func parallel(t *testing.T, bundles ...string) {
+func parallel(t *testing.T) {
 	t.Helper()
 	t.Parallel()
-	for _, v := range bundles {
-		bundleDir(t, v)
-	}
 	started := time.Now()
 	t.Cleanup(clusters.acquire(t.Name()))
 	if d := time.Since(started); d > time.Second {

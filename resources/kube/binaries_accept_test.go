@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -174,14 +173,9 @@ func defaultBundleVersions(t *testing.T) []string {
 }
 
 // bundleFor is make bundle's bundle of a version, under $EGGO_BUNDLE_DIR or
-// /var/cache/eggo/bundle. One make test still builds in the background is
-// skipped here: make test runs this test again once they are all built
-// (tools/maketest/test.sh).
+// /var/cache/eggo/bundle.
 func bundleFor(t *testing.T, version string) string {
 	t.Helper()
-	if eggotest.BackgroundPending(version) {
-		t.Skipf("SKIPPED for now: the %s bundle is still building in the background; make test runs this test again once it is built", version)
-	}
 	root := os.Getenv("EGGO_BUNDLE_DIR")
 	if root == "" {
 		root = "/var/cache/eggo/bundle"

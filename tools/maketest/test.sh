@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
 # test.sh — what `make test` runs (the Makefile passes RACE_ONLY,
-# CONFORMANCE_SMOKE, INOTIFY_INSTANCES, E2E_CLUSTERS, BUNDLE_VERSIONS, CACHE
-# and MAKE), in
+# CONFORMANCE_SMOKE, INOTIFY_INSTANCES, E2E_CLUSTERS and MAKE), in
 # an order made for a machine with two cores, where a cluster test is
 # bound by CPU and E2E_CLUSTERS clusters at a time is the most it holds:
 #
-#  0. in the background, on CPU time nothing else wants, the bundles but
-#     the default minor's (make test built that one before this script);
 #  1. units: the packages without clusters (but those the race step runs),
 #     alone — their clocks (a Lease renewed every 0.7 s, a clock-skew
 #     reading) must not wait on the clusters' load;
@@ -29,7 +26,7 @@
 # short). Only the testbeds this run made are torn down at the end
 # (EGGO_TESTBED_RUN), so a demo left running survives.
 set -uo pipefail
-: "${RACE_ONLY:?}" "${CONFORMANCE_SMOKE:?}" "${INOTIFY_INSTANCES:?}" "${E2E_CLUSTERS:?}" "${BUNDLE_VERSIONS:?}" "${CACHE:?}"
+: "${RACE_ONLY:?}" "${CONFORMANCE_SMOKE:?}" "${INOTIFY_INSTANCES:?}" "${E2E_CLUSTERS:?}"
 MAKE=${MAKE:-make}
 started=$SECONDS
 
@@ -51,33 +48,7 @@ export EGGO_TESTBED_RUN=/run/eggo-testbed-test-$$
 # A file here is a cluster slot held outside engine/e2e (slots_test.go).
 export EGGO_E2E_SLOTS_HELD=/run/eggo-e2e-slots-$$
 mkdir -p "$EGGO_E2E_SLOTS_HELD"
-# The bundles but the default minor's (built before this script) build in
-# the background on CPU time the tests leave idle (bundles.sh, idle.sh):
-# cold, they are twenty minutes of compiling that the units and the first
-# clusters overlap; warm, they are cached and done in seconds. A test that
-# needs one waits for it (eggotest.Bundle), without a cluster slot when it
-# needs it from its start (parallel).
-export EGGO_BUNDLES_PENDING=/run/eggo-bundles-$$
-mkdir -p "$EGGO_BUNDLES_PENDING"
-for v in $BUNDLE_VERSIONS; do touch "$EGGO_BUNDLES_PENDING/$v.building"; done
-# In a process group of its own, so that all of it stops with this script.
-# shellcheck disable=SC2086 # one version per word
-setsid tools/maketest/bundles.sh "$EGGO_BUNDLES_PENDING" "$CACHE" $BUNDLE_VERSIONS &
-bundles_pid=$!
-echo "$bundles_pid" >"$EGGO_BUNDLES_PENDING/pid"
-# At the end: a background build still running stops (its idle cgroup,
-# empty then, goes: only an empty cgroup can be removed, so another run's
-# stays), and this run's testbeds are torn down.
-finish() {
-  if kill -9 -- -"$bundles_pid" 2>/dev/null; then
-    sleep 1
-    rmdir /sys/fs/cgroup/cpu/eggo-idle-* /sys/fs/cgroup/eggo-idle-* 2>/dev/null
-  fi
-  go run ./tools/testbed down -root "$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true
-  rm -rf "$EGGO_E2E_SLOTS_HELD" "$EGGO_BUNDLES_PENDING"
-  sysctl -q -w fs.inotify.max_user_instances="$inotify"
-}
-trap finish EXIT
+trap 'go run ./tools/testbed down -root "$EGGO_TESTBED_RUN" >/dev/null 2>&1 || true; rm -rf "$EGGO_E2E_SLOTS_HELD"; sysctl -q -w fs.inotify.max_user_instances="$inotify"' EXIT
 
 # The race step runs these packages' tests, under the race detector: the
 # units step leaves them to it (their plain run was the same tests again).
@@ -111,17 +82,6 @@ engine=$?
 wait "$chain_pid"
 chain=$?
 ((engine == 0 && chain == 0)) || exit 1
-# Every test that needed a background bundle waited for it; one no test
-# needed must still have built.
-wait "$bundles_pid"
-failed=$(cd "$EGGO_BUNDLES_PENDING" && ls -- *.failed 2>/dev/null)
-if [[ -n $failed ]]; then
-  for f in $failed; do echo "make test: the bundle ${f%.failed} did not build:" >&2; tail -n 20 "$EGGO_BUNDLES_PENDING/${f%.failed}.log" >&2; done
-  exit 1
-fi
-# The units step skipped the bundles still building: now they are built.
-step bundle-programs env EGGO_BUNDLES_PENDING= go test -count=1 -run '^TestBundledProgramsAcceptWhatEggoWrites$' ./resources/kube/ || exit 1
-echo "make test: the background bundles, ready after: $(paste -sd, "$EGGO_BUNDLES_PENDING/times" | sed 's/,/, /g')" >&2
 
 step hookrun go test -count=1 -timeout 15m ./resources/hookrun/ || exit 1
 echo "make test: everything passed in $((SECONDS - started)) s" >&2
