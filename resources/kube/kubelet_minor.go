@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -92,17 +93,15 @@ func releaseScript(pods []service) string {
 // podsBackScript succeeds once every pod runs again and an apiserver among
 // them is ready, and still ready after lbReaddTime.
 func podsBackScript(pods []service) string {
-	names := make([]string, len(pods))
 	apiserver := ""
-	for i, s := range pods {
-		names[i] = s.Pod.PodName
+	for _, s := range pods {
 		if s.Component == resources.CompAPIServer {
 			// admin.conf beside the manifest directory names this
 			// master's own apiserver (localAPIServer).
 			apiserver = kubectlWith(path.Join(path.Dir(s.Pod.ManifestDir), "admin.conf"))
 		}
 	}
-	script := podsUp(names...)
+	script := podsUp(podNames(pods)...)
 	if apiserver != "" {
 		script += fmt.Sprintf(" && %[1]s get --raw /readyz >/dev/null && sleep %[2]d && %[1]s get --raw /readyz >/dev/null", apiserver, int(lbReaddTime/time.Second))
 	}
@@ -116,11 +115,7 @@ func podsBackScript(pods []service) string {
 func updateHoldingStaticPods(ctx context.Context, rc *resources.RunContext, prior resources.Object, desired resources.Desired, pods []service) (resources.Attrs, error) {
 	var held *serviceInstall
 	hold := func(ctx context.Context, in *serviceInstall) error {
-		names := make([]string, len(pods))
-		for i, s := range pods {
-			names[i] = s.Pod.PodName
-		}
-		rc.Progress(desired.Addr, "stopping the static pods before the kubelet's minor changes: "+strings.Join(names, ", "))
+		rc.Progress(desired.Addr, "stopping the static pods before the kubelet's minor changes: "+strings.Join(podNames(pods), ", "))
 		held = in
 		if _, err := resources.RunScript(ctx, in.conn, holdScript(pods), true); err != nil {
 			return fmt.Errorf("%s: stopping the static pods before the kubelet's restart: %w", desired.Addr, err)
@@ -132,7 +127,7 @@ func updateHoldingStaticPods(ctx context.Context, rc *resources.RunContext, prio
 		return attrs, err
 	}
 	if _, rerr := resources.RunScript(context.WithoutCancel(ctx), held.conn, releaseScript(pods), true); rerr != nil {
-		return attrs, errorsJoin(err, fmt.Errorf("%s: putting the static pods' manifests back (from %s): %w", desired.Addr, staticPodsHeldDir, rerr))
+		return attrs, errors.Join(err, fmt.Errorf("%s: putting the static pods' manifests back (from %s): %w", desired.Addr, staticPodsHeldDir, rerr))
 	}
 	if err != nil {
 		return attrs, err
@@ -144,11 +139,11 @@ func updateHoldingStaticPods(ctx context.Context, rc *resources.RunContext, prio
 	return attrs, nil
 }
 
-// errorsJoin keeps the first error first: the restart's, then the
-// manifests'.
-func errorsJoin(first, second error) error {
-	if first == nil {
-		return second
+// podNames are the pods' names.
+func podNames(pods []service) []string {
+	names := make([]string, len(pods))
+	for i, s := range pods {
+		names[i] = s.Pod.PodName
 	}
-	return fmt.Errorf("%w\n    and %v", first, second)
+	return names
 }

@@ -203,12 +203,8 @@ func (Service) Plan(_ context.Context, rc *resources.RunContext, prior *resource
 		return ch, err
 	}
 	if pods := heldStaticPods(rc, prior, desired); len(pods) > 0 {
-		names := make([]string, len(pods))
-		for i, p := range pods {
-			names[i] = p.Pod.PodName
-		}
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonRestart,
-			Detail: "stops the static pods " + strings.Join(names, ", ") + " first (the kubelet that started them drains them), and starts them again under the new kubelet"})
+			Detail: "stops the static pods " + strings.Join(podNames(pods), ", ") + " first (the kubelet that started them drains them), and starts them again under the new kubelet"})
 	}
 	if from, to, ok := containerdMajorMove(rc, prior, desired); ok {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonInterrupts,
