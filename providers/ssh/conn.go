@@ -2,6 +2,7 @@ package ssh
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -62,7 +63,7 @@ func (c *Conn) session(ctx context.Context, slots chan struct{}) (s *ssh.Session
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}
-	s, err = c.client.NewSession()
+	s, err = c.newSession(ctx)
 	if err != nil {
 		<-slots
 		if c.lost.Load() {
@@ -74,4 +75,35 @@ func (c *Conn) session(ctx context.Context, slots chan struct{}) (s *ssh.Session
 		return nil, nil, fmt.Errorf("open SSH session: %w", err)
 	}
 	return s, func() { _ = s.Close(); <-slots }, nil
+}
+
+// refusedSessionRetry bounds how long a session the host refuses is asked for
+// again. sshd frees a session's place only once it has handled the channel's
+// close, which on a loaded host lags the close eggo sent, so a run that opens
+// short sessions back to back can find the host still counting finished ones
+// against its MaxSessions (seen in CI: a plan's refresh refused "open failed"
+// on a host at 0 % idle CPU). A host configured below eggo's bound frees a
+// place whenever one of eggo's own sessions ends.
+var refusedSessionRetry = time.Minute
+
+// newSession opens a session, asking again while the host refuses it for want
+// of a free session (sshd's "open failed") and ctx and the retry bound last.
+func (c *Conn) newSession(ctx context.Context) (*ssh.Session, error) {
+	deadline := time.Now().Add(refusedSessionRetry)
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		s, err := c.client.NewSession()
+		var refused *ssh.OpenChannelError
+		if err == nil || !errors.As(err, &refused) || refused.Reason != ssh.ConnectionFailed {
+			return s, err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return nil, fmt.Errorf("%w (the host refused every new session for %s: is its sshd's MaxSessions below eggo's %d?)",
+				err, refusedSessionRetry, cap(c.sessions))
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (refused for want of a free session until cancelled: %w)", err, ctx.Err())
+		}
+	}
 }

@@ -208,3 +208,38 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		}
 	}
 }
+
+// A host that still counts a session against its MaxSessions — a loaded sshd
+// handles a channel's close late, or its bound is below eggo's — refuses the
+// next one "open failed"; the run asks again until a place is free.
+func TestRunWaitsForASessionTheHostRefused(t *testing.T) {
+	noSSHAgent(t)
+	f := newFixture(t, sshdtest.Options{MaxSessions: 1})
+	c, err := DialWith(context.Background(), f.target(t), Options{MaxSessions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	long := make(chan error, 1)
+	go func() { long <- c.Run(context.Background(), providers.Command{Cmd: "sleep 1"}) }()
+	waitFor(t, func() bool { return countProcs("sleep 1") > 0 }, "the first session's command")
+	if got := output(t, c, "echo second"); got != "second" {
+		t.Fatalf("second session: %q", got)
+	}
+	if err := <-long; err != nil {
+		t.Fatal(err)
+	}
+
+	// Refused for longer than the bound: the error says why.
+	defer func(d time.Duration) { refusedSessionRetry = d }(refusedSessionRetry)
+	refusedSessionRetry = 300 * time.Millisecond
+	go func() { long <- c.Run(context.Background(), providers.Command{Cmd: "sleep 2"}) }()
+	waitFor(t, func() bool { return countProcs("sleep 2") > 0 }, "the long session's command")
+	err = c.Run(context.Background(), providers.Command{Cmd: "true"})
+	if err == nil || !strings.Contains(err.Error(), "MaxSessions below eggo's 2") {
+		t.Fatalf("a session refused past the bound: %v", err)
+	}
+	if err := <-long; err != nil {
+		t.Fatal(err)
+	}
+}
