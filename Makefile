@@ -1,7 +1,12 @@
 # eggo — `make help` lists the targets.
 SHELL := /bin/bash
 export PATH := /usr/local/go/bin:$(PATH)
-export GOFLAGS ?= -mod=mod
+# Static and -trimpath, as eggo's own image builds it (tools/bundle/scripts/
+# eggo-image.sh): make build's eggo, the tests' packages and eggo's image
+# are then one compile, not two (cold, the image's own took 2 min 53 s).
+# The race step sets CGO_ENABLED=1, which -race needs.
+export GOFLAGS ?= -mod=mod -trimpath
+export CGO_ENABLED ?= 0
 BIN       := bin/eggo
 CACHE     ?= /var/cache/eggo
 DEMO_ID   := demo

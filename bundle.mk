@@ -68,10 +68,8 @@ bundle-runtime: ## Build (or reuse) containerd $(CONTAINERD_VERSION) and runc $(
 # line tested.
 bundle-test: ## Test the bundle tools (pause program, OCI image archive writer, the minors table, the etcd program's environment file for each etcd release the default bundles build, eggo's own image)
 	cd $(BUNDLE_SRC) && go vet ./... && go test -count=1 ./...
-	@for r in $$(for v in $(BUNDLE_VERSIONS); do m=$${v#v}; m=$${m%.*}; \
-	    awk -v m="$$m" '$$1 == m && $$3 != "debian" {print $$3} $$1 == m {print $$4}' $(BUNDLE_SRC)/minors.tsv; done | sort -u); do \
-	  d=$(BUNDLE_SRC)/etcd/$$r; echo "cd $$d && go vet . && go test -count=1 ."; \
-	  (cd $$d && go vet . && go test -count=1 .) || exit 1; done
+	@$(BUNDLE_SRC)/scripts/etcd-program-test.sh $$(for v in $(BUNDLE_VERSIONS); do m=$${v#v}; m=$${m%.*}; \
+	    awk -v m="$$m" '$$1 == m && $$3 != "debian" {print $$3} $$1 == m {print $$4}' $(BUNDLE_SRC)/minors.tsv; done | sort -u)
 
 bundle-gomod: ## Write tools/bundle/kube/$(V): the Go module that builds Kubernetes $(V)
 	@test -n "$(V)" || { echo "usage: make bundle-gomod V=v1.31.N"; exit 2; }

@@ -4,11 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 )
@@ -21,8 +21,7 @@ const routesRelease = "4869f8e"
 // buildEggoAt builds eggo as it was at a commit of this repository.
 func buildEggoAt(t *testing.T, commit string) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // engine/e2e/… → the module root
+	root := eggotest.Root()
 	if err := exec.Command("git", "-C", root, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
 		// A source tree without its history (an archive, a shallow clone)
 		// cannot build the old release: say so, loudly, rather than fail.

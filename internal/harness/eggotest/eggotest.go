@@ -9,11 +9,11 @@
 package eggotest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -59,11 +59,26 @@ func Binary(t testing.TB) string {
 	return built
 }
 
-// Root is the checkout's top directory (where go.mod is).
+// Root is the checkout's top directory (where go.mod is): the first
+// directory up from the working directory — a test's is its package's —
+// that has eggo's go.mod. Not this file's path: under -trimpath (make test's
+// GOFLAGS) that is the package's import path, not a directory.
 func Root() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic("eggotest: no working directory: " + err.Error())
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if mod, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && bytes.HasPrefix(mod, []byte("module "+modulePath+"\n")) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			panic("eggotest: no go.mod of " + modulePath + " above " + dir)
+		}
+	}
 }
+
+const modulePath = "github.com/eggo-project/eggo"
 
 // Bundle is make bundle's offline bundle of a Kubernetes version ("1.31.4"),
 // under $EGGO_BUNDLE_DIR or /var/cache/eggo/bundle. A test that needs one

@@ -47,7 +47,7 @@ done
 log "cni $version: go build ${#pkgs[@]} plugins (cold: ~2 min on 2 cores)"
 # One go build for all: GOTOOLCHAIN=local, as for the other modules built in
 # place (a Go older than upstream's go.mod asks for fails instead of fetching one).
-(cd "$src" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
+(cd "$src" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" GOTOOLCHAIN=local \
   go build -trimpath -ldflags "-s -w -extldflags -static -X $mod/pkg/utils/buildversion.BuildVersion=$version" \
   -o "$tmp/opt/cni/bin/" "${pkgs[@]}")
 

@@ -81,7 +81,7 @@ common="$(go env GOVERSION) $sources $(sha256sum <"$tools/agnhost" | cut -c1-16)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-kube_dir=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+kube_dir=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -f '{{.Dir}}' k8s.io/kubernetes)
 
 # fetch_debs: downloads the closure once per run (only when some image is built).
 fetch_debs() {
@@ -155,7 +155,7 @@ EOF
 }
 
 gobuild() { # gobuild MODULE_DIR OUT PACKAGE [LDFLAGS]
-  (cd "$1" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly nice -n 19 \
+  (cd "$1" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" nice -n 19 \
     go build -trimpath -ldflags "${4:--s -w}" -o "$2" "$3")
 }
 
@@ -360,7 +360,7 @@ build_one() {
     etc "$root"
     mkdir -p "$root/var/lib/etcd" "$root/usr/local/bin"
     local pinned
-    pinned=$(cd "$moddir/etcd" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
+    pinned=$(cd "$moddir/etcd" && GOFLAGS="$BUILD_GOFLAGS" go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
     [[ v$tag == "$pinned"-0 ]] || die "conformance-images: etcd/go.mod pins $pinned, the image is $ref"
     gobuild "$moddir/etcd" "$root/usr/local/bin/etcd" .
     args=(-entrypoint /usr/local/bin/etcd)

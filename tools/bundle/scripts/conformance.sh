@@ -36,11 +36,11 @@ if fresh "$out" "$key"; then
 fi
 
 ldflags=$(kube_ldflags "$version" "$moddir")
-ginkgo_version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
+ginkgo_version=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
 tmp=$(begin_part "$out")
 log "conformance $version: go test -c and go build (cold: long; the Go build cache keeps later runs short)"
 started=$SECONDS
-export CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly
+export CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS"
 (cd "$moddir" && go test -c -vet=off -trimpath -ldflags "$ldflags" -o "$tmp/e2e.test" k8s.io/kubernetes/test/e2e)
 (cd "$moddir" && go build -trimpath -ldflags "$ldflags" -o "$tmp/agnhost" k8s.io/kubernetes/test/images/agnhost)
 (cd "$moddir" && go build -trimpath -ldflags "-s -w" -o "$tmp/ginkgo" github.com/onsi/ginkgo/v2/ginkgo)

@@ -23,7 +23,7 @@ bindir=${3:-}
 moddir="$BUNDLE_SRC/coredns/$want"
 [[ -f $moddir/go.mod ]] || die "coredns.sh: no module for CoreDNS $want at $moddir/go.mod"
 
-version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' github.com/coredns/coredns)
+version=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -f '{{.Version}}' github.com/coredns/coredns)
 [[ $version == "$want" ]] || die "coredns.sh: $moddir/go.mod requires github.com/coredns/coredns '$version', want $want"
 name=registry.k8s.io/coredns/coredns:$version
 
@@ -36,7 +36,7 @@ tmp=$(begin_part "$out")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$tmp/var/lib/eggo/images"
-info=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -json "github.com/coredns/coredns@$version")
+info=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -json "github.com/coredns/coredns@$version")
 commit=$(sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$info")
 ldflags="-s -w"
 # The module proxy tells the commit of some releases only (its origin):
@@ -48,7 +48,7 @@ else
 fi
 log "coredns $version: go build (cold: ~2 min on 2 cores)"
 started=$SECONDS
-(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly \
+(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" \
   go build -trimpath -ldflags "$ldflags" -o "$work/coredns" .)
 (cd "$BUNDLE_SRC" && go build -o "$work/ociarchive" ./cmd/ociarchive)
 # The binary must be the release go.mod names: upstream's version constant.

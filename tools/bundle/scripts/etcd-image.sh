@@ -17,7 +17,7 @@ bindir=${3:-}
 moddir="$BUNDLE_SRC/etcd/$want"
 [[ -f $moddir/go.mod ]] || die "etcd-image.sh: no module for etcd $want at $moddir/go.mod"
 
-version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
+version=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
 [[ $version == "$want" && $version =~ ^v3\.[0-9]+\.[0-9]+$ ]] || die "etcd-image.sh: $moddir/go.mod requires go.etcd.io/etcd/server/v3 '$version', want $want"
 name=registry.k8s.io/etcd:${version#v}-0
 
@@ -31,13 +31,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 dir=$tmp/var/lib/eggo/etcd-image
 mkdir -p "$dir"
-info=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -json "go.etcd.io/etcd/server/v3@$version")
+info=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -json "go.etcd.io/etcd/server/v3@$version")
 commit=$(sed -n '0,/^\s*"Hash": "\([0-9a-f]*\)",\?$/s//\1/p' <<<"$info")
 ldflags="-s -w"
 [[ -n $commit ]] && ldflags+=" -X go.etcd.io/etcd/api/v3/version.GitSHA=${commit:0:7}"
 log "etcd $version: go build (cold: ~3 min on 2 cores)"
 started=$SECONDS
-(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly \
+(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" \
   go build -trimpath -ldflags "$ldflags" -o "$work/etcd" .)
 (cd "$BUNDLE_SRC" && go build -o "$work/ociarchive" ./cmd/ociarchive)
 # The binary must be the release go.mod names.

@@ -21,7 +21,7 @@ out=${2:?usage: etcd.sh VERSION OUT}
 moddir="$BUNDLE_SRC/etcd/$version"
 [[ -f $moddir/go.mod ]] || die "etcd.sh: no module for etcd $version at $moddir/go.mod"
 for m in go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3; do
-  got=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' "$m" 2>&1) || got="none ($got)"
+  got=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -f '{{.Version}}' "$m" 2>&1) || got="none ($got)"
   [[ $got == "$version" ]] ||
     die "etcd.sh: $moddir/go.mod requires $m $got, want $version (etcdctl: a tools.go importing go.etcd.io/etcd/etcdctl/v3/ctlv3, then go mod tidy)"
 done
@@ -37,9 +37,9 @@ commit=$(commit_of go.etcd.io/etcd/server/v3 "$version")
 ldflags="-s -w"
 [[ -n $commit ]] && ldflags+=" -X go.etcd.io/etcd/api/v3/version.GitSHA=${commit:0:7}"
 log "etcd $version: go build etcd and etcdctl (cold: ~3 min on 2 cores)"
-(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly \
+(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" \
   go build -trimpath -ldflags "$ldflags" -o "$bin/etcd" . &&
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly \
+  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" \
     go build -trimpath -ldflags "$ldflags" -o "$bin/etcdctl" go.etcd.io/etcd/etcdctl/v3)
 
 # Each says the release, and both are static.

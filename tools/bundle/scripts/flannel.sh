@@ -31,7 +31,7 @@ flannel_version=v0.28.10
 flannel_sum=h1:jt+uW6XVV01MBb3YFahG7Ue9UE3W6zlNlJMf3JtdcXI=
 cni_pkg=github.com/containernetworking/plugins/plugins/meta/flannel
 
-cni_version=$(cd "$moddir" && GOFLAGS=-mod=readonly go list -m -f '{{.Version}}' github.com/containernetworking/plugins)
+cni_version=$(cd "$moddir" && GOFLAGS="$BUILD_GOFLAGS" go list -m -f '{{.Version}}' github.com/containernetworking/plugins)
 [[ $cni_version =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "flannel.sh: $moddir/go.mod requires github.com/containernetworking/plugins '$cni_version', want vX.Y.Z"
 
 sources=$(cd "$BUNDLE_SRC" && cat flannel/go.mod flannel/go.sum flannel/*.go scripts/flannel-main.sh scripts/flannel.sh | sha256sum | cut -c1-16)
@@ -57,7 +57,7 @@ chmod -R u+w "$work/flannel"
 "$BUNDLE_SRC/scripts/flannel-main.sh" "$work/flannel/main.go"
 
 # The backends and the subnet manager eggo uses must be in; the two dropped out.
-deps=$(cd "$work/flannel" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
+deps=$(cd "$work/flannel" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" GOTOOLCHAIN=local \
   go list -deps -f '{{.ImportPath}}' .) || die "flannel.sh: go list -deps of flannel $flannel_version failed"
 for p in pkg/backend/vxlan pkg/backend/hostgw pkg/subnet/kube; do
   grep -qxF "github.com/flannel-io/flannel/$p" <<<"$deps" || die "flannel.sh: flanneld would be built without $p"
@@ -70,11 +70,11 @@ backends=$(sed -n 's#^github.com/flannel-io/flannel/pkg/backend/\([a-z0-9]*\)$#\
 log "flannel $flannel_version: go build flanneld (cold: ~4 min on 2 idle cores)"
 # GOTOOLCHAIN=local: a Go older than upstream's go.mod asks for fails here
 # instead of fetching another toolchain.
-(cd "$work/flannel" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
+(cd "$work/flannel" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" GOTOOLCHAIN=local \
   go build -trimpath -ldflags "-s -w -X github.com/flannel-io/flannel/pkg/version.Version=$flannel_version" \
   -o "$tmp/usr/local/bin/flanneld" .)
 log "flannel: go build the CNI plugin of containernetworking/plugins $cni_version"
-(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly \
+(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" \
   go build -trimpath -ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$cni_version" \
   -o "$tmp/opt/cni/bin/flannel" "$cni_pkg")
 

@@ -26,7 +26,7 @@ started=$SECONDS
 pkgs=()
 for b in "${KUBE_BINARIES[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
 # One go build for all six shares the work on their common packages.
-(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly \
+(cd "$moddir" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" \
   go build -trimpath -ldflags "$ldflags" -o "$tmp/usr/local/bin/" "${pkgs[@]}")
 for b in "${KUBE_BINARIES[@]}"; do
   [[ -x $tmp/usr/local/bin/$b ]] || die "kube.sh: go build made no $b for $version"

@@ -15,6 +15,17 @@ STAMP=.eggo-bundle-stamp
 # it into the MANIFEST and refuses a file without one.
 FROM=.eggo-bundle-from
 
+# The flags of every go build and go list of a part (GOFLAGS=$BUILD_GOFLAGS).
+# -mod=readonly: a part is built from its pinned go.sum, never a changed one.
+# -gcflags=all=-dwarf=false: every binary is linked with -s -w (stripped, as
+# Kubernetes' release build links its own), so the DWARF the compiler would
+# write for each package is thrown away by the linker; not writing it saves
+# ~8 % of the compile (etcd 3.6.8 cold, two runs each: 59 and 63 s instead of
+# 65 and 68; 93–98 s of CPU instead of 104–108), ~3 min
+# of a cold build of the default bundles. bundle-test compiles the etcd
+# program's tests with the same flags, so it reuses the bundle's packages.
+BUILD_GOFLAGS="-mod=readonly -gcflags=all=-dwarf=false"
+
 log() { echo "bundle: $*" >&2; }
 die() { echo "bundle: $*" >&2; exit 1; }
 

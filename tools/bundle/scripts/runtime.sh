@@ -60,10 +60,10 @@ named_runc=$(tr -d '[:space:]' <"$ctd/script/setup/runc-version")
 stamp="-X $containerd_mod/version.Version=$containerd_version -X $containerd_mod/version.Package=$containerd_mod"
 [[ -n $ctd_commit ]] && stamp+=" -X $containerd_mod/version.Revision=$ctd_commit"
 log "runtime: go build containerd $containerd_version, ctr and containerd-shim-runc-v2 (cold: ~3 min on 2 idle cores)"
-(cd "$ctd" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
+(cd "$ctd" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" GOTOOLCHAIN=local \
   go build -trimpath -tags "urfave_cli_no_docs osusergo netgo static_build" -ldflags "-s -w $stamp" \
   -o "$tmp/usr/local/bin/" ./cmd/containerd ./cmd/ctr)
-(cd "$ctd" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
+(cd "$ctd" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" GOTOOLCHAIN=local \
   go build -trimpath -tags "urfave_cli_no_docs osusergo netgo static_build no_grpc" -ldflags "-s -w $stamp" \
   -o "$tmp/usr/local/bin/containerd-shim-runc-v2" ./cmd/containerd-shim-runc-v2)
 
@@ -72,7 +72,7 @@ rc=$work/runc
 module_copy "$runc_mod" "$runc_version" "${module_sum[$runc_mod@$runc_version]:-}" "$rc"
 rc_commit=$(commit_of "$runc_mod" "$runc_version")
 log "runtime: go build runc $runc_version with seccomp (libseccomp $seccomp_version, static)"
-(cd "$rc" && CGO_ENABLED=1 GOOS=linux GOARCH=amd64 GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
+(cd "$rc" && CGO_ENABLED=1 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS" GOTOOLCHAIN=local \
   go build -trimpath -buildmode=pie -tags "seccomp urfave_cli_no_docs netgo osusergo" \
   -ldflags "-s -w ${rc_commit:+-X main.gitCommit=$rc_commit} -linkmode external -extldflags -static-pie" \
   -o "$tmp/usr/local/bin/runc" .)
