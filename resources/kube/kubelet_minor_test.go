@@ -2,10 +2,13 @@ package kube
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/eggo-project/eggo/providers/shell"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -106,5 +109,43 @@ func TestKubeletMinorStopsStaticPodsFirst(t *testing.T) {
 		if out, err := exec.Command("sh", "-n", "-c", script).CombinedOutput(); err != nil {
 			t.Errorf("sh -n of the %s script: %v\n%s\n%s", name, err, out, script)
 		}
+	}
+}
+
+// TestReleaseScriptRuns: the release script, run by sh in a mount namespace
+// of its own (a tmpfs over /var/lib: the machine's files are not touched),
+// puts a held manifest back; a manifest written again meanwhile (a later
+// apply found it missing) wins, and its held copy goes; the held directory
+// goes once empty. Run twice, it changes nothing more.
+func TestReleaseScriptRuns(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a mount namespace needs root")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare")
+	}
+	dir := "/var/lib/eggotest/manifests"
+	pods := []service{
+		{UnitName: "kube-apiserver.yaml", Pod: &staticPod{ManifestDir: dir, PodName: "kube-apiserver-m0"}},
+		{UnitName: "etcd.yaml", Pod: &staticPod{ManifestDir: dir, PodName: "etcd-m0"}},
+	}
+	release := releaseScript(pods)
+	script := fmt.Sprintf(`set -e
+mount -t tmpfs tmpfs /var/lib
+mkdir -p %[1]s %[2]s
+echo held-apiserver >%[2]s/kube-apiserver.yaml
+echo held-etcd >%[2]s/etcd.yaml
+echo rewritten-etcd >%[1]s/etcd.yaml
+sh -e -c %[3]s
+sh -e -c %[3]s
+held=gone; [ -e %[2]s ] && held="$(ls -A %[2]s)"
+echo "apiserver=$(cat %[1]s/kube-apiserver.yaml) etcd=$(cat %[1]s/etcd.yaml) held=$held"
+`, dir, staticPodsHeldDir, shell.Quote(release))
+	out, err := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s\nthe release script:\n%s", err, out, release)
+	}
+	if got, want := strings.TrimSpace(string(out)), "apiserver=held-apiserver etcd=rewritten-etcd held=gone"; got != want {
+		t.Errorf("after the release script: %q, want %q\n%s", got, want, release)
 	}
 }

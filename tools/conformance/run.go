@@ -142,7 +142,14 @@ func (o Options) ginkgo(ctx context.Context, p phase, kubeconfig string) error {
 	args := p.args()
 	args = append(args, filepath.Join(o.Tools, "e2e.test"), "--",
 		"--kubeconfig="+kubeconfig, "--provider=skeleton", "--report-dir="+reports, "--disable-log-dump")
-	return o.run(ctx, "e2e-"+p.name+".log", filepath.Join(o.Tools, "ginkgo"), args...)
+	// e2e.test's processes leave files in their TMPDIR (a test-kuberc*
+	// directory each, 8 a run): theirs is one this run removes.
+	tmp, err := os.MkdirTemp(o.Results, "tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	return o.runWith(ctx, []string{"TMPDIR=" + tmp}, "e2e-"+p.name+".log", filepath.Join(o.Tools, "ginkgo"), args...)
 }
 
 // args are ginkgo's: every phase runs conformance tests only (they carry
@@ -160,12 +167,18 @@ func (p phase) args() []string {
 // run runs a program with its output in the results directory's log (and
 // on o.Log).
 func (o Options) run(ctx context.Context, log, prog string, args ...string) error {
+	return o.runWith(ctx, nil, log, prog, args...)
+}
+
+// runWith is run with env added to the program's environment.
+func (o Options) runWith(ctx context.Context, env []string, log, prog string, args ...string) error {
 	f, err := os.Create(filepath.Join(o.Results, log))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = io.MultiWriter(f, o.Log)
 	cmd.Stderr = cmd.Stdout
 	return cmd.Run()
