@@ -102,6 +102,7 @@ func firstLine(msg, text string) string {
 // Summary is the outcome of every listed test across the phases' reports.
 type Summary struct {
 	Results []Result // one per listed test, in the list's order
+	Flaked  int      // of the passed, those that passed only on a later attempt
 }
 
 // Count is how many tests ended with o.
@@ -181,7 +182,11 @@ func ReadReports(dir string) ([][]Result, error) {
 // (and how many did not run), then every failure and skip with its reason.
 func (s Summary) Print(w io.Writer) {
 	notRun := s.Count(NotRun)
-	fmt.Fprintf(w, "%d passed, %d failed, %d skipped of %d", s.Count(Passed), s.Count(Failed), s.Count(Skipped), len(s.Results))
+	fmt.Fprintf(w, "%d passed", s.Count(Passed))
+	if s.Flaked > 0 {
+		fmt.Fprintf(w, " (%d only on a second attempt: the e2e log names it after FLAKEY TEST)", s.Flaked)
+	}
+	fmt.Fprintf(w, ", %d failed, %d skipped of %d", s.Count(Failed), s.Count(Skipped), len(s.Results))
 	if notRun > 0 {
 		fmt.Fprintf(w, " (%d not run)", notRun)
 	}

@@ -34,7 +34,12 @@ type Options struct {
 	// EtcdImplementation is the cluster's etcd_implementation: "binary"
 	// (default) or "pod" (with Implementation "pod").
 	EtcdImplementation string
-	Log                io.Writer
+	// FlakeAttempts is ginkgo's --flake-attempts for the parallel phase:
+	// a failed test runs again, up to this many attempts in all, and the
+	// summary counts those that passed only so. make conformance leaves
+	// it 0 (no test runs twice); make test's smoke sets 2.
+	FlakeAttempts int
+	Log           io.Writer
 }
 
 // Run deploys the cluster, runs the phases and prints the summary. The
@@ -113,13 +118,38 @@ func Test(ctx context.Context, o Options, kubeconfig string) (Summary, error) {
 	if len(reports) == 0 {
 		return Summary{}, fmt.Errorf("no JUnit report under %s (see %s/*.log)", filepath.Join(o.Results, "reports"), o.Results)
 	}
-	return Summarize(list, reports), nil
+	sum := Summarize(list, reports)
+	sum.Flaked, err = countFlaked(o.Results)
+	return sum, err
+}
+
+// flakedMark is how ginkgo's output heads a test that passed only on a
+// later attempt (--flake-attempts); the JUnit report calls it passed.
+const flakedMark = "[FLAKEY TEST - TOOK "
+
+// countFlaked counts the tests the phases' logs say passed only on a
+// later attempt.
+func countFlaked(results string) (int, error) {
+	logs, err := filepath.Glob(filepath.Join(results, "e2e-*.log"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, l := range logs {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			return 0, err
+		}
+		n += strings.Count(string(data), flakedMark)
+	}
+	return n, nil
 }
 
 // phase is one ginkgo run: k0s's two, the parallel tests then the serial.
 type phase struct {
 	name, focus, skip string
 	procs             int
+	attempts          int // ginkgo's --flake-attempts when more than 1
 }
 
 func (o Options) phases() []phase {
@@ -127,7 +157,7 @@ func (o Options) phases() []phase {
 	if focus == "" {
 		focus = `\[Conformance\]`
 	}
-	out := []phase{{name: "parallel", focus: focus, skip: `\[Serial\]`, procs: max(o.Procs, 1)}}
+	out := []phase{{name: "parallel", focus: focus, skip: `\[Serial\]`, procs: max(o.Procs, 1), attempts: o.FlakeAttempts}}
 	if o.Serial {
 		out = append(out, phase{name: "serial", focus: `\[Serial\].*\[Conformance\]`, procs: 1})
 	}
@@ -160,6 +190,9 @@ func (p phase) args() []string {
 		"--timeout=24h", "--no-color", "--output-interceptor-mode=none"}
 	if p.skip != "" {
 		args = append(args, "--skip="+p.skip)
+	}
+	if p.attempts > 1 {
+		args = append(args, "--flake-attempts="+strconv.Itoa(p.attempts))
 	}
 	return args
 }

@@ -35,3 +35,31 @@ func TestGinkgoRunsInATemporaryDirOfItsOwn(t *testing.T) {
 		t.Errorf("%s is still there after the phase (%v)", tmp, err)
 	}
 }
+
+// TestFlakeAttemptsOnlyWhenAsked: the smoke's parallel phase lets ginkgo run
+// a failed test again, make conformance's never; the summary counts the
+// tests ginkgo's log heads FLAKEY and says so.
+func TestFlakeAttemptsOnlyWhenAsked(t *testing.T) {
+	if a := strings.Join(Options{FlakeAttempts: 2}.phases()[0].args(), " "); !strings.Contains(a, "--flake-attempts=2") {
+		t.Errorf("smoke's parallel phase: %s", a)
+	}
+	for _, p := range (Options{Serial: true}).phases() {
+		if a := strings.Join(p.args(), " "); strings.Contains(a, "flake") {
+			t.Errorf("make conformance's %s phase retries: %s", p.name, a)
+		}
+	}
+	dir := t.TempDir()
+	log := "• [FLAKEY TEST - TOOK 2 ATTEMPTS TO PASS] [61.2 seconds]\n[sig-api-machinery] Aggregator ...\n• [3.1 seconds]\n"
+	if err := os.WriteFile(filepath.Join(dir, "e2e-parallel.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, err := countFlaked(dir)
+	if err != nil || n != 1 {
+		t.Fatalf("countFlaked: %d, %v; want 1", n, err)
+	}
+	var b strings.Builder
+	Summary{Results: []Result{{Name: "a", Outcome: Passed}}, Flaked: n}.Print(&b)
+	if !strings.HasPrefix(b.String(), "1 passed (1 only on a second attempt") {
+		t.Errorf("summary: %q", b.String())
+	}
+}
