@@ -681,11 +681,11 @@ func checkNoSecrets(t *testing.T, mg kube, sshKeyFile, workKubeconfig string) {
 		// pod's log came back and the scan stopped here with nothing to say.
 		var log string
 		var err error
-		for i := 0; i < 3; i++ {
-			if log, err = mg.try("-n", ns, "logs", p, "--tail=-1"); err == nil {
+		for i := 1; ; i++ {
+			if log, err = mg.try("-n", ns, "logs", p, "--tail=-1"); err == nil || i == 3 {
 				break
 			}
-			time.Sleep(time.Duration(i+1) * 2 * time.Second)
+			time.Sleep(time.Duration(i) * 2 * time.Second)
 		}
 		if err != nil {
 			unread = append(unread, fmt.Sprintf("%s: %v: %s", p, err, strings.TrimSpace(log)))

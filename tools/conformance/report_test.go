@@ -106,7 +106,7 @@ func TestPhasesRunConformanceTestsOnly(t *testing.T) {
 // stay.
 func TestClearResults(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"eggo.state", "eggo.state.backup", "apply.log", "e2e-parallel.log", "reports/parallel/junit_01.xml", "summary.txt", "notes.txt"} {
+	for _, f := range []string{"eggo.state", "eggo.state.backup", "apply.log", "e2e-parallel.log", "reports/parallel/junit_01.xml", "summary.txt", "tmp-123/test-kuberc1/kuberc.yaml", "notes.txt"} {
 		p := filepath.Join(dir, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

@@ -173,7 +173,8 @@ func (o Options) ginkgo(ctx context.Context, p phase, kubeconfig string) error {
 	args = append(args, filepath.Join(o.Tools, "e2e.test"), "--",
 		"--kubeconfig="+kubeconfig, "--provider=skeleton", "--report-dir="+reports, "--disable-log-dump")
 	// e2e.test's processes leave files in their TMPDIR (a test-kuberc*
-	// directory each, 8 a run): theirs is one this run removes.
+	// directory each, 8 a run): theirs is one this run removes (and the
+	// next run, when this one was killed: previousResults).
 	tmp, err := os.MkdirTemp(o.Results, "tmp-")
 	if err != nil {
 		return err
@@ -221,7 +222,7 @@ func (o Options) runWith(ctx context.Context, env []string, log, prog string, ar
 // run removes them first: the last cluster's state would pin host keys
 // of hosts that are gone, and its reports would count in this summary.
 var previousResults = []string{"apply.log", "e2e-*.log", "eggo.state", "eggo.state.*", "reports",
-	"summary.txt", "testbed.json", "testbed.eggovars", "conformance.kubeconfig"}
+	"summary.txt", "testbed.json", "testbed.eggovars", "conformance.kubeconfig", "tmp-*"}
 
 // clearResults removes the previous run's results from dir, and nothing
 // else of it (dir is the operator's).
