@@ -67,7 +67,7 @@ func (a Addon) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 	}
 	ch.Action, ch.Changed = resources.Update, changed
 	if len(changed) > 0 {
-		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(changed, ", ")})
+		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: strings.Join(changed, ", ")})
 	}
 	if len(missing) > 0 {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonDrift, Detail: "missing from the cluster: " + strings.Join(missing, ", ")})

@@ -49,7 +49,7 @@ func (c *Cert) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 		ch.After = withComputed(want(), nil, false, certComputed...)
 	case len(ch.Changed) > 0:
 		ch.Action = resources.Update
-		ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(ch.Changed, ", ") +
+		ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: strings.Join(ch.Changed, ", ") +
 			" (recorded; applies at the next renewal)"}}
 		ch.After = withComputed(want(), prior.Attrs, true, certComputed...)
 	case prior.Pending:

@@ -44,7 +44,7 @@ func (p *PKI) Plan(_ context.Context, _ *resources.RunContext, prior *resources.
 	}
 	if len(ch.Changed) > 0 {
 		ch.Action = resources.Update
-		ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(ch.Changed, ", ") +
+		ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: strings.Join(ch.Changed, ", ") +
 			" (recorded; the key stays until the next replacement)"}}
 		ch.After = withComputed(desired.Attrs, prior.Attrs, true, computed...)
 		return ch, nil
@@ -72,7 +72,7 @@ func (p *PKI) replaceReasons(prior resources.Attrs, desired resources.Desired) (
 		}
 	}
 	if len(forced) > 0 {
-		return []resources.Reason{{Code: resources.ReasonConfig, Detail: "changed in config (forces a new key): " + strings.Join(forced, ", ")}}, nil
+		return []resources.Reason{{Code: resources.ReasonConfig, Detail: "forces a new key: " + strings.Join(forced, ", ")}}, nil
 	}
 	if resources.AttrString(desired.Attrs[pkiType]) != pkiTypeCA {
 		if resources.AttrString(prior[pkiPublicKey]) == "" {

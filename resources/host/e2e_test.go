@@ -275,7 +275,7 @@ func TestHostUpdateBundleChange(t *testing.T) {
 		if err != nil || ch.Action != resources.Update {
 			t.Fatalf("update = %s %v", ch.Action, err)
 		}
-		wantDetail := "changed in config: files (+ " + f.path("opt/eggo/new/bin") + ", - " + f.path("etc/app.conf") +
+		wantDetail := "files (+ " + f.path("opt/eggo/new/bin") + ", - " + f.path("etc/app.conf") +
 			", - " + f.path("etc/keep.conf") + ", - " + f.path("opt/eggo/old/bin") + ")"
 		if ch.Reasons[0].Detail != wantDetail {
 			t.Errorf("reason = %q\nwant     %q", ch.Reasons[0].Detail, wantDetail)

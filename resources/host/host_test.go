@@ -145,7 +145,7 @@ func TestHostPlan(t *testing.T) {
 		{"arch", recorded(func(a resources.Attrs) { a[hostArch] = "arm64" }), resources.Replace, []string{resources.ReasonConfig}, "arch arm64 → amd64", []string{hostArch}},
 		{"connection type", recorded(func(a resources.Attrs) { conn(a)["type"] = "local" }), resources.Replace, []string{resources.ReasonConfig}, "connection.type local → ssh", []string{hostConnection}},
 		{"file added", recorded(func(a resources.Attrs) { a[hostFiles] = files(a)[:1] }), resources.Update, []string{resources.ReasonConfig},
-			"changed in config: files (+ " + f.path("usr/bin/b") + ")", []string{hostFiles}},
+			"files (+ " + f.path("usr/bin/b") + ")", []string{hostFiles}},
 		{"file changed and removed", recorded(func(a resources.Attrs) {
 			fs := files(a)
 			fs[1].(map[string]any)["sha256"] = sha("old b")
@@ -164,7 +164,7 @@ func TestHostPlan(t *testing.T) {
 			m["mode"], m["drift"] = "0700", driftModified
 		}), resources.Update, []string{resources.ReasonDrift}, f.path("usr/bin/a") + " (modified)", []string{hostFiles}},
 		{"drift back to desired content", recorded(func(a resources.Attrs) { files(a)[0].(map[string]any)["drift"] = driftModified }), resources.NoOp, nil, "", nil},
-		{"roles", recorded(func(a resources.Attrs) { a[hostRoles] = []any{"master"} }), resources.Update, []string{resources.ReasonConfig}, "changed in config: roles", []string{hostRoles}},
+		{"roles", recorded(func(a resources.Attrs) { a[hostRoles] = []any{"master"} }), resources.Update, []string{resources.ReasonConfig}, "roles", []string{hostRoles}},
 		{"labels", recorded(func(a resources.Attrs) { a[hostLabels] = map[string]any{"zone": "a"} }), resources.Update, []string{resources.ReasonConfig}, "labels", []string{hostLabels}},
 		{"connection user", recorded(func(a resources.Attrs) { conn(a)["user"] = "ops" }), resources.Update, []string{resources.ReasonConfig}, "connection", []string{hostConnection}},
 		{"pending and drifted", func() *resources.Object {

@@ -36,7 +36,7 @@ func (h *Host) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 
 	if forced := forcedChanges(prior.Attrs, desired.Attrs); len(forced) > 0 {
 		ch.Action = resources.Replace
-		ch.Reasons = append(pending, resources.Reason{Code: resources.ReasonConfig, Detail: "changed in config (forces replacement): " + strings.Join(forced, ", ")})
+		ch.Reasons = append(pending, resources.Reason{Code: resources.ReasonConfig, Detail: "forces replacement: " + strings.Join(forced, ", ")})
 		ch.After = plannedAttrs(desired.Attrs, nil, true)
 		return ch, nil
 	}
@@ -53,7 +53,7 @@ func (h *Host) Plan(_ context.Context, _ *resources.RunContext, prior *resources
 		}
 	}
 	if len(config) > 0 {
-		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(config, ", ")})
+		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: strings.Join(config, ", ")})
 	}
 	if len(diff.drifted) > 0 {
 		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonDrift, Detail: summarizePaths(diff.drifted)})

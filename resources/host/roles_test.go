@@ -156,7 +156,7 @@ func TestHostRoleChange(t *testing.T) {
 		if err != nil || ch.Action != resources.Update {
 			t.Fatalf("plan after a role change = %s %v, want update", ch.Action, err)
 		}
-		want := "changed in config: files (- " + f.path("usr/local/bin/kubectl") + ", - " + f.path("usr/local/bin/kubelet") + "), roles"
+		want := "files (- " + f.path("usr/local/bin/kubectl") + ", - " + f.path("usr/local/bin/kubelet") + "), roles"
 		if len(ch.Reasons) != 1 || ch.Reasons[0].Detail != want {
 			t.Errorf("reasons = %+v\nwant %q", ch.Reasons, want)
 		}

@@ -247,7 +247,7 @@ func (k K8sNode) Plan(_ context.Context, _ *resources.RunContext, prior *resourc
 		return ch, nil
 	}
 	ch.Action = resources.Update
-	ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(ch.Changed, ", ")}}
+	ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: strings.Join(ch.Changed, ", ")}}
 	return ch, nil
 }
 

@@ -243,7 +243,7 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 	for _, name := range []string{svcAddress, svcUnitName} {
 		if b, a := resources.AttrString(prior.Attrs[name]), resources.AttrString(desired.Attrs[name]); b != a && !(name == svcUnitName && switchesRunner(parseService(prior.Attrs), want)) {
 			ch.Action = resources.Replace
-			ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: fmt.Sprintf("changed in config (forces replacement): %s %s → %s", name, b, a)}}
+			ch.Reasons = []resources.Reason{{Code: resources.ReasonConfig, Detail: fmt.Sprintf("forces replacement: %s %s → %s", name, b, a)}}
 			ch.After = changedRecord()
 			return ch, nil
 		}
@@ -254,7 +254,7 @@ func planService(schema resources.Schema, prior *resources.Object, desired resou
 		d.restart = true
 	}
 	if len(d.config) > 0 {
-		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: "changed in config: " + strings.Join(d.config, "; ")})
+		ch.Reasons = append(ch.Reasons, resources.Reason{Code: resources.ReasonConfig, Detail: strings.Join(d.config, "; ")})
 	}
 	// (A switch renames the unit: most plans skip parsing the record again.)
 	if resources.AttrString(prior.Attrs[svcUnitName]) != want.UnitName {
