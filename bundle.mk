@@ -15,9 +15,9 @@
 
 CACHE           ?= /var/cache/eggo
 # One bundle per version; what each minor's holds: tools/bundle/minors.tsv.
-# The default minor (1.36), the newest (1.37) the e2e upgrades it to, and
-# 1.31, which the eggo releases of the upgrade tests deploy.
-BUNDLE_VERSIONS ?= v1.36.5 v1.37.2 v1.31.4
+# The default minor (1.36) and the newest (1.37) the e2e upgrades it to.
+# The other minors' bundles are built on request (BUNDLE_VERSIONS=...).
+BUNDLE_VERSIONS ?= v1.36.5 v1.37.2
 BUNDLE_SRC      := tools/bundle
 CONFORMANCE_VERSION ?= v1.36.5
 

@@ -95,7 +95,8 @@ func TestKubernetesOnTestbed(t *testing.T) {
 // TestKubernetesPodsOnTestbed is the same run from static pods
 // (implementation = "pod"), with what only pods have instead of the cut:
 // drift of a manifest, a crash-looping pod rolled back with the roll
-// stopped; then the switch to systemd units, and the units' upgrade.
+// stopped; then the switch to systemd units, the units' upgrade, and issue
+// 3's faults (clusterFaults) before the destroy.
 func TestKubernetesPodsOnTestbed(t *testing.T) {
 	parallel(t)
 	kubernetesE2E(t, podMode)

@@ -22,13 +22,10 @@ import (
 // The Kubernetes versions the tests deploy, from `make bundle`'s bundles:
 // k8sDefault is the default minor's (the demo's, the examples', the
 // conformance smoke's), and the clusters that are upgraded go from it to
-// k8sNext, the newest minor. k8sOldEggo is the one the eggo releases of
-// the upgrade tests deploy (they knew 1.31 only); today's eggo then takes
-// their clusters over at it.
+// k8sNext, the newest minor.
 const (
 	k8sDefault = "1.36.5"
 	k8sNext    = "1.37.2"
-	k8sOldEggo = "1.31.4"
 )
 
 // imagesOf are the images of a version's minor (resources.MinorOf): the
@@ -50,9 +47,32 @@ func bundleDir(t *testing.T, version string) string {
 	return eggotest.Bundle(t, version)
 }
 
-// k8sConfigWith writes the 5-host cluster (plus optional workers) at a
-// version, with lines for the cluster block.
+// k8sRoles are the roles of the end-to-end cluster's nodes, by the first
+// letter of their names.
+var k8sRoles = map[byte]string{
+	'l': `["loadbalance"]`,
+	'm': `["master", "etcd"]`,
+	'e': `["etcd"]`,
+	'w': `["worker"]`,
+}
+
+// k8sConfigWith writes the 4-host cluster (lb, m0, m1, e0) plus optional
+// workers at a version, with lines for the cluster block.
 func k8sConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, version, clusterExtra string, workers ...string) {
+	t.Helper()
+	k8sConfigOf(t, dir, tb, k8sCluster{version: version, packages: bundleDir(t, version), extra: clusterExtra,
+		nodes: append([]string{"lb", "m0", "m1", "e0"}, workers...)})
+}
+
+// k8sCluster is what k8sConfigOf writes: a version and its bundle, lines
+// for the cluster and the connection blocks, and the nodes (k8sRoles).
+type k8sCluster struct {
+	version, packages, extra string
+	connection               []string
+	nodes                    []string
+}
+
+func k8sConfigOf(t *testing.T, dir string, tb *nspawntest.Testbed, c k8sCluster) {
 	t.Helper()
 	addr := addresses(tb)
 	var b strings.Builder
@@ -68,25 +88,9 @@ func k8sConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, version, cl
 %s
 }
 %s
-node "lb" {
-  address = %q
-  roles   = ["loadbalance"]
-}
-node "m0" {
-  address = %q
-  roles   = ["master", "etcd"]
-}
-node "m1" {
-  address = %q
-  roles   = ["master", "etcd"]
-}
-node "e0" {
-  address = %q
-  roles   = ["etcd"]
-}
-`, version, bundleDir(t, version), testbedRuntime, clusterExtra, connectionBlock(tb), addr["lb"], addr["m0"], addr["m1"], addr["e0"])
-	for _, w := range workers {
-		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = [\"worker\"]\n}\n", w, addr[w])
+`, c.version, c.packages, testbedRuntime, c.extra, connectionBlock(tb, c.connection...))
+	for _, n := range c.nodes {
+		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = %s\n}\n", n, addr[n], k8sRoles[n[0]])
 	}
 	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -155,10 +159,13 @@ type k8sWriter func(version, extra string, workers ...string)
 func kubernetesE2E(t *testing.T, m k8sMode) {
 	bundleDir(t, k8sDefault)
 	bundleDir(t, k8sNext)
-	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: 6, Names: []string{"lb", "m0", "m1", "e0", "w0", "w1"}, Containers: true,
+	all := []string{"lb", "m0", "m1", "e0", "w0", "w1"}
+	if m.pod {
+		all = append(all, "e1") // the etcd member that joins in clusterFaults
+	}
+	tb := nspawntest.UpForTestWith(t, nspawntest.Options{N: len(all), Names: all, Containers: true,
 		Networks: 2, NetworkOf: map[string]int{"w1": 1}})
 	addr := addresses(tb)
-	all := []string{"lb", "m0", "m1", "e0", "w0", "w1"}
 	before := map[string]string{}
 	for _, h := range all {
 		before[h] = hostTree(t, tb, h)
@@ -394,11 +401,20 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	}
 	mode.checkControlPlane(t, tb, addr["lb"], k8sNext, "m0", "m1")
 
+	// The faults, on the pods run's cluster (its control plane now in
+	// units, as the faults' own cluster had it): w0 leaves the cluster
+	// dead, its files kept.
+	inCluster := all
+	if m.pod {
+		clusterFaults(t, tb, dir, before)
+		inCluster = slices.DeleteFunc(slices.Clone(all), func(h string) bool { return h == "w0" })
+	}
+
 	// Destroy: every host as it was.
 	if _, res = runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
-	for _, h := range all {
+	for _, h := range inCluster {
 		if got := hostTree(t, tb, h); got != before[h] {
 			t.Errorf("%s not as before after destroy:\n%s", h, nspawntest.TreeDiff(before[h], got))
 		}

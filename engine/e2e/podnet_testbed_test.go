@@ -26,8 +26,9 @@ const (
 	// oldEggoKubelet gives the old eggo's kubelets the eviction thresholds
 	// it has no runtime setting for: its default imagefs.available<15%
 	// is of this machine's whole disk (CI10 evicted the pods with 39 GB
-	// free).
-	oldEggoKubelet = `kubelet = { "eviction-hard" = "memory.available<100Mi,nodefs.available<1Gi,imagefs.available<1Gi,nodefs.inodesFree<5%" }`
+	// free); and, as it deploys 1.36, the cgroup v1 consent today's eggo
+	// writes on such a host (resources/kube/cgroup_v1.go).
+	oldEggoKubelet = `kubelet = { "eviction-hard" = "memory.available<100Mi,nodefs.available<1Gi,imagefs.available<1Gi,nodefs.inodesFree<5%", "fail-cgroupv1" = "false" }`
 )
 
 // podnetConfig writes a master and the given workers (in that order).
@@ -39,6 +40,12 @@ func podnetConfig(t *testing.T, dir string, tb *nspawntest.Testbed, workers ...s
 // podnetConfigWith is podnetConfig at a version, with the runtime block
 // given and more of the cluster block's attributes (extra, one a line).
 func podnetConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, version, runtime, extra string, workers ...string) {
+	t.Helper()
+	podnetConfigAt(t, dir, tb, version, bundleDir(t, version), runtime, extra, workers...)
+}
+
+// podnetConfigAt is podnetConfigWith with the bundle at packages.
+func podnetConfigAt(t *testing.T, dir string, tb *nspawntest.Testbed, version, packages, runtime, extra string, workers ...string) {
 	t.Helper()
 	h := tb.Hosts[0]
 	var b strings.Builder
@@ -55,7 +62,7 @@ connection {
   private_key_file = %q
   known_hosts_file = %q
 }
-`, version, bundleDir(t, version), extra, runtime, h.User, h.KeyFile, h.KnownHostsFile)
+`, version, packages, extra, runtime, h.User, h.KeyFile, h.KnownHostsFile)
 	for _, n := range append([]string{"m0"}, workers...) {
 		role := "worker"
 		if n == "m0" {

@@ -23,10 +23,8 @@ var longestFirst = []string{
 	"TestKubernetesOnTestbed",
 	"TestKubernetesPodsOnTestbed",
 	"TestEtcdStaticPodsOnTestbed",
-	"TestKubernetesFaultsOnTestbed",
 	"TestPodNetworkOnTestbed",
-	"TestMastersBecomeNodesOnTestbed",
-	"TestPodNetworkUpgradeFromRoutesOnTestbed",
+	"TestOldEggoClusterUpgradeOnTestbed",
 }
 
 // clusters is how many cluster tests run at once: EGGO_E2E_CLUSTERS (or 2),

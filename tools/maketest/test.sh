@@ -66,7 +66,7 @@ chain() {
   local rc
   touch "$EGGO_E2E_SLOTS_HELD/chain"
   step gitops-e2e go test -count=1 -v -timeout 45m ./controller/e2e/ &&
-    step race env CGO_ENABLED=1 go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestMastersBecomeNodes|TestEtcdStaticPods' \
+    step race env CGO_ENABLED=1 go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestOldEggo|TestEtcdStaticPods' \
       "${race_pkgs[@]}" &&
     step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x &&
     step bundle-test "$MAKE" --no-print-directory bundle-test
