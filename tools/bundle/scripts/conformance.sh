@@ -46,6 +46,13 @@ export CGO_ENABLED=0 GOOS=linux GOARCH=amd64 GOFLAGS="$BUILD_GOFLAGS"
 (cd "$moddir" && go build -trimpath -ldflags "-s -w" -o "$tmp/ginkgo" github.com/onsi/ginkgo/v2/ginkgo)
 log "conformance $version: built in $((SECONDS - started)) s"
 
+# e2e.test writes a test-kuberc* directory into TMPDIR each time it starts
+# and leaves it (a cold build left three in /tmp): this script's runs of it
+# get a TMPDIR of their own, removed before the part is done.
+e2e_tmp=$tmp/.tmpdir
+mkdir -p "$e2e_tmp"
+export TMPDIR=$e2e_tmp
+
 # Each tool must be static and say what it is.
 for b in e2e.test ginkgo agnhost; do
   go version -m "$tmp/$b" | grep -q '^\s*build\s*CGO_ENABLED=0$' || die "conformance.sh: $b is not static (CGO_ENABLED=0)"
@@ -79,6 +86,8 @@ for f in conformance-tests.txt images.txt; do
   fi
 done
 
+rm -rf "$e2e_tmp"
+unset TMPDIR
 end_part "$tmp" "$out" "$key"
 log "conformance $version: $(cd "$out" && du -h --apparent-size e2e.test ginkgo agnhost | awk '{printf "%s %s ", $2, $1}')"
 echo "$out"
