@@ -129,6 +129,7 @@ func TestOldEggoClusterUpgradeOnTestbed(t *testing.T) {
 	if poll.failures.Load() > 0 {
 		t.Errorf("the API did not answer during the upgrade: %v", poll.first.Load())
 	}
+	nothingElsePlanned(t, p)
 	masterBecameNode(t, tb, p, controlPlane)
 	routesBecameFlannel(t, tb, p, p0, p1)
 	if p, _ := runApply(t, dir, nil); p.HasChanges() {
@@ -137,6 +138,55 @@ func TestOldEggoClusterUpgradeOnTestbed(t *testing.T) {
 	if _, res := runApply(t, dir, func(r *runOpts) { r.req.Destroy = true }); !res.OK() {
 		t.Fatalf("destroy failed: %v %v", res.Failed, res.Skipped)
 	}
+}
+
+// nothingElsePlanned checks the upgrade's plan p changes only what the
+// master's becoming a Node (its creates and its host's files, checked in
+// masterBecameNode) and the move to flannel need: flannel's add-on,
+// certificate and flanneld; the routes services gone; the workers'
+// containerd (the CNI configuration), kubelet (its configuration is
+// today's eggo's), Node (the subnet recorded) and host — whose only change
+// is the control-plane and etcd images the old eggo sent to every node
+// and today's eggo takes off a worker.
+func nothingElsePlanned(t *testing.T, p *engine.Plan) {
+	t.Helper()
+	allowed := map[string]resources.Action{"addon.flannel": resources.Create, "cert.flannel": resources.Create}
+	for _, w := range []string{"w0", "w1"} {
+		allowed[resources.ServiceAddr(resources.CompFlannel, w)] = resources.Create
+		allowed[resources.ServiceAddr(resources.CompPodRoutes, w)] = resources.Delete
+		allowed[resources.ServiceAddr(resources.CompContainerd, w)] = resources.Update
+		allowed[resources.ServiceAddr(resources.CompKubelet, w)] = resources.Update
+		allowed["k8s_node."+w] = resources.Update
+	}
+	for _, s := range p.Steps {
+		if s.Action == resources.NoOp || s.Node == "m0" {
+			continue
+		}
+		ok := allowed[s.Addr] == s.Action
+		if s.Addr == "host.w0" || s.Addr == "host.w1" {
+			ok = s.Action == resources.Update && onlyRemovesImages(s.Reasons)
+		}
+		if !ok {
+			t.Errorf("the upgrade plans %s %s (%v): want only the master's becoming a Node and the move to flannel", s.Action, s.Addr, s.Reasons)
+		}
+	}
+}
+
+// onlyRemovesImages says a host's update removes the bundle's control-plane
+// or etcd images and changes nothing else.
+func onlyRemovesImages(rs []resources.Reason) bool {
+	for _, r := range rs {
+		_, files, ok := strings.Cut(r.Detail, "files (")
+		if !ok {
+			return false
+		}
+		for _, f := range strings.Split(strings.TrimSuffix(files, ")"), ", ") {
+			if !strings.HasPrefix(f, "- /"+resources.ControlPlaneImageDir) && !strings.HasPrefix(f, "- /"+resources.EtcdImageDir) {
+				return false
+			}
+		}
+	}
+	return len(rs) > 0
 }
 
 // masterBecameNode checks the old cluster's master m0 in the upgrade's
