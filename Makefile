@@ -14,7 +14,7 @@ DEMO_DIR  := examples/demo
 # The bundle examples/demo/main.hcl names: the default minor's.
 DEMO_VERSION := v1.36.5
 
-.PHONY: help build controller crds crds-check check test bench bench-scale fuzz deps demo demo-bundle demo-down testbed-down clean conformance conformance-smoke
+.PHONY: help build controller crds crds-check check test bench bench-scale fuzz deps demo demo-bundle demo-down testbed-down clean conformance conformance-smoke upgrade-chain
 
 include bundle.mk
 
@@ -127,9 +127,15 @@ IMPLEMENTATION      ?= binary
 ETCD_IMPLEMENTATION ?= binary
 CONFORMANCE_FOCUS   ?=
 RESULTS             ?= conformance-results
-conformance: deps build bundle conformance-images ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS))
-	go run ./tools/conformance/cmd/conformance -eggo $(BIN) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS) \
+conformance: deps build bundle conformance-images ## Deploy a cluster on the testbed and run the conformance tests against it (results in $(RESULTS); CONFORMANCE_VERSION=v1.37.2 for the newest minor)
+	go run ./tools/conformance/cmd/conformance -eggo $(BIN) -version $(CONFORMANCE_VERSION) -implementation $(IMPLEMENTATION) -etcd-implementation $(ETCD_IMPLEMENTATION) -results $(RESULTS) \
 	  $(if $(CONFORMANCE_FOCUS),-focus '$(CONFORMANCE_FOCUS)' -serial=false)
+
+# The path a cluster made at 1.31 takes to the default minor, run on three
+# testbed hosts (website/kubernetes.md, "From 1.31"); not part of make test.
+CHAIN_VERSIONS ?= v1.31.4 v1.32.9 v1.33.13 v1.34.12 v1.35.8 v1.36.5
+upgrade-chain: deps build ## Deploy 1.31 on the testbed and upgrade it one minor at a time to the default, checking each step (make bundle BUNDLE_VERSIONS="$(CHAIN_VERSIONS)" first)
+	go run ./tools/upgradechain -eggo $(BIN) -versions "$(CHAIN_VERSIONS)"
 
 # The smoke make test runs, once for each implementation (the binary one
 # against the cluster the GitOps end-to-end test's Jobs build, the pod one,

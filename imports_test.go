@@ -63,7 +63,9 @@ var importRules = map[string][]string{
 	// Tools build or measure; they never ship. make bench-scale builds its
 	// clusters' state through eggo's own code; make conformance runs
 	// bin/eggo and the suite as programs and only brings the testbed up;
-	// the testbed command is the demo's and make testbed-down's.
+	// the testbed command is the demo's and make testbed-down's; make
+	// upgrade-chain runs bin/eggo and kubectl on a testbed it brings up.
+	"tools/upgradechain":  {"internal/harness/nspawntest"},
 	"tools/benchscale":    {"engine", "=resources", "resources/kinds", "state"},
 	"tools/conformance":   {"tools/conformance", "=resources", "internal/harness/nspawntest"},
 	"tools/testbed":       {"internal/harness/nspawntest"},

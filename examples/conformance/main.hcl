@@ -23,6 +23,11 @@ variable "ssh_port" {
 }
 variable "ssh_private_key_file" { type = string }
 variable "ssh_known_hosts_file" { type = string }
+variable "kubernetes_version" {
+  type        = string
+  default     = "1.36.5"
+  description = "the cluster's Kubernetes; make conformance CONFORMANCE_VERSION=v1.37.2 passes it with that version's bundle and tests"
+}
 variable "packages" {
   type        = string
   default     = "/var/cache/eggo/bundle/v1.36.5"
@@ -46,7 +51,7 @@ locals {
 }
 
 cluster "conformance" {
-  kubernetes_version  = "1.36.5"
+  kubernetes_version  = var.kubernetes_version
   packages            = var.packages
   implementation      = var.implementation
   etcd_implementation = var.etcd_implementation

@@ -21,6 +21,11 @@ variable "ssh_port" {
 }
 variable "ssh_private_key_file" { type = string }
 variable "ssh_known_hosts_file" { type = string }
+variable "kubernetes_version" {
+  type        = string
+  default     = "1.36.5"
+  description = "the cluster's Kubernetes: one minor up at a time, with that version's bundle as packages"
+}
 variable "packages" {
   type        = string
   default     = "/var/cache/eggo/bundle/v1.36.5"
@@ -33,7 +38,7 @@ locals {
 }
 
 cluster "demo" {
-  kubernetes_version = "1.36.5"
+  kubernetes_version = var.kubernetes_version
   packages           = var.packages
   labels             = { purpose = "demo" }
   network {

@@ -19,6 +19,7 @@ import (
 // Options of a run of `make conformance`.
 type Options struct {
 	Eggo           string // bin/eggo
+	Version        string // the cluster's kubernetes_version, vX.Y.Z ("": the example's)
 	Example        string // examples/conformance: the cluster's HCL
 	Bundle         string // make bundle's, for the cluster's version
 	Tools          string // make conformance-tools': e2e.test, ginkgo, agnhost
@@ -87,9 +88,13 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	}
 	state := filepath.Join(o.Results, "eggo.state")
 	started := time.Now()
-	if err := o.run(ctx, "apply.log", o.Eggo, "-chdir="+o.Example, "apply", "-auto-approve", "-state="+state,
-		"-var-file="+vars, "-var", "packages="+bundle, "-var", "implementation="+o.Implementation,
-		"-var", "etcd_implementation="+o.EtcdImplementation); err != nil {
+	args := []string{"-chdir=" + o.Example, "apply", "-auto-approve", "-state=" + state,
+		"-var-file=" + vars, "-var", "packages=" + bundle, "-var", "implementation=" + o.Implementation,
+		"-var", "etcd_implementation=" + o.EtcdImplementation}
+	if o.Version != "" {
+		args = append(args, "-var", "kubernetes_version="+strings.TrimPrefix(o.Version, "v"))
+	}
+	if err := o.run(ctx, "apply.log", o.Eggo, args...); err != nil {
 		return Summary{}, fmt.Errorf("deploying the cluster (%s): %w", filepath.Join(o.Results, "apply.log"), err)
 	}
 	fmt.Fprintf(o.Log, "cluster deployed in %s\n", time.Since(started).Round(time.Second))
