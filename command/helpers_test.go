@@ -56,6 +56,10 @@ type fixture struct {
 	t    *testing.T
 	dir  string // configuration directory (for -chdir)
 	root string // where the host's files land
+	// tmp is the eggo processes' TMPDIR: a hook on a local host keeps
+	// its scripts there, and one a test kills mid-upload would otherwise
+	// leave its directory in /tmp.
+	tmp string
 }
 
 const passwordValue = "pw-VALUE-never-printed-9f3c"
@@ -63,8 +67,8 @@ const passwordValue = "pw-VALUE-never-printed-9f3c"
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	base := t.TempDir()
-	f := &fixture{t: t, dir: filepath.Join(base, "cfg"), root: filepath.Join(base, "root")}
-	for _, d := range []string{f.dir, f.root} {
+	f := &fixture{t: t, dir: filepath.Join(base, "cfg"), root: filepath.Join(base, "root"), tmp: filepath.Join(base, "tmp")}
+	for _, d := range []string{f.dir, f.root, f.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +129,7 @@ func (f *fixture) statePath() string { return filepath.Join(f.dir, "eggo.state")
 // env is the environment every fixture command gets: the password's value
 // is there so tests can check it never shows.
 func (f *fixture) env(extra ...string) []string {
-	return append([]string{"HOME=" + os.Getenv("HOME"), "EGGO_TEST_PASSWORD=" + passwordValue}, extra...)
+	return append([]string{"HOME=" + os.Getenv("HOME"), "TMPDIR=" + f.tmp, "EGGO_TEST_PASSWORD=" + passwordValue}, extra...)
 }
 
 func (f *fixture) run(args ...string) result {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -25,6 +27,12 @@ type Node struct {
 	Connection map[string]any `json:"connection"`
 	// Local is the machine running eggo (run_on = "operator").
 	Local bool `json:"local,omitempty"`
+}
+
+// onThisMachine is whether a hook for n runs on the machine running eggo:
+// run_on = "operator", or a node reached by the local transport.
+func (n Node) onThisMachine() bool {
+	return n.Local || n.Connection["type"] == "local"
 }
 
 // OperatorNode is where a run_on = "operator" hook runs.
@@ -113,6 +121,11 @@ func RunShell(ctx context.Context, rc *resources.RunContext, n Node, spec hookru
 	}
 	if err != nil {
 		return hookrun.Outcome{Decision: hookrun.DecisionAbort, Err: fmt.Errorf("hook %q: %w", spec.Hook, err)}
+	}
+	if tmp := os.TempDir(); spec.TempDir == "" && n.onThisMachine() && filepath.IsAbs(tmp) {
+		// The operator's machine: its scripts go where the operator's
+		// programs keep theirs ($TMPDIR), as any program's would.
+		spec.TempDir = tmp
 	}
 	return hookrun.Run(ctx, conn, n.Name, spec)
 }
