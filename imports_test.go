@@ -44,7 +44,7 @@ var importRules = map[string][]string{
 	// runs hooks, so it knows the hook family and its libraries.
 	// internal/text: Plural, shared with command and hookcheck.
 	"engine":          {"engine", "graph", "=resources", "resources/kinds", "resources/hook", "resources/hookrun", "resources/hookcheck", "state", "internal/text", "internal/atomicfile"},
-	"command":         {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural
+	"command":         {"command", "engine", "state", "=resources", "resources/hook", "resources/hookrun", "internal/text"}, // resources: plan data types; hook, hookrun: the types a plan shows; internal/text: Plural, Safe
 	"command/jsonmsg": {},
 	// The engine's end-to-end tests on the testbed (test files only): the
 	// engine's Workspace, the kinds they limit a run to and the names they
@@ -69,7 +69,7 @@ var importRules = map[string][]string{
 	"tools/benchscale":    {"engine", "=resources", "resources/kinds", "state"},
 	"tools/conformance":   {"tools/conformance", "=resources", "internal/harness/nspawntest"},
 	"tools/testbed":       {"internal/harness/nspawntest"},
-	"internal/text":       {}, // wording helpers (Plural) any package may import
+	"internal/text":       {}, // wording helpers (Plural) and terminal safety (Safe) any package may import
 	"internal/atomicfile": {}, // whole-file replacement: the state, a saved plan, the admin kubeconfig
 	"internal/recent":     {}, // a bounded memo of a pure function's recent answers (digests, kubeconfigs)
 	// The GitOps controller: its API types, reconciler and Jobs' command

@@ -63,7 +63,7 @@ func (c *HooksCommand) Run(args []string) int {
 		runs, warns, err = readAuditLog(a.ws.AuditLogPath())
 		for _, w := range warns {
 			// Text on stderr in either format: stdout keeps the runs.
-			fmt.Fprintf(c.streams.Err, "%s %s\n", c.col().c(yellow, "Warning:"), w)
+			fmt.Fprintln(c.streams.Err, warning(c.col(), w))
 		}
 	} else {
 		runs, err = stateHookRuns(a.ws)

@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +22,10 @@ func (c *HooksShowCommand) Help() string {
   Shows one hook run (an ID from 'eggo hooks'): the hook, event, node and
   step, when it started and finished, every attempt (exit code, signal,
   whether it timed out, the script that failed, its error and times), a
-  check's measurements (value, phase, message), the end of the output
-  exactly as the hook printed it, the error and the decision taken.
+  check's measurements (value, phase, message), the end of the output as
+  the hook printed it, the error and the decision taken. Control characters
+  in what the hook printed are shown escaped (ESC as \x1b), so they cannot
+  act on the terminal; -json gives it unescaped, as a JSON string.
 
   It looks in the state first, then in the audit log beside it
   (PATH.hooks.log), which keeps runs the state no longer holds.
@@ -92,8 +95,10 @@ func idRange(runs []state.HookRun) string {
 }
 
 // renderHookRun writes every field of one run. The output tail is written
-// exactly as the hook printed it, unindented, so it can be copied.
+// as the hook printed it, unindented, so it can be copied; only its control
+// characters are escaped (safeHookRun).
 func renderHookRun(b *strings.Builder, r state.HookRun, col colorizer) {
+	r = safeHookRun(r)
 	fmt.Fprintf(b, "%s %s\n", col.c(bold, "Hook run "+r.ID+":"), r.Address)
 	field := func(name, value string) {
 		if value != "" {
@@ -129,12 +134,35 @@ func renderHookRun(b *strings.Builder, r state.HookRun, col colorizer) {
 		}
 	}
 	if r.Output != "" {
-		fmt.Fprintf(b, "\n%s\n", col.c(bold, "Output (end of the last attempt, verbatim):"))
+		fmt.Fprintf(b, "\n%s\n", col.c(bold, "Output (end of the last attempt, control characters escaped):"))
 		b.WriteString(r.Output)
 		if !strings.HasSuffix(r.Output, "\n") {
 			b.WriteString("\n")
 		}
 	}
+}
+
+// safeHookRun is r as the text views show it: what a hook printed, its
+// errors (which quote that output) and every name the state or the audit
+// log holds were written by a node or by whoever wrote those files, so
+// they are made safe (text.Safe for the multi-line output and errors,
+// text.SafeLine for the rest, which stay in their lines and columns).
+func safeHookRun(r state.HookRun) state.HookRun {
+	line := text.SafeLine
+	r.ID, r.Hook, r.Address, r.Node, r.Operator = line(r.ID), line(r.Hook), line(r.Address), line(r.Node), line(r.Operator)
+	r.Event, r.Type, r.Phase, r.Decision = line(r.Event), line(r.Type), line(r.Phase), line(r.Decision)
+	r.Output, r.Error = text.Safe(r.Output), text.Safe(r.Error)
+	r.Attempts = slices.Clone(r.Attempts)
+	for i := range r.Attempts {
+		a := &r.Attempts[i]
+		a.Signal, a.Script, a.Error = line(a.Signal), line(a.Script), text.Safe(a.Error)
+	}
+	r.Measurements = slices.Clone(r.Measurements)
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		m.Value, m.Phase, m.Message = line(m.Value), line(m.Phase), text.Safe(m.Message)
+	}
+	return r
 }
 
 func renderAttempt(b *strings.Builder, a state.HookAttempt) {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/text"
 )
 
 // meta is what every command shares.
@@ -23,13 +24,15 @@ type meta struct {
 
 func (m *meta) col() colorizer { return colorizer(m.streams.color()) }
 
-// logger logs to stderr at EGGO_LOG's level (off by default).
+// logger logs to stderr at EGGO_LOG's level (off by default), through
+// text.Safe: a log line may quote what a node printed, and the logger
+// writes no colour of its own.
 func (m *meta) logger() hclog.Logger {
 	lvl := m.streams.getenv("EGGO_LOG")
 	if lvl == "" {
 		return hclog.NewNullLogger()
 	}
-	return hclog.New(&hclog.LoggerOptions{Name: "eggo", Level: hclog.LevelFromString(lvl), Output: m.streams.Err})
+	return hclog.New(&hclog.LoggerOptions{Name: "eggo", Level: hclog.LevelFromString(lvl), Output: text.NewSafeWriter(m.streams.Err)})
 }
 
 // errorf reports an error as text on stderr, whatever the format: the

@@ -25,15 +25,17 @@ var reasonWords = map[string]string{
 	resources.ReasonGone:             "gone from the host",
 }
 
+// reasonText says why a step is planned; a detail may quote what a host
+// reported, so it is made safe.
 func reasonText(r resources.Reason) string {
 	w := reasonWords[r.Code]
 	if w == "" {
 		w = r.Code
 	}
 	if r.Detail != "" {
-		return w + ": " + r.Detail
+		w += ": " + r.Detail
 	}
-	return w
+	return text.SafeLine(w)
 }
 
 var actionWords = map[resources.Action]string{
@@ -62,7 +64,7 @@ type planWriter interface {
 // renderPlan writes a plan the way Terraform users read one.
 func renderPlan(b planWriter, p *engine.Plan, col colorizer) {
 	for _, w := range p.Warnings {
-		fmt.Fprintf(b, "%s %s\n\n", col.c(yellow, "Warning:"), w)
+		fmt.Fprintf(b, "%s\n\n", warning(col, w))
 	}
 	renderUnreadable(b, p, col)
 	if !p.HasChanges() {
@@ -90,7 +92,7 @@ func renderPlan(b planWriter, p *engine.Plan, col colorizer) {
 			if o.Sensitive {
 				v = sensitiveText
 			}
-			fmt.Fprintf(b, "  %s %s = %s\n", col.c(yellow, "~"), o.Name, v)
+			fmt.Fprintf(b, "  %s %s = %s\n", col.c(yellow, "~"), text.SafeLine(o.Name), v)
 		}
 	}
 	fmt.Fprintf(b, "\n%s %d to add, %d to change, %d to destroy.%s\n", col.c(bold, "Plan:"), c.Add, c.Change, c.Destroy, stateChangesSummary(p))
@@ -110,7 +112,8 @@ func symbolColor(a resources.Action) string {
 // then its attributes, all of them for a create or a delete, those that
 // change otherwise.
 func appendStep(dst []byte, s *engine.Step, col colorizer) []byte {
-	dst = append(append(dst, "\n  "...), col.c(bold, "# "+s.Addr)...)
+	addr := safeAddr(s.Addr) // a destroyed resource's is the state's
+	dst = append(append(dst, "\n  "...), col.c(bold, "# "+addr)...)
 	dst = append(append(append(dst, ' '), actionWords[s.Action]...), '\n')
 	if len(s.Reasons) > 0 {
 		dst = append(dst, "  # ("...)
@@ -126,7 +129,7 @@ func appendStep(dst []byte, s *engine.Step, col colorizer) []byte {
 	// cert.apiserver["m0"] reads as written, where a quoted name would
 	// escape its quotes.
 	sym := col.c(symbolColor(s.Action), actionSymbols[s.Action])
-	dst = append(append(append(append(append(dst, "  "...), sym...), ' '), s.Addr...), " {\n"...)
+	dst = append(append(append(append(append(dst, "  "...), sym...), ' '), addr...), " {\n"...)
 	switch s.Action {
 	case resources.Create:
 		dst = appendAll(dst, "+", s.After, s.Sensitive, col)
@@ -201,13 +204,14 @@ func renderDiff(b *strings.Builder, s *engine.Step, sensitive map[string]bool, c
 	for _, k := range changed {
 		before, hasBefore := s.Before[k]
 		after, hasAfter := s.After[k]
+		name := text.SafeLine(k) // the state's keys are anyone's
 		switch {
 		case !hasBefore:
-			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(green, "+"), w, k, shown(after, k, sensitive))
+			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(green, "+"), w, name, shown(after, k, sensitive))
 		case !hasAfter:
-			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(red, "-"), w, k, shown(before, k, sensitive))
+			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(red, "-"), w, name, shown(before, k, sensitive))
 		case sensitive[k]:
-			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(yellow, "~"), w, k, sensitiveText)
+			fmt.Fprintf(b, "      %s %-*s = %s\n", col.c(yellow, "~"), w, name, sensitiveText)
 		default:
 			renderChangedValue(b, k, w, before, after, col)
 		}
@@ -218,6 +222,7 @@ func renderDiff(b *strings.Builder, s *engine.Step, sensitive map[string]bool, c
 }
 
 func renderChangedValue(b *strings.Builder, k string, w int, before, after any, col colorizer) {
+	k = text.SafeLine(k)
 	bl, border, okb := keyedList(before)
 	al, aorder, oka := keyedList(after)
 	if okb && oka {
@@ -259,7 +264,7 @@ func elementDiff(before, after map[string]any) string {
 			continue
 		}
 		if !reflect.DeepEqual(before[f], after[f]) {
-			parts = append(parts, fmt.Sprintf("%s = %s -> %s", f, renderInline(before[f]), renderInline(after[f])))
+			parts = append(parts, fmt.Sprintf("%s = %s -> %s", text.SafeLine(f), renderInline(before[f]), renderInline(after[f])))
 		}
 	}
 	key, _ := after["path"].(string)

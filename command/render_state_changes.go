@@ -9,19 +9,20 @@ import (
 )
 
 // renderUnreadable warns that the state holds secrets no identity given
-// opens: the plan is partial, and apply will refuse.
+// opens: the plan is partial, and apply will refuse. What it names is the
+// state's, so it is made safe, as in renderStateChanges.
 func renderUnreadable(b planWriter, p *engine.Plan, col colorizer) {
 	if len(p.Unreadable) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "%s %d secret value(s) in the state could not be decrypted: no identity given opens them.\n", col.c(yellow, "Warning:"), len(p.Unreadable))
 	for _, u := range p.Unreadable {
-		fmt.Fprintf(b, "  - %s\n", u)
+		fmt.Fprintf(b, "  - %s\n", text.SafeLine(u))
 	}
 	if len(p.Uncompared) > 0 {
 		fmt.Fprintf(b, "  Not compared (planning them needs those values; shown as unchanged):\n")
 		for _, u := range p.Uncompared {
-			fmt.Fprintf(b, "  - %s\n", u)
+			fmt.Fprintf(b, "  - %s\n", text.SafeLine(u))
 		}
 	}
 	b.WriteString("  This plan shows every change it can determine without them. eggo apply refuses\n" +
@@ -40,16 +41,17 @@ func renderStateChanges(b planWriter, p *engine.Plan, col colorizer) {
 		if len(s.Added)+len(s.Removed) > 0 {
 			fmt.Fprintf(b, "  %s every secret will be re-encrypted to the new recipients:\n", col.c(yellow, "~"))
 			for _, r := range s.Added {
-				fmt.Fprintf(b, "      %s %s\n", col.c(green, "+"), r)
+				fmt.Fprintf(b, "      %s %s\n", col.c(green, "+"), text.SafeLine(r))
 			}
 			for _, r := range s.Removed {
-				fmt.Fprintf(b, "      %s %s\n", col.c(red, "-"), r)
+				fmt.Fprintf(b, "      %s %s\n", col.c(red, "-"), text.SafeLine(r))
 			}
 		}
 	}
 	if len(p.HostKeys) > 0 {
 		b.WriteString("\nHost keys:\n")
 		for _, h := range p.HostKeys {
+			h.Node, h.Fingerprint = text.SafeLine(h.Node), text.SafeLine(h.Fingerprint) // a forgotten pin is the state's
 			switch h.Action {
 			case "pin":
 				fmt.Fprintf(b, "  %s %s %s (first contact: pinned in the state, verified on every connection after)\n", col.c(green, "+"), h.Node, h.Fingerprint)

@@ -3,6 +3,8 @@ package command
 import (
 	"fmt"
 	"strings"
+
+	"github.com/eggo-project/eggo/internal/text"
 )
 
 // Multi-line strings (systemd units, scripts) render as HCL heredocs, so they
@@ -15,10 +17,8 @@ const textContext = 3
 // plainLines splits any string without control characters into lines; the
 // empty string has none.
 func plainLines(s string) ([]string, bool) {
-	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
-			return nil, false
-		}
+	if !plainText(s) {
+		return nil, false
 	}
 	if s == "" {
 		return nil, true
@@ -69,17 +69,11 @@ func appendHeredoc(dst []byte, s, indent string) ([]byte, bool) {
 	return append(append(append(dst, indent...), "  "...), marker...), true
 }
 
-// plainText reports whether s has no control character but newline and
-// tab: text a terminal would act on, or that would hide in a heredoc
-// (\r), is quoted instead.
-func plainText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
+// plainText reports whether s is valid UTF-8 with no control character
+// but newline and tab (C0, DEL and C1 alike, see text.Safe): text a
+// terminal would act on, or that would hide in a heredoc (\r), is quoted
+// instead, and the quoting escapes it.
+func plainText(s string) bool { return text.IsSafe(s, true) }
 
 // hasLine reports whether a line of text, trimmed, is marker.
 func hasLine(text, marker string) bool {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/eggo-project/eggo/command/jsonmsg"
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/resources"
 )
 
@@ -76,9 +77,10 @@ func appendValue(dst []byte, v any, indent string) []byte {
 	return dst
 }
 
-// appendPadded appends s left-aligned in w columns, as fmt's %-*s.
+// appendPadded appends s left-aligned in w columns, as fmt's %-*s. s is a
+// key, which a state may hold anything in: it is made safe.
 func appendPadded(dst []byte, s string, w int) []byte {
-	dst = append(dst, s...)
+	dst = text.AppendSafe(dst, s, false)
 	for n := utf8.RuneCountInString(s); n < w; n++ {
 		dst = append(dst, ' ')
 	}
@@ -131,7 +133,7 @@ func appendInline(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = appendInline(append(append(dst, k...), " = "...), t[k])
+			dst = appendInline(append(text.AppendSafe(dst, k, false), " = "...), t[k])
 		}
 		return append(dst, " }"...)
 	case resources.Attrs:
@@ -142,7 +144,8 @@ func appendInline(dst []byte, v any) []byte {
 
 // appendQuote is strconv.AppendQuote, without its rune-by-rune work for
 // the common string that needs no escape (printable ASCII, no quote or
-// backslash).
+// backslash). strconv escapes every character text.Safe does, in the same
+// notation: a value shows a control character as any other text does.
 func appendQuote(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -90,7 +91,7 @@ func (c *ForceUnlockCommand) Run(args []string) int {
 		c.errorf("%v", err)
 		return 1
 	}
-	fmt.Fprintf(c.streams.Out, "The state lock %s was removed.\n", rest[0])
+	fmt.Fprintf(c.streams.Out, "The state lock %s was removed.\n", text.SafeLine(rest[0]))
 	return 0
 }
 

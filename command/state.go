@@ -57,7 +57,7 @@ func (c *StateListCommand) Run(args []string) int {
 	}
 	for _, r := range st.Resources {
 		if matchesAny(r.Address, a.rest) {
-			fmt.Fprintln(c.streams.Out, r.Address)
+			fmt.Fprintln(c.streams.Out, safeAddr(r.Address))
 		}
 	}
 	return 0

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/state"
 )
 
@@ -167,7 +168,7 @@ func (c *StateRekeyHostCommand) Run(args []string) int {
 		c.errorf("%v", err)
 		return 1
 	}
-	old := r.Old
+	old := text.SafeLine(r.Old) // the state's pin: anyone's text
 	if old == "" {
 		old = "(none pinned)"
 	}

@@ -17,13 +17,26 @@ import (
 // humanView writes for people: the plan as Terraform users read it,
 // diagnostics and errors on stderr, and apply progress line by line (the
 // embedded progressView is its run observer).
+//
+// Text that eggo did not write itself — from a state, a lock, a plan file,
+// a node's output, and so every error and diagnostic, which may quote any
+// of them — goes through text.Safe (text.SafeLine for a value that must
+// stay on its line) before it is coloured: a hostile state or node cannot
+// send the operator's terminal an escape sequence. The choke points are
+// Error, Diagnostics, warning, the progress observer, safeHookRun, and the
+// renderers' primitives for addresses, keys and values.
 type humanView struct {
 	*progressView
 	errw io.Writer
 }
 
 func (v *humanView) Error(msg string) {
-	fmt.Fprintf(v.errw, "%s %s\n", v.col.c(red, "Error:"), msg)
+	fmt.Fprintf(v.errw, "%s %s\n", v.col.c(red, "Error:"), text.Safe(msg))
+}
+
+// warning is a "Warning: msg" line, msg made safe.
+func warning(col colorizer, msg string) string {
+	return col.c(yellow, "Warning:") + " " + text.Safe(msg)
 }
 
 // Diagnostics prints HCL diagnostics with their source snippets.
@@ -35,9 +48,22 @@ func (v *humanView) Diagnostics(diags hcl.Diagnostics, l *engine.Loaded) {
 	if l != nil {
 		files = l.Files
 	}
-	if err := config.WriteDiagnostics(v.errw, files, diags, bool(v.col), 100); err != nil {
+	if err := config.WriteDiagnostics(v.errw, files, safeDiagnostics(diags), bool(v.col), 100); err != nil {
 		v.Error(err.Error())
 	}
+}
+
+// safeDiagnostics are diags with their summaries and details made safe:
+// an error turned into a diagnostic may quote a node's output. The
+// snippets quoted from the configuration's own files are left as written.
+func safeDiagnostics(diags hcl.Diagnostics) hcl.Diagnostics {
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		c := *d
+		c.Summary, c.Detail = text.Safe(d.Summary), text.Safe(d.Detail)
+		out[i] = &c
+	}
+	return out
 }
 
 func (v *humanView) Plan(p *engine.Plan) {

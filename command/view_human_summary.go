@@ -14,7 +14,7 @@ import (
 func (v *humanView) Summary(op string, p *engine.Plan, r *engine.Result) {
 	col := v.col
 	for _, w := range r.HookWarnings {
-		fmt.Fprintf(v.out, "\n%s %s\n", col.c(yellow, "Warning:"), w)
+		fmt.Fprintf(v.out, "\n%s\n", warning(col, w))
 	}
 	figures := fmt.Sprintf("%s, %s, %s uploaded", roundDur(r.Took), text.Plural(int(r.Connections), "connection"), resources.HumanBytes(r.Bytes))
 	if r.OK() {

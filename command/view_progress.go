@@ -9,11 +9,14 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/engine"
+	"github.com/eggo-project/eggo/internal/text"
 	"github.com/eggo-project/eggo/resources"
 )
 
 // progressView prints apply progress for people: one line per event, each
-// with the resource's elapsed time, so a slow copy shows it is alive.
+// with the resource's elapsed time, so a slow copy shows it is alive. An
+// address may come from the state and a message may quote what a node
+// printed: both are made safe (addr, text.Safe) before they are shown.
 type progressView struct {
 	mu      sync.Mutex
 	out     io.Writer
@@ -60,7 +63,7 @@ func (v *progressView) beat() {
 	defer v.mu.Unlock()
 	for _, addr := range slices.Sorted(maps.Keys(v.running)) {
 		r := v.running[addr]
-		line := fmt.Sprintf("%s: %s [%s elapsed]", addr, stillVerbs[r.action], v.elapsed(addr))
+		line := fmt.Sprintf("%s: %s [%s elapsed]", safeAddr(addr), stillVerbs[r.action], v.elapsed(addr))
 		if r.last != "" {
 			line += " " + r.last
 		}
@@ -81,7 +84,7 @@ var verbs = map[resources.Action][2]string{
 func (v *progressView) Refreshing(addr string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	fmt.Fprintf(v.out, "%s: Refreshing state...\n", addr)
+	fmt.Fprintf(v.out, "%s: Refreshing state...\n", safeAddr(addr))
 }
 
 func (v *progressView) PreApply(c *resources.Change) {
@@ -89,16 +92,17 @@ func (v *progressView) PreApply(c *resources.Change) {
 	defer v.mu.Unlock()
 	v.starts[c.Addr] = v.now()
 	v.running[c.Addr] = &runningStep{action: c.Action}
-	fmt.Fprintf(v.out, "%s: %s\n", v.col.c(bold, c.Addr), verbs[c.Action][0])
+	fmt.Fprintf(v.out, "%s: %s\n", v.col.c(bold, safeAddr(c.Addr)), verbs[c.Action][0])
 }
 
 func (v *progressView) Progress(addr, msg string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	msg = text.Safe(msg)
 	if r := v.running[addr]; r != nil {
 		r.last = msg
 	}
-	fmt.Fprintf(v.out, "%s: %s… %s\n", addr, msg, v.elapsed(addr))
+	fmt.Fprintf(v.out, "%s: %s… %s\n", safeAddr(addr), msg, v.elapsed(addr))
 }
 
 func (v *progressView) PostApply(c *resources.Change, err error, took time.Duration) {
@@ -106,11 +110,15 @@ func (v *progressView) PostApply(c *resources.Change, err error, took time.Durat
 	defer v.mu.Unlock()
 	delete(v.running, c.Addr)
 	if err != nil {
-		fmt.Fprintf(v.out, "%s: %s after %s\n", v.col.c(red, c.Addr), v.col.c(red, "failed"), roundDur(took))
+		fmt.Fprintf(v.out, "%s: %s after %s\n", v.col.c(red, safeAddr(c.Addr)), v.col.c(red, "failed"), roundDur(took))
 		return
 	}
-	fmt.Fprintf(v.out, "%s: %s after %s\n", v.col.c(bold, c.Addr), verbs[c.Action][1], roundDur(took))
+	fmt.Fprintf(v.out, "%s: %s after %s\n", v.col.c(bold, safeAddr(c.Addr)), verbs[c.Action][1], roundDur(took))
 }
+
+// safeAddr is an address as the text views show it: one the state holds
+// may have been written by anyone.
+func safeAddr(addr string) string { return text.SafeLine(addr) }
 
 func (v *progressView) elapsed(addr string) string {
 	s, ok := v.starts[addr]

@@ -1,5 +1,7 @@
 // Package text holds the small wording helpers every layer's messages
-// share. It imports nothing of eggo, so any package may use it.
+// share, and Safe, which makes text other people wrote safe to print on
+// the operator's terminal. It imports nothing of eggo, so any package may
+// use it.
 package text
 
 import (
