@@ -77,6 +77,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	}
 	req := op.request(c.streams.Env)
 	req.Log = c.logger()
+	req.Vars.CheckKeyFiles = true // a missing key is an error at its line, not in the middle of an apply
 	var saved *engine.Plan
 	if op.PlanFile != "" {
 		if saved, err = engine.LoadPlan(op.PlanFile); err != nil {

@@ -41,6 +41,7 @@ func (c *PlanCommand) Run(args []string) int {
 	}
 	req := op.request(c.streams.Env)
 	req.Log, req.PrefetchState = c.logger(), true
+	req.Vars.CheckKeyFiles = true // a missing key is an error at its line, not in the middle of an apply
 	if op.Out != "" {
 		if err := req.CheckPlanOut(op.Out); err != nil {
 			v.Error(err.Error())

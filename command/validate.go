@@ -40,6 +40,7 @@ func (c *ValidateCommand) Run(args []string) int {
 	// validate does). Values given are used and checked. No state is
 	// read and no host contacted.
 	req.Vars.Validate, req.NoState = true, true
+	req.Vars.CheckKeyFiles = true // a missing key is an error at its line, not in the middle of an apply
 	ws, ok := c.open(req, v)
 	if !ok {
 		return 1

@@ -106,6 +106,12 @@ func TestValidateExamplesWithoutValues(t *testing.T) {
 	for _, rel := range resources.RequiredBundleFiles() {
 		standIn(t, filepath.Join(bundle, "amd64", rel))
 	}
+	// validate checks that a private key file exists: the examples that
+	// name ~/.ssh/id_ed25519 get a home that has one (the loader expands
+	// "~" with the process's HOME).
+	home := t.TempDir()
+	standIn(t, filepath.Join(home, ".ssh", "id_ed25519"))
+	t.Setenv("HOME", home)
 	dirs, err := filepath.Glob(filepath.Join("..", "examples", "*", "*.hcl"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no example: %v", err)
@@ -118,12 +124,44 @@ func TestValidateExamplesWithoutValues(t *testing.T) {
 		}
 		seen[dir] = true
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			env := []string{"HOME=" + os.Getenv("HOME"), "EGGO_VAR_packages=" + bundle}
+			env := []string{"HOME=" + home, "EGGO_VAR_packages=" + bundle}
 			r := eggo(t, invocation{env: env}, "-chdir="+dir, "validate")
 			if r.code != 0 {
 				t.Fatalf("exit %d, want 0\n%s", r.code, r.all())
 			}
 			mustContain(t, "validate", r.out, "Success!")
 		})
+	}
+}
+
+// TestKeyFileCheckedBeforeConnecting: a missing private key file is an
+// error at its line in validate and plan, before any host is contacted.
+func TestKeyFileCheckedBeforeConnecting(t *testing.T) {
+	dir := t.TempDir()
+	hcl := `cluster "t" {
+  kubernetes_version = "1.31.4"
+}
+connection {
+  private_key_file = "keys/missing"
+}
+node "n1" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(hcl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "plan"} {
+		r := eggo(t, invocation{}, "-chdir="+dir, cmd)
+		if r.code != 1 {
+			t.Fatalf("%s: exit %d, want 1\n%s", cmd, r.code, r.all())
+		}
+		mustContain(t, cmd, r.err, "Error: Private key file not found", "on main.hcl line 5",
+			filepath.Join(dir, "keys", "missing")+", which does")
+	}
+	r := eggo(t, invocation{}, "-chdir="+dir, "validate", "-json")
+	if r.code != 1 || !strings.Contains(r.out, `"summary":"Private key file not found"`) || !strings.Contains(r.out, `"line":5`) {
+		t.Fatalf("validate -json: exit %d\n%s", r.code, r.all())
 	}
 }

@@ -78,24 +78,24 @@ func (l *loader) decodeAddons(dec *decoder, b *hcl.Block) resources.Addons {
 				why = err.Error()
 			}
 			dec.errorf(rng, "Manifest file not found",
-				"The add-on manifest %s (%s) cannot be read: %s. Paths are relative to the directory of the configuration.", strconv.Quote(f), abs, why)
+				"The add-on manifest %s (%s) cannot be read: %s. Paths are relative to the directory of the configuration.", quoted(f), clipPath(abs), why)
 			continue
 		}
 		name := resources.AddonNameOf(abs)
 		if !addonName.MatchString(name) {
 			dec.errorf(rng, "Invalid add-on name",
-				"The manifest %s would be the add-on %q: its file name without the extension names the resource addon.NAME and labels its objects, "+
+				"The manifest %s would be the add-on %s: its file name without the extension names the resource addon.NAME and labels its objects, "+
 					"so it must be lowercase letters, digits or '-', start and end with a letter or digit, and be at most 63 characters. Rename the file.",
-				strconv.Quote(f), name)
+				quoted(f), quoted(name))
 			continue
 		}
 		if j, dup := seen[name]; dup {
 			other := "the built-in CoreDNS add-on (coredns = true)"
 			if j >= 0 {
-				other = strconv.Quote(files[j])
+				other = quoted(files[j])
 			}
 			dec.errorf(rng, "Duplicate add-on",
-				"The manifest %s would be %s, as %s is. Rename one of the files.", strconv.Quote(f), resources.AddonAddr(name), other)
+				"The manifest %s would be %s, as %s is. Rename one of the files.", quoted(f), resources.AddonAddr(name), other)
 			continue
 		}
 		seen[name] = i

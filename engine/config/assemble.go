@@ -34,8 +34,8 @@ func (l *loader) assemble() (*resources.Cluster, hcl.Diagnostics) {
 			case in.unknown["name"]: // validate mode: not known, so not compared
 			case dup:
 				diags = append(diags, diagf(in.nameRange, "Duplicate node name",
-					"%s is named %q, and so is %s at %s. Node names must be unique; set name = \"...\" on one of them.",
-					nb.instanceAddr(in), n.Name, prev.nb.instanceAddr(prev.in), prev.in.model.Source))
+					"%s is named %s, and so is %s at %s. Node names must be unique; set name = \"...\" on one of them.",
+					nb.instanceAddr(in), quoted(n.Name), prev.nb.instanceAddr(prev.in), prev.in.model.Source))
 			default:
 				byName[n.Name] = seen{nb, in}
 			}

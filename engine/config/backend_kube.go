@@ -21,12 +21,12 @@ func (l *loader) decodeKubeBackend(b *hcl.Block, be *Backend, cluster string) (*
 		be.Namespace = *ns
 		if !isDNSLabel(*ns) {
 			dec.errorf(attrs["namespace"].Expr.Range(), "Invalid namespace",
-				"namespace = %q is not a Kubernetes namespace name: lowercase letters, digits and '-', at most 63.", *ns)
+				"namespace = %s is not a Kubernetes namespace name: lowercase letters, digits and '-', at most 63.", dec.show(attrs["namespace"], *ns))
 		}
 	}
 	if !isDNSLabel(cluster) {
 		dec.errorf(b.DefRange, "Cluster name unusable in Kubernetes",
-			"The kubernetes backend names its Secrets and Lease after the cluster (eggo-state-NAME), so the cluster name must be a DNS label: lowercase letters, digits and '-', at most 63; %q is not.", cluster)
+			"The kubernetes backend names its Secrets and Lease after the cluster (eggo-state-NAME), so the cluster name must be a DNS label: lowercase letters, digits and '-', at most 63; %s is not.", quoted(cluster))
 	}
 	decodeLock(dec, attrs, be)
 	return be, dec.diags

@@ -49,22 +49,42 @@ func (l *loader) decodeBackend(b *hcl.Block, cluster string) (*Backend, hcl.Diag
 		return l.decodeKubeBackend(b, be, cluster)
 	}
 	return nil, hcl.Diagnostics{diagf(b.LabelRanges[0], "Unknown backend type",
-		"Backend %q is not one eggo has; use \"file\" (the default: eggo.state beside the configuration), \"etcd\" or \"kubernetes\".", be.Type)}
+		"Backend %s is not one eggo has; use \"file\" (the default: eggo.state beside the configuration), \"etcd\" or \"kubernetes\".", quoted(be.Type))}
 }
+
+// The bounds of the lock's durations. A live holder renews its lock at a
+// third of lock_ttl, so a long TTL buys nothing while eggo runs; it only
+// says how long a holder that died (a killed eggo, a lost machine) keeps
+// everyone else out: maxLockTTL. lock_timeout is how long a run waits for
+// a held lock, at most maxLockTimeout.
+const (
+	minLockTTL     = 2 * time.Second
+	maxLockTTL     = time.Hour
+	maxLockTimeout = 24 * time.Hour
+)
 
 // decodeLock reads the lock attributes every shared backend has.
 func decodeLock(dec *decoder, attrs hcl.Attributes, be *Backend) {
 	be.LockTTL = dec.duration(attrs, "lock_ttl", 15*time.Second)
-	if be.LockTTL < 2*time.Second {
+	switch {
+	case be.LockTTL < minLockTTL:
 		dec.errorf(attrs["lock_ttl"].Expr.Range(), "Invalid lock_ttl", "lock_ttl must be at least 2s: the lock is kept alive at a third of it.")
+	case be.LockTTL > maxLockTTL:
+		dec.errorf(attrs["lock_ttl"].Expr.Range(), "Invalid lock_ttl",
+			"lock_ttl must be at most 1h; got %s. The lock is kept alive at a third of it while eggo runs, so a longer one only "+
+				"keeps everyone out longer when a holder dies without unlocking.", durationText(be.LockTTL))
 	}
 	// lock_timeout may be zero (refuse at once, the default), unlike
 	// the positive durations elsewhere.
 	if s := dec.strPtr(attrs, "lock_timeout"); s != nil {
 		d, err := time.ParseDuration(*s)
-		if err != nil || d < 0 {
+		switch {
+		case err != nil || d < 0:
 			dec.errorf(attrs["lock_timeout"].Expr.Range(), "Invalid lock_timeout",
-				"lock_timeout must be a duration such as \"0s\" (refuse at once) or \"2m\"; got %q.", *s)
+				"lock_timeout must be a duration such as \"0s\" (refuse at once) or \"2m\"; got %s.", dec.show(attrs["lock_timeout"], *s))
+		case d > maxLockTimeout:
+			dec.errorf(attrs["lock_timeout"].Expr.Range(), "Invalid lock_timeout",
+				"lock_timeout must be at most 24h; got %s. A run that waits longer for a lock is forgotten: let it fail and run it again.", durationText(d))
 		}
 		be.LockTimeout = d
 	}

@@ -28,8 +28,8 @@ func (l *loader) declareCluster(b *hcl.Block) hcl.Diagnostics {
 	if len(l.clusters) > 0 {
 		first := l.clusters[0].block
 		return hcl.Diagnostics{diagf(b.DefRange, "Duplicate cluster block",
-			"A configuration describes one cluster, and cluster %q is already declared at %s. "+
-				"Remove this block or put it in its own directory.", first.Labels[0], source(first.DefRange))}
+			"A configuration describes one cluster, and cluster %s is already declared at %s. "+
+				"Remove this block or put it in its own directory.", quoted(first.Labels[0]), source(first.DefRange))}
 	}
 	content, diags := b.Body.Content(clusterSchema)
 	cb := &clusterBlock{block: b, content: content}
@@ -89,9 +89,9 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 		c.Packages = abs
 	}
 	c.ConfigDir = dec.str(attrs, "config_dir", "/etc/kubernetes")
-	if why := nodePathProblem(c.ConfigDir); why != "" {
+	if why := configDirProblem(c.ConfigDir); why != "" {
 		dec.errorf(attrs["config_dir"].Expr.Range(), "Invalid config_dir",
-			"config_dir is a directory on the nodes, like \"/etc/kubernetes\"; got %s: %s.",
+			"config_dir is the directory eggo keeps the cluster's files in on the nodes, like \"/etc/kubernetes\" (the default); got %s: %s.",
 			dec.show(attrs["config_dir"], c.ConfigDir), why)
 	}
 	c.APIEndpoint = dec.str(attrs, "api_endpoint", "")

@@ -129,7 +129,7 @@ func splitPathRole(v string) (string, []string, error) {
 	}
 	role := parts[1]
 	if !slices.Contains(resources.Roles, role) {
-		return "", nil, fmt.Errorf("unknown role %q: roles are %s (leave ROLE out for every node)", role, strings.Join(resources.Roles, ", "))
+		return "", nil, fmt.Errorf("unknown role %s: roles are %s (leave ROLE out for every node)", quoted(role), strings.Join(resources.Roles, ", "))
 	}
 	return parts[0], []string{role}, nil
 }
@@ -144,7 +144,7 @@ func loadFlagSource(p string) (*hook.Shell, error) {
 	}
 	scripts, err := hookrun.LoadSource(abs)
 	if errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), abs+"/") {
-		return nil, fmt.Errorf("%s (%s) does not exist; it is a script file or a directory of scripts, relative to the working directory", p, abs)
+		return nil, fmt.Errorf("%s (%s) does not exist; it is a script file or a directory of scripts, relative to the working directory", clipPath(p), clipPath(abs))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%v; it must be a script file, or a directory whose regular top-level files are the scripts", err)
@@ -177,6 +177,7 @@ func AddCommandLineHooks(c *Config, flags []HookFlag, destroy bool) hcl.Diagnost
 	for _, e := range flattenErrors(err) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid hook flag", Detail: e.Error() + "."})
 	}
+	capDiagnostics(diags)
 	for _, h := range hooks {
 		for _, prev := range c.Hooks {
 			if prev.Name == h.Name {

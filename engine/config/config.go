@@ -26,6 +26,12 @@ type VarInput struct {
 	// left unchecked. Values that are given are used and checked as
 	// usual. A Config loaded this way is for checking only: see Unset.
 	Validate bool
+	// CheckKeyFiles makes Load check, at its line, that every
+	// private_key_file (a connection's, a bastion's) is a file this user
+	// can open: validate, plan and apply ask for it, so a missing key is
+	// found before any host is contacted rather than in the middle of an
+	// apply. Tests and tools that never connect leave it off.
+	CheckKeyFiles bool
 }
 
 // Config is a loaded cluster definition.
@@ -76,7 +82,7 @@ func Load(dir string, in VarInput) (*Config, hcl.Diagnostics) {
 	diags = append(diags, l.loadStateBlocks(cfg)...)
 	if diags.HasErrors() {
 		// Keep the sources so callers can print snippets with WriteDiagnostics.
-		return &Config{Dir: dir, Files: l.sources}, diags
+		return &Config{Dir: dir, Files: l.sources}, capDiagnostics(diags)
 	}
-	return cfg, diags
+	return cfg, capDiagnostics(diags)
 }

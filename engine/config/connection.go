@@ -76,7 +76,7 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 		typ:         dec.strPtr(attrs, "type"),
 		user:        dec.strPtr(attrs, "user"),
 		port:        dec.intPtr(attrs, "port", 1, 65535),
-		privateKey:  l.pathPtr(dec, attrs, "private_key_file"),
+		privateKey:  l.keyFilePtr(dec, attrs, "private_key_file"),
 		passwordEnv: envNamePtr(dec, attrs, "password_env"),
 		agent:       dec.boolPtr(attrs, "agent"),
 		knownHosts:  l.pathPtr(dec, attrs, "known_hosts_file"),
@@ -86,6 +86,7 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 	}
 	if o.timeout != nil {
 		dec.atLeast(attrs, "timeout", *o.timeout, time.Second, "it bounds the dial and the SSH handshake, which take longer")
+		dec.atMost(attrs, "timeout", *o.timeout, 10*time.Minute, "a host that has not answered the dial and the handshake by then will not")
 	}
 	if o.retries != nil && *o.retries == 0 {
 		n := noRetries
@@ -107,7 +108,7 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 			host:        dec.strPtr(ba, "host"),
 			user:        dec.strPtr(ba, "user"),
 			port:        dec.intPtr(ba, "port", 1, 65535),
-			privateKey:  l.pathPtr(dec, ba, "private_key_file"),
+			privateKey:  l.keyFilePtr(dec, ba, "private_key_file"),
 			pwEnv:       envNamePtr(dec, ba, "password_env"),
 			hostUnknown: dec.isUnknown(ba, "host"),
 		}

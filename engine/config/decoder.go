@@ -2,7 +2,8 @@ package config
 
 import (
 	"fmt"
-	"strconv"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -118,7 +119,7 @@ func (d *decoder) show(a *hcl.Attribute, s string) string {
 	if d.secret[a] {
 		return "(sensitive value)"
 	}
-	return strconv.Quote(s)
+	return quoted(s)
 }
 
 func (d *decoder) errorf(rng hcl.Range, summary, format string, args ...any) {
@@ -168,12 +169,16 @@ func (d *decoder) intPtr(attrs hcl.Attributes, name string, min, max int) *int {
 	i, acc := bf.Int64()
 	if !bf.IsInt() || acc != 0 || i < int64(min) || i > int64(max) {
 		d.errorf(a.Expr.Range(), "Invalid "+name,
-			"%s must be a whole number from %d to %d; got %s.", name, min, max, bf.Text('g', -1))
+			"%s must be a whole number from %d to %d; got %s.", name, min, max, clip(bf.Text('g', -1)))
 		return nil
 	}
 	n := int(i)
 	return &n
 }
+
+// durationSyntax is what time.ParseDuration reads: a duration that has it
+// and does not parse is too long.
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // durationPtr reads a positive Go duration such as "8760h" or "30s".
 func (d *decoder) durationPtr(attrs hcl.Attributes, name string) *time.Duration {
@@ -183,6 +188,11 @@ func (d *decoder) durationPtr(attrs hcl.Attributes, name string) *time.Duration 
 		return nil
 	}
 	dur, err := time.ParseDuration(*s)
+	if err != nil && durationSyntax.MatchString(*s) {
+		d.errorf(a.Expr.Range(), "Invalid duration",
+			"%s is longer than a duration can be (about 292 years, 2562047h); got %s.", name, d.show(a, *s))
+		return nil
+	}
 	if err != nil || dur <= 0 {
 		d.errorf(a.Expr.Range(), "Invalid duration",
 			"%s must be a positive duration such as \"8760h\", \"30m\" or \"10s\" (units ns, us, ms, s, m, h); got %s.",
@@ -199,7 +209,30 @@ func (d *decoder) atLeast(attrs hcl.Attributes, name string, v, min time.Duratio
 	if a == nil || v <= 0 || v >= min {
 		return
 	}
-	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at least %s: %s; got %s.", name, min, why, v)
+	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at least %s: %s; got %s.", name, durationText(min), why, durationText(v))
+}
+
+// atMost refuses a duration attribute that is set above max, the most
+// that makes sense, saying why: a value like "87600000h" is a typo, and
+// one past Go's limit of about 292 years does not parse at all.
+func (d *decoder) atMost(attrs hcl.Attributes, name string, v, max time.Duration, why string) {
+	a := attrs[name]
+	if a == nil || v <= max {
+		return
+	}
+	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at most %s: %s; got %s.", name, durationText(max), why, durationText(v))
+}
+
+// durationText is d as a person writes it: "24h" rather than "24h0m0s".
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (d *decoder) duration(attrs hcl.Attributes, name string, def time.Duration) time.Duration {
@@ -248,7 +281,7 @@ func (d *decoder) stringMap(attrs hcl.Attributes, name string) map[string]string
 	for it := v.ElementIterator(); it.Next(); {
 		k, ev := it.Element()
 		if ev.IsNull() {
-			d.errorf(attrs[name].Expr.Range(), "Invalid "+name, "The value of %s[%q] must not be null.", name, k.AsString())
+			d.errorf(attrs[name].Expr.Range(), "Invalid "+name, "The value of %s[%s] must not be null.", name, quoted(k.AsString()))
 			continue
 		}
 		out[k.AsString()] = ev.AsString()

@@ -48,14 +48,14 @@ func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]s
 		e := entries.get(component, a.Expr)
 		if !isComponent(component) {
 			dec.errorf(e.key, "Unknown component in extra_args",
-				"%q is not a component eggo runs%s; the keys of extra_args are %s.",
-				component, suggestion(component, components), strings.Join(components, ", "))
+				"%s is not a component eggo runs%s; the keys of extra_args are %s.",
+				quoted(component), suggestion(component, components), strings.Join(components, ", "))
 			continue
 		}
 		if flags.IsNull() || !isMapLike(flags) {
 			dec.errorf(e.value.Range(), "Invalid extra_args",
-				"extra_args[%q] must be a map of flags such as { v = \"2\" }; this is %s. Remove the entry to pass no flags.",
-				component, describeType(flags))
+				"extra_args[%s] must be a map of flags such as { v = \"2\" }; this is %s. Remove the entry to pass no flags.",
+				quoted(component), describeType(flags))
 			continue
 		}
 		out[component] = decodeFlags(dec, component, flags, literalEntries(dec, e.value, "The "+component+" flag"), e.value)
@@ -72,24 +72,24 @@ func decodeFlags(dec *decoder, component string, flags cty.Value, entries litera
 		switch trimmed := strings.TrimLeft(name, "-"); {
 		case trimmed != name && trimmed != "":
 			dec.errorf(e.key, "Invalid flag name in extra_args",
-				"Flag names in extra_args are written without leading dashes (eggo adds \"--\"): write %q instead of %q.",
-				trimmed, name)
+				"Flag names in extra_args are written without leading dashes (eggo adds \"--\"): write %s instead of %s.",
+				quoted(trimmed), quoted(name))
 			continue
 		case name == "" || strings.ContainsAny(name, "= \t\r\n\x00"):
 			dec.errorf(e.key, "Invalid flag name in extra_args",
-				"%s flag %q is not a flag name: names are not empty and hold no '=' or spaces. "+
-					"To pass --feature-gates=A=true, write \"feature-gates\" = \"A=true\".", component, name)
+				"%s flag %s is not a flag name: names are not empty and hold no '=' or spaces. "+
+					"To pass --feature-gates=A=true, write \"feature-gates\" = \"A=true\".", component, quoted(name))
 			continue
 		}
 		if v.IsNull() {
 			dec.errorf(e.value.Range(), "Invalid flag value in extra_args",
-				"The value of %s flag %q must not be null; remove the flag to leave eggo's own value.", component, name)
+				"The value of %s flag %s must not be null; remove the flag to leave eggo's own value.", component, quoted(name))
 			continue
 		}
 		sv, err := convert.Convert(v, cty.String)
 		if err != nil {
 			dec.errorf(e.value.Range(), "Invalid flag value in extra_args",
-				"The value of %s flag %q must be a string, number or bool; this is %s.", component, name, describeType(v))
+				"The value of %s flag %s must be a string, number or bool; this is %s.", component, quoted(name), describeType(v))
 			continue
 		}
 		value := sv.AsString()
@@ -97,7 +97,7 @@ func decodeFlags(dec *decoder, component string, flags cty.Value, entries litera
 		// value is not shown because it may be a secret.
 		if strings.ContainsAny(value, "\r\n\x00") {
 			dec.errorf(e.value.Range(), "Invalid flag value in extra_args",
-				"The value of %s flag %q holds a line break or NUL character, which a command line cannot carry.", component, name)
+				"The value of %s flag %s holds a line break or NUL character, which a command line cannot carry.", component, quoted(name))
 			continue
 		}
 		out[name] = value
@@ -143,7 +143,7 @@ func literalEntries(dec *decoder, expr hcl.Expression, what string) literalMap {
 		key := k.AsString()
 		if prev, dup := out[key]; dup {
 			dec.errorf(p.Key.Range(), "Duplicate key in extra_args",
-				"%s %q is already given at %s, and only the last would be used; merge the two.", what, key, source(prev.key))
+				"%s %s is already given at %s, and only the last would be used; merge the two.", what, quoted(key), source(prev.key))
 		}
 		out[key] = literalEntry{key: p.Key.Range(), value: p.Value}
 	}

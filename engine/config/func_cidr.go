@@ -91,7 +91,7 @@ var cidrNetmaskFunc = function.New(&function.Spec{
 			return cty.UnknownVal(cty.String), err
 		}
 		if !p.Addr().Is4() {
-			return cty.UnknownVal(cty.String), fmt.Errorf("IPv6 addresses cannot have a netmask: %s", args[0].AsString())
+			return cty.UnknownVal(cty.String), fmt.Errorf("IPv6 addresses cannot have a netmask: %s", clip(args[0].AsString()))
 		}
 		mask := uint32(0xffffffff) << (32 - p.Bits())
 		if p.Bits() == 0 {
@@ -105,7 +105,7 @@ var cidrNetmaskFunc = function.New(&function.Spec{
 func parseCIDR(s string) (netip.Prefix, error) {
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
-		return p, fmt.Errorf("invalid CIDR expression: invalid CIDR address: %s", s)
+		return p, fmt.Errorf("invalid CIDR expression: invalid CIDR address: %s", clip(s))
 	}
 	return p.Masked(), nil
 }

@@ -24,10 +24,10 @@ func (l *loader) readConfigFile(p string) ([]byte, error) {
 	}
 	b, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no file exists at %s (paths are relative to the configuration directory %s)", p, l.dir)
+		return nil, fmt.Errorf("no file exists at %s (paths are relative to the configuration directory %s)", clipPath(p), l.dir)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", p, err)
+		return nil, fmt.Errorf("cannot read %s: %v", clipPath(p), err)
 	}
 	l.readFiles[abs] = b
 	return b, nil
@@ -44,7 +44,7 @@ func (l *loader) fileFunc() function.Function {
 				return cty.UnknownVal(cty.String), err
 			}
 			if !utf8.Valid(b) {
-				return cty.UnknownVal(cty.String), fmt.Errorf("contents of %s are not valid UTF-8; use filebase64 for binary files", args[0].AsString())
+				return cty.UnknownVal(cty.String), fmt.Errorf("contents of %s are not valid UTF-8; use filebase64 for binary files", clipPath(args[0].AsString()))
 			}
 			return cty.StringVal(string(b)), nil
 		},
@@ -96,14 +96,17 @@ func (l *loader) templateFileFunc(funcs map[string]function.Function) function.F
 			if err != nil {
 				return cty.DynamicVal, err
 			}
+			if err := nestingError("template "+name, src, true); err != nil {
+				return cty.DynamicVal, err
+			}
 			expr, diags := hclsyntax.ParseTemplate(src, name, hcl.InitialPos)
 			if diags.HasErrors() {
 				return cty.DynamicVal, fmt.Errorf("template %s: %s", name, diags.Error())
 			}
 			for _, t := range expr.Variables() {
 				if _, ok := vars[t.RootName()]; !ok {
-					return cty.DynamicVal, fmt.Errorf("template %s refers to %q at line %d, but vars has no such key",
-						name, t.RootName(), t.SourceRange().Start.Line)
+					return cty.DynamicVal, fmt.Errorf("template %s refers to %s at line %d, but vars has no such key",
+						name, quoted(t.RootName()), t.SourceRange().Start.Line)
 				}
 			}
 			val, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: funcs})
@@ -128,7 +131,7 @@ func templateVars(v cty.Value) (map[string]cty.Value, error) {
 		k, ev := it.Element()
 		name := k.AsString()
 		if !hclsyntax.ValidIdentifier(name) {
-			return nil, fmt.Errorf("invalid template variable name %q: it must start with a letter and contain only letters, digits, underscores and dashes", name)
+			return nil, fmt.Errorf("invalid template variable name %s: it must start with a letter and contain only letters, digits, underscores and dashes", quoted(name))
 		}
 		out[name] = ev
 	}

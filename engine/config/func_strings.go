@@ -55,7 +55,7 @@ var replaceFunc = function.New(&function.Spec{
 		if len(substr) > 1 && strings.HasPrefix(substr, "/") && strings.HasSuffix(substr, "/") {
 			re, err := regexp.Compile(substr[1 : len(substr)-1])
 			if err != nil {
-				return cty.UnknownVal(cty.String), fmt.Errorf("invalid regular expression %s: %v", substr, err)
+				return cty.UnknownVal(cty.String), fmt.Errorf("invalid regular expression %s: %v", clip(substr), err)
 			}
 			return cty.StringVal(re.ReplaceAllString(str, repl)), nil
 		}

@@ -43,7 +43,7 @@ func (l *loader) functions() map[string]function.Function {
 		// networks
 		"cidrhost": cidrHostFunc, "cidrsubnet": cidrSubnetFunc, "cidrnetmask": cidrNetmaskFunc,
 		// errors
-		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+		"try": tryFunc, "can": tryfunc.CanFunc,
 		// files
 		"file": l.fileFunc(), "filebase64": l.fileBase64Func(),
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +11,13 @@ import (
 	"github.com/eggo-project/eggo/resources/hook"
 	"github.com/eggo-project/eggo/resources/hookcheck"
 )
+
+// maxHookTime bounds a hook's durations (a script's timeout, a check's
+// interval, initial_delay and timeout): a hook holds up its operation.
+const maxHookTime = 24 * time.Hour
+
+// maxRequestTime bounds the timeout of one request of a check.
+const maxRequestTime = time.Hour
 
 // maxMeasurements bounds count and the limits: a typo of 1e6 should be an
 // error, not a hook that measures for days.
@@ -42,6 +50,10 @@ func decodeCheckHook(dec *decoder, hb *hookBlock, t hook.Type) *hookcheck.Spec {
 	s.Timeout = dec.duration(attrs, "timeout", 0)
 	dec.atLeast(attrs, "interval", s.Interval, time.Millisecond, "a measurement takes longer than that")
 	dec.atLeast(attrs, "timeout", s.Timeout, time.Millisecond, "a measurement takes longer than that")
+	const long = "a check that measures longer holds up its operation for more than a day"
+	dec.atMost(attrs, "interval", s.Interval, maxHookTime, long)
+	dec.atMost(attrs, "initial_delay", s.InitialDelay, maxHookTime, long)
+	dec.atMost(attrs, "timeout", s.Timeout, maxHookTime, long)
 	s.SuccessCondition = dec.str(attrs, "success_condition", "")
 	s.FailureCondition = dec.str(attrs, "failure_condition", "")
 	if n := dec.intPtr(attrs, "failure_limit", 0, maxMeasurements); n != nil {
@@ -73,6 +85,7 @@ func decodeWeb(dec *decoder, b *hcl.Block) (*hookcheck.Web, hcl.Attributes) {
 		Timeout:  dec.duration(a, "timeout", 0),
 	}
 	dec.atLeast(a, "timeout", w.Timeout, time.Millisecond, "a request takes longer than that")
+	dec.atMost(a, "timeout", w.Timeout, maxRequestTime, "a server that has not answered in an hour will not")
 	if a["headers"] != nil {
 		dec.allowSensitive(a["headers"]) // sensitive.go: headers are the web check's secret carrier
 		w.Headers = dec.stringMap(a, "headers")
@@ -90,6 +103,7 @@ func decodePrometheus(dec *decoder, b *hcl.Block) (*hookcheck.Prometheus, hcl.At
 		Timeout: dec.duration(a, "timeout", 0),
 	}
 	dec.atLeast(a, "timeout", p.Timeout, time.Millisecond, "a query takes longer than that")
+	dec.atMost(a, "timeout", p.Timeout, maxRequestTime, "a server that has not answered in an hour will not")
 	return p, a
 }
 
@@ -105,8 +119,8 @@ func checkArgTemplates(dec *decoder, a *hcl.Attribute, args map[string]string) {
 		for _, m := range hook.ArgTemplate.FindAllStringSubmatch(args[k], -1) {
 			if !slices.Contains(hook.ArgVars, m[1]) {
 				dec.errorf(a.Expr.Range(), "Unresolved hook argument",
-					"args[%q] holds %s, which eggo cannot fill in. An argument's value may use {{ %s }}.",
-					k, m[0], strings.Join(hook.ArgVars, " }}, {{ "))
+					"args[%s] holds %s, which eggo cannot fill in. An argument's value may use {{ %s }}.",
+					quoted(k), clip(m[0]), strings.Join(hook.ArgVars, " }}, {{ "))
 			}
 		}
 	}
@@ -138,6 +152,10 @@ func validateCheck(dec *decoder, hb *hookBlock, s *hookcheck.Spec, block *hcl.Bl
 		if c.src == "" {
 			continue
 		}
+		if err := nestingError(c.name, []byte(c.src), false); err != nil {
+			dec.errorf(attrs[c.name].Expr.Range(), "Nesting too deep", "%s.", err)
+			continue
+		}
 		probe := base
 		if c.name == "success_condition" {
 			probe.SuccessCondition = c.src
@@ -145,8 +163,10 @@ func validateCheck(dec *decoder, hb *hookBlock, s *hookcheck.Spec, block *hcl.Bl
 			probe.FailureCondition = c.src
 		}
 		if err := probe.Validate(); err != nil {
+			// hookcheck quotes the whole condition: show its start only.
+			msg := strings.ReplaceAll(err.Error(), strconv.Quote(c.src), quoted(c.src))
 			dec.errorf(attrs[c.name].Expr.Range(), "Invalid condition",
-				"%s. A condition is an HCL expression over result, with asInt, asFloat and len, like \"asInt(result) >= 1\".", err)
+				"%s. A condition is an HCL expression over result, with asInt, asFloat and len, like \"asInt(result) >= 1\".", msg)
 		}
 	}
 	probe = *s

@@ -42,6 +42,7 @@ func decodeHookPolicy(dec *decoder, attrs hcl.Attributes, h *hook.Hook) {
 		h.Attempts = *n
 	}
 	h.Backoff = dec.duration(attrs, "backoff", hookrun.DefaultBackoff)
+	dec.atMost(attrs, "backoff", h.Backoff, hookrun.MaxBackoff, "each wait between attempts is capped there")
 	h.Fallback = hookrun.Abort
 	if a := attrs["fallback"]; a != nil {
 		s := dec.str(attrs, "fallback", "")

@@ -146,7 +146,7 @@ func decodeHookType(dec *decoder, hb *hookBlock) hook.Type {
 	}
 	if wrong != nil {
 		dec.errorf(wrong.DefRange, "Wrong check provider",
-			"Hook %q has type = %q, which takes no %s block. Set type = %q, or remove the block.", name, t, wrong.Type, wrong.Type)
+			"Hook %q has type = %s, which takes no %s block. Set type = %q, or remove the block.", name, quoted(string(t)), wrong.Type, wrong.Type)
 		return t
 	}
 	if t != hook.TypeShell && hb.web == nil && hb.prom == nil {

@@ -94,7 +94,7 @@ func (l *loader) decodeHookFiles(dec *decoder, a *hcl.Attribute) []hookrun.FileC
 			continue
 		}
 		if why := nodePathProblem(dst.AsString()); why != "" {
-			dec.errorf(rng, "Invalid hook file", "dst %q is a path on the node: %s.", dst.AsString(), why)
+			dec.errorf(rng, "Invalid hook file", "dst %s is a path on the node: %s.", quoted(dst.AsString()), why)
 			continue
 		}
 		f := hookrun.FileCopy{Src: abs, Dst: dst.AsString()}
@@ -113,5 +113,7 @@ func decodeShellTimes(dec *decoder, attrs hcl.Attributes) (timeout, grace time.D
 	timeout, grace = dec.duration(attrs, "timeout", hookrun.DefaultTimeout), dec.duration(attrs, "grace", hookrun.DefaultGrace)
 	dec.atLeast(attrs, "timeout", timeout, time.Second, "each script needs that long to start on its node and run")
 	dec.atLeast(attrs, "grace", grace, time.Millisecond, "a script needs time to act on SIGTERM before SIGKILL")
+	dec.atMost(attrs, "timeout", timeout, maxHookTime, "a script that runs longer holds up its operation for more than a day")
+	dec.atMost(attrs, "grace", grace, time.Hour, "a script asked to stop that has not stopped in an hour will not")
 	return timeout, grace
 }

@@ -24,13 +24,13 @@ func checkLabels(dec *decoder, a *hcl.Attribute, labels map[string]string) {
 		keyRng, valRng := mapItemRanges(a.Expr, k)
 		if why := labelKeyError(k); why != "" {
 			dec.errorf(keyRng, "Invalid label",
-				"The label key %q %s. A key is a name of at most 63 characters (letters, digits, and '-', '_', '.' "+
-					"inside), optionally after a DNS subdomain prefix and '/', like \"example.com/tier\".", k, why)
+				"The label key %s %s. A key is a name of at most 63 characters (letters, digits, and '-', '_', '.' "+
+					"inside), optionally after a DNS subdomain prefix and '/', like \"example.com/tier\".", quoted(k), why)
 		}
 		if why := labelValueError(labels[k]); why != "" {
 			dec.errorf(valRng, "Invalid label",
-				"The value of label %q %s. A value is empty or at most 63 characters: letters and digits at both "+
-					"ends, and '-', '_', '.' inside.", k, why)
+				"The value of label %s %s. A value is empty or at most 63 characters: letters and digits at both "+
+					"ends, and '-', '_', '.' inside.", quoted(k), why)
 		}
 	}
 }
@@ -45,7 +45,7 @@ func labelKeyError(k string) string {
 			return "has an empty prefix before '/'"
 		}
 		if !isDNSSubdomain(prefix) {
-			return fmt.Sprintf("has the prefix %q, which is not a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253)", prefix)
+			return fmt.Sprintf("has the prefix %s, which is not a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253)", quoted(prefix))
 		}
 	}
 	if name == "" {

@@ -23,6 +23,7 @@ type loader struct {
 	funcs     map[string]function.Function
 	readFiles map[string][]byte // files read by file()/templatefile(), for Hash
 	validate  bool              // VarInput.Validate: see partial.go
+	keyFiles  *keyFileCheck     // VarInput.CheckKeyFiles; nil when off
 	unset     []string          // validate mode: the variables taken as unknown
 
 	variables   []*variable
@@ -58,6 +59,9 @@ func newLoader(dir string) *loader {
 
 func (l *loader) load(in VarInput) (*Config, hcl.Diagnostics) {
 	l.validate = in.Validate
+	if in.CheckKeyFiles {
+		l.keyFiles = &keyFileCheck{seen: map[string]bool{}}
+	}
 	files, diags := l.parseDir()
 	if diags.HasErrors() {
 		return nil, diags
@@ -101,7 +105,7 @@ func (l *loader) load(in VarInput) (*Config, hcl.Diagnostics) {
 }
 
 // parseDir parses every *.hcl file of the directory in name order, so the
-// declaration order of blocks is stable.
+// declaration order of blocks is stable. Editors' files are skipped.
 func (l *loader) parseDir() ([]*hcl.File, hcl.Diagnostics) {
 	entries, err := os.ReadDir(l.dir)
 	if err != nil {
@@ -113,7 +117,7 @@ func (l *loader) parseDir() ([]*hcl.File, hcl.Diagnostics) {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".hcl") {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".hcl") && !ignoredFile(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
@@ -122,7 +126,8 @@ func (l *loader) parseDir() ([]*hcl.File, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "No configuration files",
-			Detail:   fmt.Sprintf("The directory %s has no *.hcl files. Point eggo at the directory that holds the cluster definition.", l.dir),
+			Detail: fmt.Sprintf("The directory %s has no *.hcl files (hidden ones, like .main.hcl, and editors' backups are skipped). "+
+				"Point eggo at the directory that holds the cluster definition.", l.dir),
 		}}
 	}
 	var files []*hcl.File
@@ -139,6 +144,10 @@ func (l *loader) parseDir() ([]*hcl.File, hcl.Diagnostics) {
 			continue
 		}
 		l.sources[path] = src
+		if d := checkNesting(src, path, false); d.HasErrors() {
+			diags = append(diags, d...)
+			continue
+		}
 		f, d := l.parser.ParseHCL(src, path)
 		diags = append(diags, d...)
 		if f != nil && !d.HasErrors() {
@@ -146,6 +155,15 @@ func (l *loader) parseDir() ([]*hcl.File, hcl.Diagnostics) {
 		}
 	}
 	return files, diags
+}
+
+// ignoredFile says whether a file of the configuration directory is an
+// editor's or the system's rather than the user's, as Terraform judges:
+// hidden files (.main.hcl, Emacs's lock .#main.hcl), Emacs's autosave
+// #main.hcl# and backups ending in "~".
+func ignoredFile(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") ||
+		strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#")
 }
 
 // declare runs the first decoding stage: every block's body is checked

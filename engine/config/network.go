@@ -65,6 +65,9 @@ func checkCIDR(dec *decoder, attrs hcl.Attributes, name, s string) (netip.Prefix
 	return p, true
 }
 
+// maxValidity bounds validity and ca_validity: 100 years.
+const maxValidity = 100 * 365 * 24 * time.Hour
+
 func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 	c := resources.Certificates{
 		Validity:    8760 * time.Hour,
@@ -84,11 +87,13 @@ func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 	dec.atLeast(attrs, "validity", c.Validity, time.Hour, "a certificate must outlive the run that issues it")
 	dec.atLeast(attrs, "ca_validity", c.CAValidity, time.Hour, "a CA must outlive the run that issues it")
 	dec.atLeast(attrs, "renew_before", c.RenewBefore, time.Minute, "with less, a certificate expires before a run can renew it")
+	dec.atMost(attrs, "validity", c.Validity, maxValidity, "no cluster lives a century, so a longer one is a typo")
+	dec.atMost(attrs, "ca_validity", c.CAValidity, maxValidity, "no cluster lives a century, so a longer one is a typo")
 	if sans, ok := dec.stringList(attrs, "extra_sans"); ok {
 		for i, san := range sans {
 			if !isHost(strings.TrimPrefix(san, "*.")) {
 				dec.errorf(elementRange(attrs["extra_sans"].Expr, i, len(sans)), "Invalid extra_sans entry",
-					"Each of extra_sans must be an IP address or DNS name (optionally starting with \"*.\"); got %q.", san)
+					"Each of extra_sans must be an IP address or DNS name (optionally starting with \"*.\"); got %s.", quoted(san))
 			}
 		}
 		c.ExtraSANs = sans
@@ -107,12 +112,12 @@ func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 	if c.RenewBefore >= c.Validity {
 		dec.errorf(pick("renew_before", "validity"), "Invalid renew_before",
 			"renew_before (%s) must be shorter than validity (%s), or certificates would be renewed as soon as they are made.",
-			c.RenewBefore, c.Validity)
+			durationText(c.RenewBefore), durationText(c.Validity))
 	}
 	if c.Validity > c.CAValidity {
 		dec.errorf(pick("validity", "ca_validity"), "Invalid validity",
 			"validity (%s) must not be longer than ca_validity (%s): a certificate cannot outlive its CA.",
-			c.Validity, c.CAValidity)
+			durationText(c.Validity), durationText(c.CAValidity))
 	}
 	return c
 }

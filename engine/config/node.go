@@ -162,7 +162,7 @@ func (nb *nodeBlock) instanceAddr(in *nodeInstance) string {
 	case in.every:
 		return fmt.Sprintf("node.%s (each instance)", nb.label)
 	case nb.rep == forEach:
-		return fmt.Sprintf("node.%s[%q]", nb.label, in.key)
+		return fmt.Sprintf("node.%s[%s]", nb.label, quoted(in.key))
 	case nb.rep == counted:
 		return fmt.Sprintf("node.%s[%s]", nb.label, in.key)
 	}

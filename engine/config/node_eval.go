@@ -184,7 +184,7 @@ func countRepeats(a *hcl.Attribute, ctx *hcl.EvalContext, validate bool) ([]repe
 	n, acc := nv.AsBigFloat().Int64()
 	if !nv.AsBigFloat().IsInt() || acc != big.Exact || n < 0 || n > maxCount {
 		return nil, false, append(diags, diagf(a.Expr.Range(), "Invalid count argument",
-			"count must be a whole number from 0 to %d; got %s.", maxCount, nv.AsBigFloat().Text('g', -1)))
+			"count must be a whole number from 0 to %d; got %s.", maxCount, clip(nv.AsBigFloat().Text('g', -1))))
 	}
 	out := make([]repeat, n)
 	for i := range out {
@@ -217,9 +217,9 @@ func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*n
 	nameUnknown := dec.isUnknown(attrs, "name") || (r.every && attrs["name"] == nil) // the key or index names it
 	if !isDNSLabel(n.Name) && !dec.diags.HasErrors() && !nameUnknown {
 		dec.errorf(in.nameRange, "Invalid node name",
-			"The name of %s would be %q, but node names must be DNS labels: lowercase letters, digits and '-', "+
+			"The name of %s would be %s, but node names must be DNS labels: lowercase letters, digits and '-', "+
 				"starting and ending with a letter or digit, at most 63 characters. Set name = \"...\" to choose another.",
-			nb.instanceAddr(in), n.Name)
+			nb.instanceAddr(in), quoted(n.Name))
 	}
 
 	if a, ok := attrs["address"]; ok {
@@ -283,9 +283,9 @@ func decodeRoles(dec *decoder, attrs hcl.Attributes) []string {
 	for i, r := range roles {
 		switch {
 		case !isRole(r):
-			dec.errorf(elementRange(a.Expr, i, len(roles)), "Unknown role", "%q is not a role; the roles are %s.", r, valid)
+			dec.errorf(elementRange(a.Expr, i, len(roles)), "Unknown role", "%s is not a role; the roles are %s.", quoted(r), valid)
 		case seen[r]:
-			dec.errorf(elementRange(a.Expr, i, len(roles)), "Duplicate role", "The role %q is listed twice.", r)
+			dec.errorf(elementRange(a.Expr, i, len(roles)), "Duplicate role", "The role %s is listed twice.", quoted(r))
 		}
 		seen[r] = true
 	}

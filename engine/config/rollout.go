@@ -29,7 +29,7 @@ func decodeMaxUnavailable(dec *decoder, attrs hcl.Attributes) int {
 	bf := v.AsBigFloat()
 	n, acc := bf.Int64()
 	if !bf.IsInt() || acc != big.Exact || n < 1 || n > maxCount {
-		got := bf.Text('g', -1)
+		got := clip(bf.Text('g', -1))
 		dec.errorf(a.Expr.Range(), "Invalid max_unavailable",
 			"max_unavailable is how many workers a rolling upgrade takes down at a time: a whole number from 1 to %d; got %s.",
 			maxCount, got)
@@ -90,12 +90,12 @@ func checkEvictionHard(dec *decoder, a *hcl.Attribute, m map[string]string) {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(evictionSignals, k) {
 			dec.errorf(a.Expr.Range(), "Unknown eviction signal",
-				"eviction_hard[%q] is not a signal the kubelet evicts on; the signals are %s.", k, strings.Join(evictionSignals, ", "))
+				"eviction_hard[%s] is not a signal the kubelet evicts on; the signals are %s.", quoted(k), strings.Join(evictionSignals, ", "))
 			continue
 		}
 		if !evictionThreshold.MatchString(m[k]) {
 			dec.errorf(a.Expr.Range(), "Invalid eviction threshold",
-				"eviction_hard[%q] = %q: want a quantity (100Mi, 2Gi) or a percentage (10%%).", k, m[k])
+				"eviction_hard[%q] = %s: want a quantity (100Mi, 2Gi) or a percentage (10%%).", k, quoted(m[k]))
 		}
 	}
 }

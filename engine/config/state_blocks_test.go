@@ -94,6 +94,9 @@ secrets { recipients = ["` + ageRecipient + `"] }`, "one is already at main.hcl:
   endpoints = ["https://127.0.0.1:2379"]
   lock_timeout = "-1s"
 }`, "lock_timeout must be a duration"},
+		{"long ttl", `backend "kubernetes" { lock_ttl = "2h" }`, "lock_ttl must be at most 1h; got 2h"},
+		{"long lock_timeout", `backend "kubernetes" { lock_timeout = "25h" }`, "lock_timeout must be at most 24h; got 25h"},
+		{"endpoint port", `backend "etcd" { endpoints = ["https://127.0.0.1:0"] }`, "has a port out of the range 1 to 65535"},
 		{"unknown attribute", `backend "etcd" {
   endpoints = ["https://127.0.0.1:2379"]
   password = "x"
@@ -127,4 +130,30 @@ func TestKubernetesBackendNeedsADNSLabelClusterName(t *testing.T) {
 		}
 	}
 	mustLoad(t, writeDir(t, map[string]string{"main.hcl": cluster + oneNode + "backend \"file\" {\n}\n"}), VarInput{})
+}
+
+// Credentials in an etcd endpoint are refused at the endpoint, and the
+// password is not repeated, however the URL is malformed.
+func TestEndpointCredentialsNotEchoed(t *testing.T) {
+	for _, ep := range []string{
+		"https://eggo:hunter2@10.0.0.5:2379",
+		"https://:hunter2@10.0.0.5:2379",
+		"https://eggo:hun ter2@10.0.0.5:2379",
+		"https://eggo:hunter2/x@10.0.0.5:2379",
+		"eggo:hunter2@10.0.0.5:2379",
+	} {
+		src := minimal + oneNode + "backend \"etcd\" {\n  endpoints = [\"" + ep + "\"]\n}\n"
+		cfg, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": src}), VarInput{})
+		if len(diags) != 1 || diags[0].Summary != "Credentials in an etcd endpoint" || diags[0].Subject.Start.Line != 11 {
+			t.Errorf("%s: diagnostics = %v", ep, diags)
+		}
+		var out strings.Builder
+		if err := WriteDiagnostics(&out, cfg.Files, diags, false, 100); err != nil {
+			t.Fatal(err)
+		}
+		detail := strings.ReplaceAll(out.String(), ep, "") // the snippet shows the line as written
+		if strings.Contains(detail, "hunter2") || strings.Contains(detail, "ter2") {
+			t.Errorf("%s: the password in the message:\n%s", ep, out.String())
+		}
+	}
 }

@@ -73,8 +73,8 @@ func (l *loader) optionValues(vars []string, values map[string]assigned) hcl.Dia
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Value for undeclared variable",
-				Detail: fmt.Sprintf("-var sets %q, but the configuration in %s declares no such variable. "+
-					"Declare it with a variable %q {} block, or remove the option.", name, l.dir, name),
+				Detail: fmt.Sprintf("-var sets %s, but the configuration in %s declares no such variable. "+
+					"Declare it with a variable \"NAME\" {} block, or remove the option.", quoted(name), l.dir),
 			})
 			continue
 		}
@@ -138,6 +138,9 @@ func (v *variable) parseText(raw string) (cty.Value, hcl.Diagnostics) {
 		return cty.StringVal(raw), nil
 	}
 	name := fmt.Sprintf("<value for var.%s>", v.name)
+	if diags := checkNesting([]byte(raw), name, false); diags.HasErrors() {
+		return cty.NilVal, diags
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), name, hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, diags
@@ -162,8 +165,10 @@ func (l *loader) readVarFile(path string, values map[string]assigned) hcl.Diagno
 	var f *hcl.File
 	var diags hcl.Diagnostics
 	if strings.HasSuffix(path, ".json") {
-		f, diags = l.parser.ParseJSON(src, path)
-	} else {
+		if diags = checkJSONNesting(src, path); !diags.HasErrors() {
+			f, diags = l.parser.ParseJSON(src, path)
+		}
+	} else if diags = checkNesting(src, path, false); !diags.HasErrors() {
 		f, diags = l.parser.ParseHCL(src, path)
 	}
 	if diags.HasErrors() {
@@ -176,7 +181,7 @@ func (l *loader) readVarFile(path string, values map[string]assigned) hcl.Diagno
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Value for undeclared variable",
-				Detail:   fmt.Sprintf("%s sets %q, but the configuration declares no such variable; the value is ignored.", path, name),
+				Detail:   fmt.Sprintf("%s sets %s, but the configuration declares no such variable; the value is ignored.", path, quoted(name)),
 				Subject:  a.NameRange.Ptr(),
 			})
 			continue

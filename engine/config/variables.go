@@ -98,8 +98,8 @@ func invalidName(b *hcl.Block, kind string) *hcl.Diagnostic {
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Invalid " + kind + " name",
-		Detail: fmt.Sprintf("%q is not a valid %s name: a name must start with a letter or underscore "+
-			"and may contain only letters, digits, underscores and dashes.", b.Labels[0], kind),
+		Detail: fmt.Sprintf("%s is not a valid %s name: a name must start with a letter or underscore "+
+			"and may contain only letters, digits, underscores and dashes.", quoted(b.Labels[0]), kind),
 		Subject: b.LabelRanges[0].Ptr(),
 	}
 }

@@ -1,0 +1,9 @@
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  config_dir         = "../kubernetes" # ERROR: Invalid config_dir
+}
+
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
