@@ -8,16 +8,26 @@ import (
 	"github.com/eggo-project/eggo/internal/text"
 )
 
-// renderUnreadable warns that the state holds secrets no identity given
-// opens: the plan is partial, and apply will refuse. What it names is the
+// renderUnreadable warns that the state holds secrets that could not be
+// decrypted, and why (no identity given, a wrong one, a value altered):
+// the plan is partial, and apply will refuse. What it names is the
 // state's, so it is made safe, as in renderStateChanges.
 func renderUnreadable(b planWriter, p *engine.Plan, col colorizer) {
 	if len(p.Unreadable) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "%s %d secret value(s) in the state could not be decrypted: no identity given opens them.\n", col.c(yellow, "Warning:"), len(p.Unreadable))
+	why, one := oneReason(p)
+	if one {
+		fmt.Fprintf(b, "%s %d secret value(s) in the state could not be decrypted: %s.\n", col.c(yellow, "Warning:"), len(p.Unreadable), text.SafeLine(why))
+	} else {
+		fmt.Fprintf(b, "%s %d secret value(s) in the state could not be decrypted:\n", col.c(yellow, "Warning:"), len(p.Unreadable))
+	}
 	for _, u := range p.Unreadable {
-		fmt.Fprintf(b, "  - %s\n", text.SafeLine(u))
+		if one {
+			fmt.Fprintf(b, "  - %s\n", text.SafeLine(u))
+		} else {
+			fmt.Fprintf(b, "  - %s: %s\n", text.SafeLine(u), text.SafeLine(unreadableReason(p, u)))
+		}
 	}
 	if len(p.Uncompared) > 0 {
 		fmt.Fprintf(b, "  Not compared (planning them needs those values; shown as unchanged):\n")
@@ -28,6 +38,26 @@ func renderUnreadable(b planWriter, p *engine.Plan, col colorizer) {
 	b.WriteString("  This plan shows every change it can determine without them. eggo apply refuses\n" +
 		"  without them: give the identity of a recipient with -identity=FILE or\n" +
 		"  EGGO_IDENTITY=FILE.\n\n")
+}
+
+// oneReason is the reason all of p's unreadable values share, if they do.
+func oneReason(p *engine.Plan) (string, bool) {
+	why := unreadableReason(p, p.Unreadable[0])
+	for _, u := range p.Unreadable[1:] {
+		if unreadableReason(p, u) != why {
+			return "", false
+		}
+	}
+	return why, true
+}
+
+// unreadableReason is why value u did not open ("no identity given" in a
+// plan saved before eggo said why).
+func unreadableReason(p *engine.Plan, u string) string {
+	if why := p.UnreadableReasons[u]; why != "" {
+		return why
+	}
+	return "no identity given"
 }
 
 // renderStateChanges shows what applying changes in the state itself: the

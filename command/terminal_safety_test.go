@@ -48,7 +48,7 @@ func TestHostileStateIsShownEscaped(t *testing.T) {
 	st := state.New()
 	st.Lineage = "lin-" + osc52
 	st.EggoVersion = "0.1" + clearCSI + c1CSI
-	addr := "host.n1" + clearCSI
+	addr := "host.n1"
 	st.Resources = []state.Resource{{Address: addr, Kind: "host", Node: "n1", Status: state.StatusPending,
 		Attributes:   map[string]any{"motd" + clearCSI: "hi" + osc52, "banner": "one\ntwo" + c1CSI + "\n"},
 		Dependencies: []string{"cert.ca" + clearCSI}}}
@@ -63,9 +63,24 @@ func TestHostileStateIsShownEscaped(t *testing.T) {
 			t.Fatalf("eggo %v: exit %d\n%s", args, r.code, r.all())
 		}
 		assertTerminalSafe(t, strings.Join(args, " "), r)
-		mustContain(t, strings.Join(args, " "), r.out, "host.n1"+clearSeen)
+		mustContain(t, strings.Join(args, " "), r.out, "host.n1")
 	}
-	r := eggo(t, invocation{}, chdir, "show")
+	// An address is KIND.NAME: one holding a control character is refused
+	// when the file is read, and the refusal shows it escaped.
+	hostileDir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(dir, "eggo.state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(hostileDir, "eggo.state"), strings.Replace(string(data), `"address": "host.n1"`, `"address": "host.n1\u001b[2J"`, 1))
+	r := eggo(t, invocation{}, "-chdir="+hostileDir, "show")
+	if r.code != 1 {
+		t.Fatalf("show of a hostile address: exit %d, want 1\n%s", r.code, r.all())
+	}
+	assertTerminalSafe(t, "show of a hostile address", r)
+	mustContain(t, "show of a hostile address", r.err, `the address "host.n1`+clearSeen+`" is not KIND.NAME`)
+
+	r = eggo(t, invocation{}, chdir, "show")
 	mustContain(t, "show", r.out, "lineage lin-"+osc52Seen+", written by eggo 0.1"+clearSeen+c1Seen,
 		"(pending)", "motd"+clearSeen, `"hi`+osc52Seen, `"one\ntwo`+c1Seen+`\n"`,
 		"depends on: cert.ca"+clearSeen, "endpoint"+clearSeen)

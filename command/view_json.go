@@ -144,7 +144,7 @@ func jsonReasons(rs []resources.Reason) []jsonmsg.Reason {
 // stateChanges emits what renderUnreadable and renderStateChanges show.
 func (v *jsonView) stateChanges(p *engine.Plan) {
 	if len(p.Unreadable) > 0 {
-		v.emit(jsonmsg.UnreadableSecrets{Type: jsonmsg.TypeUnreadableSecrets, Values: p.Unreadable, NotCompared: p.Uncompared})
+		v.emit(jsonmsg.UnreadableSecrets{Type: jsonmsg.TypeUnreadableSecrets, Values: p.Unreadable, NotCompared: p.Uncompared, Reasons: p.UnreadableReasons})
 	}
 	if s := p.Secrets; s != nil {
 		v.emit(jsonmsg.SecretsChange{Type: jsonmsg.TypeSecretsChange, Recipients: s.Recipients, Added: s.Added, Removed: s.Removed, Encrypt: s.Encrypt})

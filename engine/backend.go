@@ -80,8 +80,20 @@ func chooseBackend(ctx context.Context, cfg *config.Config, statePath string, st
 var sharedBackends = map[string]func(ctx context.Context, be *config.Backend, cluster string) (state.Backend, error){}
 
 // readState reads the state from o's backend (or what the prefetch read
-// of it); (nil, nil) when there is none.
+// of it); (nil, nil) when there is none. A state holding a record eggo
+// would not have written is refused (checkRecords).
 func (o options) readState() (*state.State, error) {
+	st, err := o.readStored()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRecords(st, o.Kinds, o.backend().Describe()); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func (o options) readStored() (*state.State, error) {
 	if st, err, ok := o.Prefetched.take(o); ok {
 		return st, err
 	}

@@ -94,6 +94,13 @@ func plan(ctx context.Context, o options, rc *resources.RunContext, desired []re
 	if prior != nil {
 		p.Lineage, p.Serial = prior.Lineage, prior.Serial
 		p.Unreadable = prior.Unreadable()
+		if len(p.Unreadable) > 0 {
+			p.UnreadableReasons = prior.UnreadableReasons()
+		}
+		if why := prior.DataKeyDistrusted(); why != "" {
+			p.Warnings = append(p.Warnings, "The state's data key will not be reused: "+why+". "+
+				"The next write seals every secret under a new data key, sealed to the state's recipients only.")
+		}
 	}
 	if o.Destroy {
 		desired = nil
@@ -113,7 +120,7 @@ func plan(ctx context.Context, o options, rc *resources.RunContext, desired []re
 	if err != nil {
 		return nil, err
 	}
-	p.Warnings = warnings
+	p.Warnings = append(p.Warnings, warnings...)
 	drift, err := refresh(ctx, o, rc, kinds, have, scope)
 	if err != nil {
 		return nil, err

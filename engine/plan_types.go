@@ -36,9 +36,13 @@ type Plan struct {
 	// failures): nodes it creates are deployed, not joined, and applying
 	// it keeps state.DeployPending until it succeeds.
 	Deploying bool `json:"deploying,omitempty"`
-	// Unreadable lists the state's sealed values no identity given could
-	// decrypt: the plan shows what it can; apply refuses.
+	// Unreadable lists the state's sealed values that could not be
+	// decrypted: the plan shows what it can; apply refuses.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// UnreadableReasons says why each did not open: "no identity given",
+	// or what was wrong with the identity or the value
+	// (state.State.UnreadableReasons).
+	UnreadableReasons map[string]string `json:"unreadable_reasons,omitempty"`
 	// Uncompared are resources whose comparison needed those values:
 	// planned as no-ops and listed, never guessed.
 	Uncompared []string `json:"uncompared,omitempty"`

@@ -64,10 +64,10 @@ func refuseUnreadable(prior *state.State, desc string) error {
 	if len(u) == 0 {
 		return nil
 	}
-	return errorf("cannot apply: %d secret value(s) in the state %s could not be decrypted (%s). "+
+	return errorf("cannot apply: %d secret value(s) in the state %s could not be decrypted (%s): %s. "+
 		"Give the identity of one of the state's recipients (%s) with -identity=FILE or EGGO_IDENTITY=FILE "+
 		"(an age identity file or an SSH private key). Nothing was changed.",
-		len(u), desc, listSome(u, 4), listSome(prior.Recipients, 3))
+		len(u), desc, listSome(u, 4), prior.UnreadableWhy(), listSome(prior.Recipients, 3))
 }
 
 func listSome(ss []string, n int) string {

@@ -34,12 +34,13 @@ const dataKeySize = chacha20poly1305.KeySize
 type dataKey struct {
 	envelope string   // base64 of the age file holding the key
 	names    []string // the recipients it was made for (sorted)
-	key      []byte   // nil: not opened (no identity given opens it)
+	key      []byte   // nil: not opened (why says why)
+	why      error
 }
 
-// errDataKeyUnopened: a new value cannot be sealed under a data key no
-// identity given opened.
-var errDataKeyUnopened = errors.New("the state's data key is sealed to its recipients and no identity given opens it; give the identity of a recipient with -identity=FILE or EGGO_IDENTITY=FILE")
+// errDataKeyUnopened: a new value cannot be sealed under a data key that
+// did not open.
+var errDataKeyUnopened = errors.New("the state's data key did not open, so a new secret cannot be sealed under it")
 
 // newDataKey makes a random data key and seals it to recipients.
 func newDataKey(recipients []age.Recipient, names []string) (*dataKey, error) {
@@ -65,18 +66,18 @@ func newDataKey(recipients []age.Recipient, names []string) (*dataKey, error) {
 func openDataKey(envelope string, identities []age.Identity) ([]byte, error) {
 	raw, err := base64.StdEncoding.DecodeString(envelope)
 	if err != nil {
-		return nil, fmt.Errorf("data_key is not base64: %v", err)
+		return nil, fmt.Errorf("corrupt envelope: data_key is not base64: %v", err)
 	}
 	r, err := age.Decrypt(bytes.NewReader(raw), identities...)
 	if err != nil {
-		return nil, fmt.Errorf("data_key: %w", err)
+		return nil, openFailure("the data key", err, identities)
 	}
 	key, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("data_key: %w", err)
+		return nil, fmt.Errorf("MAC failure: the data key's payload does not verify (altered): %v", err)
 	}
 	if len(key) != dataKeySize {
-		return nil, fmt.Errorf("data_key holds %d bytes, not a key of %d", len(key), dataKeySize)
+		return nil, fmt.Errorf("corrupt envelope: data_key holds %d bytes, not a key of %d", len(key), dataKeySize)
 	}
 	return key, nil
 }
@@ -103,13 +104,13 @@ func openUnder(key []byte, place string, raw []byte) ([]byte, error) {
 		return nil, err
 	}
 	if len(raw) < aead.NonceSize()+aead.Overhead() {
-		return nil, errors.New("too short to be a sealed value")
+		return nil, errors.New("corrupt value: too short to be a sealed value")
 	}
 	plaintext, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], []byte(place))
 	if err != nil {
 		// Tampered with, moved from another place, or another
 		// state's key: the same answer, as the AEAD gives.
-		return nil, errors.New("does not open with the state's data key here (altered, or moved from another place?)")
+		return nil, errors.New("MAC failure: it does not verify under the state's data key (altered, moved from another place, or sealed under another key)")
 	}
 	return plaintext, nil
 }

@@ -77,7 +77,11 @@ func DecodeWith(data []byte, name string, k *Keyring) (*State, error) {
 		return nil, err
 	}
 	normalize(s)
-	if problem := validate(s); problem != "" {
+	problem := validate(s)
+	if problem == "" {
+		problem = validateRead(s)
+	}
+	if problem != "" {
 		return nil, corruptAt(name, data, -1, problem, nil)
 	}
 	s.plainOnRead = countPlain(s)
@@ -167,7 +171,7 @@ func findVersion(data []byte) (versionField, error) {
 // refused: keeping them would need a newer format, dropping them would lose
 // data on the next write.
 func decodeCurrent(data []byte, name string) (*State, error) {
-	p := jsonReader{data: data}
+	p := jsonReader{data: data, current: true}
 	s, err := p.state()
 	if err != nil {
 		var syntax *syntaxError

@@ -184,16 +184,16 @@ func TestCorruptFilesRefused(t *testing.T) {
 
 func TestDecodeNormalizes(t *testing.T) {
 	s, err := Decode([]byte(`{"format_version": 1, "lineage": "l", "resources": [
-		{"address": "b", "kind": "k", "attributes": {"x": 1, "y": 2}, "dependencies": ["z", "a"], "sensitive": ["y", "x"]},
-		{"address": "a", "kind": "k", "attributes": {"n": 1}}]}`), "mem")
+		{"address": "k.b", "kind": "k", "attributes": {"x": 1, "y": 2}, "dependencies": ["k.z", "k.a"], "sensitive": ["y", "x"]},
+		{"address": "k.a", "kind": "k", "attributes": {"n": 1}}]}`), "mem")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Resources[0].Address != "a" || s.Resources[1].Address != "b" {
+	if s.Resources[0].Address != "k.a" || s.Resources[1].Address != "k.b" {
 		t.Errorf("resources not sorted: %+v", s.Resources)
 	}
 	b := s.Resources[1]
-	if b.Attributes == nil || b.Dependencies[0] != "a" || b.Sensitive[0] != "x" {
+	if b.Attributes == nil || b.Dependencies[0] != "k.a" || b.Sensitive[0] != "x" {
 		t.Errorf("resource not normalized: %+v", b)
 	}
 	if n, ok := s.Resources[0].Attributes["n"].(float64); !ok || n != 1 {

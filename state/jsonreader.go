@@ -39,6 +39,9 @@ type jsonReader struct {
 	// it are resolved as they are read (resolvedAll says all were).
 	shared      map[string]any
 	resolvedAll bool
+	// current: the file is of the current format, which writes every
+	// resource's attributes as an object (older ones could say null).
+	current bool
 }
 
 // Strings of up to internMax bytes are interned, up to internCount of
@@ -302,6 +305,10 @@ func (p *jsonReader) resource() (Resource, error) {
 		case "status":
 			r.Status, err = p.stringField(key)
 		case "attributes":
+			if p.current && p.null() {
+				p.pos -= len("null")
+				return p.fail("resource %s: attributes is null (eggo writes an object, {} when empty)", r.Address)
+			}
 			r.Attributes, err = p.object()
 		case "sensitive":
 			r.Sensitive, err = p.stringList(key)

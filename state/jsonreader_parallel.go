@@ -53,7 +53,7 @@ func (p *jsonReader) parallelResources() (rs []Resource, end int, ok bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			q := &jsonReader{data: p.data, depth: p.depth + 1, shared: p.shared} // inside the array, as elements counts
+			q := &jsonReader{data: p.data, depth: p.depth + 1, shared: p.shared, current: p.current} // inside the array, as elements counts
 			out[i] = make([]Resource, 0, len(part))
 			for _, sp := range part {
 				q.pos = sp.start

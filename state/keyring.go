@@ -43,10 +43,13 @@ type sealCache struct {
 	m       map[[32]byte]string
 	opened  map[string][]byte // a file's data_key envelope → the key
 	current *dataKey          // the data key made here, for its recipients
+	// held: a file's data_key envelope → why it is not known to hold the
+	// file's secrets ("" when it is), as its values opened (trust.go).
+	held map[string]string
 }
 
 func newSealCache() *sealCache {
-	return &sealCache{m: map[[32]byte]string{}, opened: map[string][]byte{}}
+	return &sealCache{m: map[[32]byte]string{}, opened: map[string][]byte{}, held: map[string]string{}}
 }
 
 func (c *sealCache) get(key [32]byte) (string, bool) {
@@ -191,7 +194,7 @@ func (k *Keyring) seal(dk *dataKey, place string, v any) (string, error) {
 		return cached, nil
 	}
 	if dk.key == nil {
-		return "", errDataKeyUnopened
+		return "", fmt.Errorf("%w (%v); give the identity of a recipient with -identity=FILE or EGGO_IDENTITY=FILE", errDataKeyUnopened, dk.why)
 	}
 	out, err := sealUnder(dk.key, place, plaintext)
 	if err != nil {
@@ -207,13 +210,14 @@ var errNoIdentity = errors.New("no identity given")
 // fileDataKey is the data key of a file's envelope (nil for none), opened
 // with k's identities if they can: once per process, however many times
 // the state is read. An envelope no identity opens comes back with its
-// key nil and the reason.
+// key nil and the reason (also in its why).
 func (k *Keyring) fileDataKey(envelope string) (*dataKey, error) {
 	if envelope == "" {
 		return nil, nil
 	}
 	dk := &dataKey{envelope: envelope}
 	if !k.CanOpen() {
+		dk.why = errNoIdentity
 		return dk, errNoIdentity
 	}
 	k.cache.mu.Lock()
@@ -222,6 +226,7 @@ func (k *Keyring) fileDataKey(envelope string) (*dataKey, error) {
 	if !ok {
 		var err error
 		if key, err = openDataKey(envelope, k.identities); err != nil {
+			dk.why = err
 			return dk, err
 		}
 		k.cache.mu.Lock()
@@ -233,15 +238,17 @@ func (k *Keyring) fileDataKey(envelope string) (*dataKey, error) {
 }
 
 // writeDataKey is the data key a write seals under: the file's own
-// (envelope) while the recipients stay, so unchanged values keep their
-// ciphertext; otherwise one made for the keyring's recipients, once per
-// process. The file's key unopened comes back with its key nil: the
-// values it holds are written back as they are, and a new one cannot be
-// sealed.
+// (envelope) while the recipients stay and the key is trusted (trust.go),
+// so unchanged values keep their ciphertext; otherwise one made for the
+// keyring's recipients, once per process. The file's key unopened comes
+// back with its key nil: the values it holds are written back as they
+// are, and a new one cannot be sealed.
 func (k *Keyring) writeDataKey(envelope string, recipientsChanged bool) (*dataKey, error) {
 	if !recipientsChanged && envelope != "" {
 		dk, _ := k.fileDataKey(envelope)
-		return dk, nil
+		if dk.key == nil || k.distrust(envelope, k.names) == "" {
+			return dk, nil
+		}
 	}
 	k.cache.mu.Lock()
 	defer k.cache.mu.Unlock()
@@ -258,44 +265,43 @@ func (k *Keyring) writeDataKey(envelope string, recipientsChanged bool) (*dataKe
 }
 
 // open decrypts a sealed value of place: under dk (the file's data key),
-// or, sealed before format 4, as an age file of its own. A value under
-// the data key is remembered, so an unchanged value is written back as it
-// was; one sealed the old way is not, so the next write seals it under the
-// data key.
-func (k *Keyring) open(place, sealed string, dk *dataKey) (any, error) {
+// or, sealed before format 4, as an age file of its own (legacy). A value
+// under the data key is remembered, so an unchanged value is written back
+// as it was; one sealed the old way is not, so the next write seals it
+// under the data key. Its error says why it did not open (trust.go).
+func (k *Keyring) open(place, sealed string, dk *dataKey) (v any, legacy bool, err error) {
 	if !k.CanOpen() {
-		return nil, errNoIdentity
+		return nil, false, errNoIdentity
 	}
 	raw, err := base64.StdEncoding.DecodeString(sealed)
 	if err != nil {
-		return nil, fmt.Errorf("not base64: %v", err)
+		return nil, false, fmt.Errorf("corrupt value: not base64: %v", err)
 	}
 	var plaintext []byte
-	legacy := isAgeFile(raw)
+	legacy = isAgeFile(raw)
 	switch {
 	case legacy:
 		r, err := age.Decrypt(bytes.NewReader(raw), k.identities...)
 		if err != nil {
-			return nil, err
+			return nil, true, openFailure("the value", err, k.identities)
 		}
 		if plaintext, err = io.ReadAll(r); err != nil {
-			return nil, err
+			return nil, true, fmt.Errorf("MAC failure: the value's payload does not verify (altered): %v", err)
 		}
 	case dk == nil:
-		return nil, errors.New("not an age file, and the state has no data_key")
+		return nil, false, errors.New("corrupt value: not an age file, and the state has no data_key")
 	case dk.key == nil:
-		return nil, errDataKeyUnopened
+		return nil, false, dk.why
 	default:
 		if plaintext, err = openUnder(dk.key, place, raw); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	var v any
 	if err := json.Unmarshal(plaintext, &v); err != nil {
-		return nil, fmt.Errorf("decrypted value is not JSON: %v", err)
+		return nil, legacy, fmt.Errorf("corrupt value: decrypted, it is not JSON: %v", err)
 	}
 	if !legacy {
 		k.cache.put(sealKey(place, plaintext, dk.envelope), sealed)
 	}
-	return v, nil
+	return v, legacy, nil
 }

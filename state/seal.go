@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"runtime"
@@ -16,15 +17,16 @@ import (
 // keyring's identities. A value no identity opens stays sealed in memory
 // and is written back exactly as it was read.
 
-// UnreadableError is a write that would have to re-encrypt values no
-// identity could open (the recipients changed).
+// UnreadableError is a write that would have to re-encrypt values that
+// could not be decrypted (the recipients changed).
 type UnreadableError struct {
 	Values []string // "ADDRESS.ATTR" or "output.NAME"
+	Why    string   // why they did not open (State.UnreadableWhy)
 }
 
 func (e *UnreadableError) Error() string {
-	return fmt.Sprintf("the recipients changed, and %d sealed value(s) cannot be re-encrypted to them because no identity given could decrypt them (%s); give an identity of a current recipient with -identity or EGGO_IDENTITY",
-		len(e.Values), listSome(e.Values, 5))
+	return fmt.Sprintf("the recipients changed, and %d sealed value(s) cannot be re-encrypted to them because they could not be decrypted (%s): %s; give an identity of a current recipient with -identity or EGGO_IDENTITY",
+		len(e.Values), listSome(e.Values, 5), e.Why)
 }
 
 func listSome(ss []string, n int) string {
@@ -73,12 +75,15 @@ func sealState(c *State, k *Keyring, unreadable *[]string) error {
 	}
 	c.Outputs, c.SealedOutputs = sealed.plain, sealed.sealed
 	if len(*unreadable) > 0 && changed {
-		return &UnreadableError{Values: *unreadable}
+		return &UnreadableError{Values: *unreadable, Why: c.whyOf(*unreadable)}
 	}
 	if k.seals() {
 		c.Recipients = k.Recipients()
-		if wk.dk != nil {
+		switch {
+		case wk.dk != nil:
 			c.DataKey = wk.dk.envelope
+		case !hasSealed(c):
+			c.DataKey = "" // it holds nothing: a file's data key always holds a value
 		}
 	} else if !hasSealed(c) {
 		c.Recipients, c.DataKey = nil, ""
@@ -165,33 +170,20 @@ func hasSealed(s *State) bool {
 
 // openState opens every sealed value of s it can, in place: under the
 // data key, opened once; a value sealed before format 4 costs a key
-// agreement of its own, so the values are opened on every core.
+// agreement of its own, so the values are opened on every core. What
+// does not open stays sealed, with the reason (UnreadableReasons); whether
+// the data key held the values decides whether a write may seal new ones
+// under it (trust.go).
 func openState(s *State, k *Keyring) {
-	type job struct {
-		r     *Resource // nil for an output
-		name  string
-		place string
-		value any
-		ok    bool
-	}
-	var jobs []*job
-	for i := range s.Resources {
-		r := &s.Resources[i]
-		for name := range r.Sealed {
-			jobs = append(jobs, &job{r: r, name: name, place: "resource/" + r.Address + "/" + name})
-		}
-	}
-	for name := range s.SealedOutputs {
-		jobs = append(jobs, &job{name: name, place: "output/" + name})
-	}
-	if len(jobs) == 0 || !k.CanOpen() {
+	jobs := openJobs(s)
+	if !k.CanOpen() || len(jobs) == 0 && s.DataKey == "" {
 		return
 	}
 	// A data key no identity opens leaves its values sealed (Unreadable
 	// names them), as a value no identity opened always has.
 	dk, _ := k.fileDataKey(s.DataKey)
 	var wg sync.WaitGroup
-	next := make(chan *job)
+	next := make(chan *openJob)
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Add(1)
 		go func() {
@@ -201,8 +193,7 @@ func openState(s *State, k *Keyring) {
 				if j.r != nil {
 					sealed = j.r.Sealed[j.name]
 				}
-				v, err := k.open(j.place, sealed, dk)
-				j.value, j.ok = v, err == nil
+				j.value, j.legacy, j.err = k.open(j.place, sealed, dk)
 			}
 		}()
 	}
@@ -211,8 +202,64 @@ func openState(s *State, k *Keyring) {
 	}
 	close(next)
 	wg.Wait()
+	under, failed := placeOpened(s, jobs)
+	if dk != nil && dk.key != nil {
+		k.noteHeld(s.DataKey, under, failed)
+		names := s.Recipients
+		if k.seals() {
+			names = k.Recipients()
+		}
+		if slices.Equal(names, s.Recipients) {
+			s.keyDistrust = k.distrust(s.DataKey, names)
+		}
+	}
+}
+
+// openJob is one sealed value to open: a resource's attribute (r set) or
+// an output.
+type openJob struct {
+	r      *Resource
+	name   string
+	place  string
+	value  any
+	legacy bool // an age file of its own, not under the data key
+	err    error
+}
+
+func openJobs(s *State) []*openJob {
+	var jobs []*openJob
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		for name := range r.Sealed {
+			jobs = append(jobs, &openJob{r: r, name: name, place: "resource/" + r.Address + "/" + name})
+		}
+	}
+	for name := range s.SealedOutputs {
+		jobs = append(jobs, &openJob{name: name, place: "output/" + name})
+	}
+	return jobs
+}
+
+// placeOpened moves what opened into the plain attributes and outputs and
+// records why the rest did not; it counts the values sealed under the
+// data key and those of them that failed.
+func placeOpened(s *State, jobs []*openJob) (under, failed int) {
 	for _, j := range jobs {
-		if !j.ok {
+		if !j.legacy {
+			under++
+		}
+		if j.err != nil {
+			if !j.legacy {
+				failed++
+			}
+			if s.unopened == nil {
+				s.unopened = map[string]string{}
+			}
+			label := "output." + j.name
+			if j.r != nil {
+				label = j.r.Address + "." + j.name
+			}
+			s.unopened[label] = j.err.Error()
 			continue
 		}
 		if j.r == nil {
@@ -237,10 +284,12 @@ func openState(s *State, k *Keyring) {
 	if len(s.SealedOutputs) == 0 {
 		s.SealedOutputs = nil
 	}
+	return under, failed
 }
 
-// Unreadable lists the values of s still sealed: those no identity given
-// could decrypt ("ADDRESS.ATTR", "output.NAME"), sorted.
+// Unreadable lists the values of s still sealed: those that could not be
+// decrypted ("ADDRESS.ATTR", "output.NAME"), sorted; UnreadableReasons
+// says why.
 func (s *State) Unreadable() []string {
 	var out []string
 	for _, r := range s.Resources {
@@ -254,6 +303,47 @@ func (s *State) Unreadable() []string {
 	slices.Sort(out)
 	return out
 }
+
+// UnreadableReasons says why each value Unreadable lists did not open:
+// "no identity given", or what went wrong with the identity given
+// ("wrong identity: …", "no matching recipient: …", "corrupt envelope:
+// …", "MAC failure: …").
+func (s *State) UnreadableReasons() map[string]string {
+	out := map[string]string{}
+	for _, v := range s.Unreadable() {
+		out[v] = s.why(v)
+	}
+	return out
+}
+
+func (s *State) why(value string) string { return cmp.Or(s.unopened[value], errNoIdentity.Error()) }
+
+// UnreadableWhy is UnreadableReasons in one line: the reason, when the
+// values share one, else each reason with its number of values.
+func (s *State) UnreadableWhy() string { return s.whyOf(s.Unreadable()) }
+
+// whyOf is UnreadableWhy of some of the values.
+func (s *State) whyOf(values []string) string {
+	count := map[string]int{}
+	for _, v := range values {
+		count[s.why(v)]++
+	}
+	if len(count) == 1 {
+		for why := range count {
+			return why
+		}
+	}
+	var parts []string
+	for _, why := range slices.Sorted(maps.Keys(count)) {
+		parts = append(parts, fmt.Sprintf("%s (%d)", why, count[why]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// DataKeyDistrusted is why the next write will seal the state's secrets
+// under a new data key rather than the file's, though the recipients did
+// not change ("" when it will not): see trust.go.
+func (s *State) DataKeyDistrusted() string { return s.keyDistrust }
 
 // PlainSecrets counts the sensitive values the file held in plain text
 // when s was read (which a write with recipients will encrypt).

@@ -49,6 +49,12 @@ type State struct {
 
 	// plainOnRead counts the sensitive values the file held in plain text.
 	plainOnRead int
+	// unopened says why each value still sealed did not open
+	// ("ADDRESS.ATTR", "output.NAME" → reason); absent: no identity given.
+	unopened map[string]string
+	// keyDistrust is why the next write will not seal under the file's
+	// data key ("" when it will, or when it cannot tell).
+	keyDistrust string
 }
 
 // Resource is one recorded resource.

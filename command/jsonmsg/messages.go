@@ -122,15 +122,19 @@ type PlannedHook struct {
 	WaitsFor []string `json:"waits_for"`
 }
 
-// UnreadableSecrets lists the state's sealed values no identity given
-// opens, printed by plan (and by apply and destroy as they plan) when
+// UnreadableSecrets lists the state's sealed values that could not be
+// decrypted, printed by plan (and by apply and destroy as they plan) when
 // there are some: the plan shows what it can, apply refuses.
 type UnreadableSecrets struct {
 	// NotCompared are the resources whose comparison needed those values:
 	// planned as no-ops, never guessed.
 	NotCompared []string `json:"not_compared"`
-	Type        string   `json:"type"` // "unreadable_secrets"
-	Values      []string `json:"values"`
+	// Reasons says why each value did not open: "no identity given",
+	// "wrong identity: …", "no matching recipient: …", "corrupt envelope:
+	// …", "corrupt value: …" or "MAC failure: …".
+	Reasons map[string]string `json:"reasons"`
+	Type    string            `json:"type"` // "unreadable_secrets"
+	Values  []string          `json:"values"`
 }
 
 // SecretsChange is how applying changes the encryption of the state's

@@ -230,10 +230,20 @@ func (a *hostApply) result() resources.Attrs {
 		for _, f := range parseFiles(a.prior[hostFiles]) {
 			if !seen[f.Path] && !a.removed[f.Path] {
 				files = append(files, f)
+				seen[f.Path] = true
 				if st, ok := a.priorStats[f.Path]; ok && f.Drift == "" {
 					stats[f.Path] = st
 				}
 			}
+		}
+	}
+	// A file the write-ahead record says eggo is about to create is
+	// listed too, as missing until it is in place: every created file is
+	// one the record declares (CheckRecord).
+	for _, f := range a.desiredList {
+		if a.recs.files[f.Path] && !seen[f.Path] {
+			f.SHA256, f.Drift = "", driftMissing
+			files = append(files, f)
 		}
 	}
 	out[hostFiles] = filesAttr(files)

@@ -74,7 +74,7 @@ func (h *Host) Schema() resources.Schema {
 			"agent, known_hosts_file, sudo, timeout, retries, bastion. A change of type replaces the host; " +
 			"other changes are recorded only"},
 		hostFiles: {Description: "the package bundle installed: [{path, sha256, mode, size}] sorted by path; " +
-			"an entry with drift set was found changed on the host by refresh"},
+			"an entry with drift set was found changed on the host by refresh, or is about to be created (missing)"},
 		hostFacts: {Description: "os, os_version, os_name, arch, machine, kernel, hostname as last seen", Computed: true},
 		hostCreated: {Description: "[{path, type: file|dir}] sorted by path: everything eggo created on the host, " +
 			"the only things Delete removes", Computed: true},

@@ -31,8 +31,7 @@ func containerdSpec(c *resources.Cluster) componentSpec {
 				{Path: cfg, Mode: "0644", Content: config},
 				{Path: FlannelCNIConfigPath, Mode: "0644", Content: flannelCNIConfig},
 			},
-			// /opt/containerd is containerd's own plugin directory, made at its first start.
-			DataDirs: []string{"/opt/containerd", "/var/lib/containerd", "/var/lib/cni"},
+			DataDirs: dataDirs(resources.CompContainerd),
 			// Images come from the bundle (the sandbox image, add-ons'
 			// images): no registry needed.
 			PostStart: `for f in ` + BundleImageDir + `/*.tar; do

@@ -104,7 +104,7 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 				certFile(dir, "peer.crt", certRef(resources.CertEtcdPeer, n.Name, "cert")),
 				certFile(dir, "peer.key", certRef(resources.CertEtcdPeer, n.Name, "key")),
 			},
-			DataDirs:      []string{"/var/lib/etcd"},
+			DataDirs:      dataDirs(resources.CompEtcd),
 			Health:        etcdctl(dir, "https://127.0.0.1:2379") + " endpoint health",
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup:       "rm -f " + shell.Quote(f("bootstrap.env")),

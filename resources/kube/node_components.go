@@ -152,7 +152,7 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 				args: flags(c, resources.CompKubelet, own), specifierArgs: specifierArgs,
 				after: []string{resources.CompContainerd + ".service"}, extra: extra}),
 			Files:         files,
-			DataDirs:      []string{"/var/lib/kubelet"},
+			DataDirs:      dataDirs(resources.CompKubelet),
 			Health:        health,
 			HealthTimeout: DefaultHealthTimeout,
 			Cleanup:       kubeletCleanup,
