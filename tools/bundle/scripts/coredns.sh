@@ -59,6 +59,11 @@ got=$("$work/coredns" -version 2>&1) || die "coredns.sh: coredns -version failed
 record_from "$tmp" var/lib/eggo/images/coredns.tar "github.com/coredns/coredns@$version as $name"
 log "coredns: $name written ($(stat -c %s "$tmp/var/lib/eggo/images/coredns.tar") bytes) in $((SECONDS - started)) s; ${got//$'\n'/, }"
 if [[ -n $bindir ]]; then
-  "$BUNDLE_SRC/scripts/verify-image.sh" "$tmp/var/lib/eggo/images/coredns.tar" "$name" "$bindir"
+  # Run once (-version), not served and stopped: a SIGTERM that reaches
+  # CoreDNS before it installs its handler ends it with Go's default status
+  # 2, which a loaded machine hit (v1.12.1, 2026-11-29). That CoreDNS serves
+  # is the clusters' test: every end-to-end run resolves names through it.
+  "$BUNDLE_SRC/scripts/verify-image.sh" "$tmp/var/lib/eggo/images/coredns.tar" "$name" "$bindir" \
+    --once "CoreDNS-${version#v}" -- /coredns -version
 fi
 end_part "$tmp" "$out" "$key"
