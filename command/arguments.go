@@ -49,6 +49,8 @@ type Operation struct {
 	// Identities are -identity files (with EGGO_IDENTITY's) that open the
 	// state's sealed secrets.
 	Identities multiFlag
+	// ConfineFiles: -confine-files (config.VarInput.ConfineFiles).
+	ConfineFiles bool
 	// StateSet: -state was given.
 	StateSet bool
 	// Hooks are --prehook, --posthook, --cluster-prehook and
@@ -66,6 +68,7 @@ func parseOperation(cmd string, args []string) (*Operation, error) {
 	fs.Var(&op.Vars, "var", "")
 	fs.Var(&op.VarFiles, "var-file", "")
 	fs.BoolVar(&op.JSON, "json", false, "")
+	fs.BoolVar(&op.ConfineFiles, "confine-files", false, "")
 	if cmd != "validate" {
 		fs.StringVar(&op.StatePath, "state", "eggo.state", "")
 		fs.Var(&op.Targets, "target", "")
@@ -149,7 +152,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 func (op *Operation) request(env []string) engine.Request {
 	return engine.Request{
 		Dir:          ".",
-		Vars:         config.VarInput{Vars: op.Vars, VarFiles: op.VarFiles, Env: env},
+		Vars:         config.VarInput{Vars: op.Vars, VarFiles: op.VarFiles, Env: env, ConfineFiles: op.ConfineFiles},
 		StatePath:    op.StatePath,
 		StatePathSet: op.StateSet,
 		Identities:   identityFiles(op.Identities, env),
@@ -204,7 +207,15 @@ const operationFlagsHelp = `  -state=PATH          State file (default eggo.stat
                        deleted from the cluster and the state without touching it.
   -identity=FILE       An age identity file or SSH private key that decrypts the
                        state's secrets; repeatable. EGGO_IDENTITY=FILE[:FILE] too.
+` + confineFlagHelp + `
   -json                Machine-readable output (JSON lines).`
+
+// confineFlagHelp documents -confine-files (validate, plan, apply, destroy,
+// graph).
+const confineFlagHelp = `  -confine-files       For a configuration you do not trust with this machine: file(),
+                       templatefile(), hook and manifest files read only its directory
+                       and its packages link; no hook runs here. EGGO_CONFINE_FILES=1
+                       too (every command); always on in a GitOps Job.`
 
 // stateFlagsHelp documents the flags every command reading the state
 // takes (parseStateArgs): the configuration is loaded for its backend and

@@ -32,6 +32,14 @@ func TestParseOperationFlagsPerCommand(t *testing.T) {
 			t.Errorf("%s %v: err = %v, want ok=%v", tc.cmd, tc.args, err, tc.ok)
 		}
 	}
+	// -confine-files reaches the configuration's loading, on every command
+	// that plans, and with a saved plan too.
+	for _, args := range [][]string{{"validate"}, {"plan"}, {"graph"}, {"apply", "plan.file"}, {"destroy"}} {
+		op, err := parseOperation(args[0], append([]string{"-confine-files"}, args[1:]...))
+		if err != nil || !op.request(nil).Vars.ConfineFiles {
+			t.Errorf("%s -confine-files: %v, confined %v", args[0], err, err == nil && op.request(nil).Vars.ConfineFiles)
+		}
+	}
 }
 
 // Hook flags keep their order across kinds, take one or two dashes, and

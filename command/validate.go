@@ -21,6 +21,7 @@ func (c *ValidateCommand) Help() string {
 Options:
   -var 'NAME=VALUE'    Set a variable; repeatable.
   -var-file=FILE       Read variables from a file; repeatable.
+` + confineFlagHelp + `
   -json                Machine-readable output.
 
 Exit codes: 0 valid, 1 invalid or error.

@@ -112,11 +112,13 @@ func ptr[T any](v T) *T { return &v }
 
 // jobArgs name the cluster, the Job and the files; -var values are the
 // spec's variables, which are not credentials. No key reaches an argument
-// or the environment: only the paths of mounted Secrets.
+// or the environment: only the paths of mounted Secrets. -confine-files
+// keeps the configuration from reading them, or running anything in the
+// Job's container (the job command refuses to run without it).
 func jobArgs(c *v1alpha1.EggoCluster, r jobRequest, name string) []string {
 	args := []string{
 		"-namespace=" + c.Namespace, "-cluster=" + c.Name, "-cluster-uid=" + string(c.UID),
-		"-job=" + name, "-bundle=" + bundleDir(c),
+		"-job=" + name, "-bundle=" + bundleDir(c), "-confine-files",
 	}
 	if c.Spec.IdentitySecretRef != nil {
 		args = append(args, "-identity="+v1alpha1.MountIdentity+"/"+v1alpha1.IdentityKey)

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
+	"github.com/eggo-project/eggo/controller/jobrun"
 )
 
 // checkJob: Secrets mounted read-only (volume and mount), bounds set,
@@ -65,6 +67,17 @@ func checkJob(t *testing.T, j *batchv1.Job) {
 	}
 	if !strings.Contains(strings.Join(c.Args, " "), "-identity="+v1alpha1.MountIdentity+"/") {
 		t.Errorf("%s: args %q do not name the identity's path", j.Name, c.Args)
+	}
+	// Confined: the configuration reads none of the mounted Secrets and
+	// runs nothing in the Job's container; the job command parses its
+	// arguments as given (it refuses to run without -confine-files).
+	if !slices.Contains(c.Args, "-confine-files") {
+		t.Errorf("%s: args %q do not confine the configuration (-confine-files)", j.Name, c.Args)
+	}
+	if len(c.Command) != 3 || c.Command[1] != "job" {
+		t.Errorf("%s: command %q", j.Name, c.Command)
+	} else if _, err := jobrun.Parse(append([]string{c.Command[2]}, c.Args...)); err != nil {
+		t.Errorf("%s: the job command refuses its arguments: %v", j.Name, err)
 	}
 }
 

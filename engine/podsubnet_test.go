@@ -162,6 +162,14 @@ func TestPlanKeepsPodSubnets(t *testing.T) {
 	}
 }
 
+// routesCleanup4869f8e is the routes service's cleanup as the eggo before
+// flannel made it for an IPv4 pod network.
+const routesCleanup4869f8e = "ip -4 route flush proto 77 2>/dev/null\niptables -t nat -D POSTROUTING -j EGGO-POD-MASQ 2>/dev/null\n" +
+	"iptables -t nat -F EGGO-POD-MASQ 2>/dev/null && iptables -t nat -X EGGO-POD-MASQ\niptables -D FORWARD -j EGGO-POD-FWD 2>/dev/null\n" +
+	"iptables -F EGGO-POD-FWD 2>/dev/null && iptables -X EGGO-POD-FWD\n" +
+	"if [ -f /run/eggo-pod-routes/forward.before ]; then cat /run/eggo-pod-routes/forward.before > /proc/sys/net/ipv4/ip_forward; fi\n" +
+	"rm -rf /run/eggo-pod-routes\ntrue"
+
 // A state written before flannel: each worker's subnet is on its containerd
 // service and each worker has a routes service. The plan keeps the subnets
 // (now on the k8s_node), deletes the routes services and adds flanneld.
@@ -183,7 +191,13 @@ func TestPlanMovesOffTheRoutesService(t *testing.T) {
 		case r.Address == resources.ServiceAddr(resources.CompContainerd, r.Node):
 			r.Attributes[kube.AttrPodSubnet] = legacy[r.Node]
 		case r.Address == resources.ServiceAddr(resources.CompPodRoutes, r.Node):
+			// What the eggo before flannel recorded (4869f8e: podnet.go).
+			routes := "/etc/kubernetes/" + resources.CompPodRoutes + "/routes.sh"
 			r.Attributes["component"] = resources.CompPodRoutes
+			r.Attributes["unit_name"] = resources.CompPodRoutes + ".service"
+			r.Attributes["file_modes"] = map[string]any{routes: "0755"}
+			r.Attributes["file_digests"] = map[string]any{routes: strings.Repeat("0", 64)}
+			r.Attributes["cleanup"] = routesCleanup4869f8e
 		}
 	}, "service", "k8s_node")
 	// (the state's flanneld records stand for nothing: drop them)

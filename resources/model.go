@@ -101,6 +101,12 @@ type Runtime struct {
 	// whole use as its own, and the kubelet deleted the pause image of an
 	// offline cluster — which no registry gives back.
 	ImageGCHighPercent, ImageGCLowPercent int
+	// RegistryMirrors are containerd's registry mirrors: a registry host
+	// ("registry.k8s.io", "10.0.0.5:5000", or DefaultRegistry for every
+	// registry without an entry) → its mirrors (scheme://host[:port], http
+	// or https), tried in order before the registry itself: what an
+	// air-gapped site pulls through (registry_mirrors.go checks them).
+	RegistryMirrors map[string][]string
 }
 
 // Network holds the cluster's address ranges.

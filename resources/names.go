@@ -42,8 +42,8 @@ func ServiceAddr(component, node string) string {
 const CompFlannel = "flanneld"
 
 // CompPodRoutes is the pod network eggo ran before flannel: a oneshot of
-// host-gw routes on every worker. It is only deleted now (its cleanup is in
-// the state of the services that had it).
+// host-gw routes on every worker. It is only deleted now (its cleanup is
+// eggo's code still, resources/kube/service_scripts.go: never the state's).
 const CompPodRoutes = "eggo-pod-routes"
 
 // Names of the certificates. The per-node ones (apiserver, etcd_server,

@@ -53,12 +53,16 @@ func Parse(args []string) (Options, error) {
 		fs.StringVar(p, name, *p, "")
 	}
 	fs.Var(&vars, "var", "")
+	confine := fs.Bool("confine-files", false, "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return o, fmt.Errorf("job %s: %v", o.Phase, err)
 	}
 	o.Vars = vars
 	if o.Cluster == "" || o.Namespace == "" || o.Job == "" {
 		return o, fmt.Errorf("job %s: -cluster, -namespace and -job are needed", o.Phase)
+	}
+	if !*confine {
+		return o, fmt.Errorf("job %s: -confine-files is needed: a Job's configuration may not read its mounted Secrets (eggo runs confined in any case)", o.Phase)
 	}
 	if o.Phase == v1alpha1.PhaseApply && o.PlanHash == "" {
 		return o, fmt.Errorf("job apply: -plan-hash is needed")

@@ -46,7 +46,7 @@ cluster "single" {
 }
 connection {
   user             = "root"
-  private_key_file = "` + v1alpha1.MountSSH + `/ssh-privatekey"
+  private_key_file = "KEYFILE" # the Job's is MountSSH/ssh-privatekey; plan checks it exists
 }
 node "m0" {
   address = var.address
@@ -70,7 +70,9 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	eggo := eggotest.Binary(t)
 	config := filepath.Join(dir, "config")
 	must(t, os.MkdirAll(config, 0o755))
-	hcl := strings.Replace(clusterHCL, "KUBECONFIG", kubeconfig, 1)
+	key := filepath.Join(dir, "ssh-privatekey") // never read: the plan contacts no host of 192.0.2.0/24
+	must(t, os.WriteFile(key, []byte("not a key\n"), 0o600))
+	hcl := strings.NewReplacer("KUBECONFIG", kubeconfig, "KEYFILE", key).Replace(clusterHCL)
 	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(hcl), 0o644))
 	o := jobrun.Options{
 		Phase: "plan", Namespace: ns, Cluster: "demo", Job: "demo-plan-g1", Bundle: bundle,
@@ -178,14 +180,41 @@ func TestJobRefusesAStateInThePod(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	o, err := jobrun.Parse([]string{"plan", "-namespace=n", "-cluster=c", "-job=j", "-var=a=1", "-var=b=2"})
+	o, err := jobrun.Parse([]string{"plan", "-namespace=n", "-cluster=c", "-job=j", "-confine-files", "-var=a=1", "-var=b=2"})
 	if err != nil || o.Phase != "plan" || len(o.Vars) != 2 || o.Vars[1] != "b=2" || o.WorkDir != v1alpha1.MountWork {
 		t.Fatalf("Parse: %+v, %v", o, err)
 	}
-	for _, bad := range [][]string{nil, {"run"}, {"plan"}, {"apply", "-namespace=n", "-cluster=c", "-job=j"}} {
+	for _, bad := range [][]string{nil, {"run"}, {"plan"}, {"apply", "-namespace=n", "-cluster=c", "-job=j", "-confine-files"},
+		{"plan", "-namespace=n", "-cluster=c", "-job=j"}} {
 		if _, err := jobrun.Parse(bad); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)
 		}
+	}
+}
+
+// TestJobConfinesEggo: every eggo a Job runs (here destroy, and the show
+// that publishes the nodes) gets EGGO_CONFINE_FILES=1, whatever the
+// Job's own environment says.
+func TestJobConfinesEggo(t *testing.T) {
+	t.Setenv("EGGO_CONFINE_FILES", "0")
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, v1alpha1.ConfigFile), []byte(`backend "kubernetes" {}`), 0o644))
+	got := filepath.Join(dir, "got")
+	eggo := filepath.Join(dir, "eggo")
+	must(t, os.WriteFile(eggo, []byte(fmt.Sprintf("#!/bin/sh\necho \"$2 $EGGO_CONFINE_FILES\" >> %q\n", got)), 0o755))
+	o := jobrun.Options{Phase: "destroy", Namespace: "n", Cluster: "c", Job: "j", Eggo: eggo,
+		WorkDir: filepath.Join(dir, "run"), ConfigDir: dir, Kubeconfig: filepath.Join(dir, "none")}
+	_ = jobrun.Run(o, io.Discard, io.Discard)
+	b, err := os.ReadFile(got)
+	must(t, err)
+	runs := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, r := range runs {
+		if !strings.HasSuffix(r, " 1") {
+			t.Errorf("eggo %s ran unconfined", r)
+		}
+	}
+	if !strings.HasPrefix(runs[0], "destroy ") {
+		t.Errorf("runs %q: want destroy first", runs)
 	}
 }
 

@@ -43,13 +43,20 @@ func layout(o Options, src string) error {
 	return os.Symlink(o.Bundle, link)
 }
 
+// confineEnv confines every eggo a Job runs (plan, show, apply, destroy):
+// what the configuration reads stays in the run's directory and the
+// bundle, away from the mounted SSH key, identity and ServiceAccount
+// token, and none of its hooks runs in the Job's container. It is
+// engine/config's ConfineEnv, which this package may not import.
+const confineEnv = "EGGO_CONFINE_FILES=1"
+
 // eggo runs the eggo CLI in the run's directory, its output copied to out
 // and errOut (and so into the Job's log).
 func eggo(o Options, out, errOut io.Writer, args ...string) error {
 	full := append([]string{"-chdir=" + o.WorkDir}, args...)
 	cmd := exec.Command(o.Eggo, full...)
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", confineEnv)
 	// A Job's pod is stopped with SIGTERM (deleted, or past its deadline)
 	// and killed after its grace period. eggo gets the SIGTERM too, so it
 	// starts nothing new and records what finishes before the kill.

@@ -65,7 +65,7 @@ func (l *loader) decodeAddons(dec *decoder, b *hcl.Block) resources.Addons {
 	}
 	for i, f := range files {
 		rng := elementRange(expr, i, len(files))
-		abs, err := l.localPath(f)
+		abs, err := l.confinedPath(f)
 		if err != nil {
 			dec.errorf(rng, "Invalid manifest path", "%s.", err)
 			continue

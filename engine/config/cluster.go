@@ -82,7 +82,7 @@ func (l *loader) evalCluster(cb *clusterBlock, ctx *hcl.EvalContext) hcl.Diagnos
 		}
 	}
 	if p := dec.strPtr(attrs, "packages"); p != nil {
-		abs, err := l.localPath(*p)
+		abs, err := l.confinedPath(*p)
 		if err != nil {
 			dec.errorf(attrs["packages"].Expr.Range(), "Invalid packages path", "%s.", err)
 		}
@@ -176,6 +176,7 @@ func clusterValue(c *resources.Cluster) cty.Value {
 			"eviction_hard":          stringMapValue(c.Runtime.EvictionHard),
 			"image_gc_high_percent":  cty.NumberIntVal(int64(c.Runtime.ImageGCHighPercent)),
 			"image_gc_low_percent":   cty.NumberIntVal(int64(c.Runtime.ImageGCLowPercent)),
+			"registry_mirrors":       registryMirrorsValue(c.Runtime.RegistryMirrors),
 		}),
 	})
 }

@@ -32,6 +32,11 @@ type VarInput struct {
 	// found before any host is contacted rather than in the middle of an
 	// apply. Tests and tools that never connect leave it off.
 	CheckKeyFiles bool
+	// ConfineFiles confines what the configuration reads on this machine
+	// to its directory and the bundle, and refuses hooks that would run
+	// here (confine.go): -confine-files, and a GitOps Job always. The
+	// environment's EGGO_CONFINE_FILES=1 turns it on too.
+	ConfineFiles bool
 }
 
 // Config is a loaded cluster definition.

@@ -73,10 +73,19 @@ func (d *decoder) eval(a *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
 	if diags.HasErrors() {
 		return cty.NilVal, false
 	}
-	if v.ContainsMarked() {
+	marked, kind := v.ContainsMarked(), ""
+	if marked {
 		v, _ = v.UnmarkDeep()
+	} else {
+		kind = secretIn(v) // a credential given in clear is as sensitive
+	}
+	if marked || kind != "" {
 		if !d.carriers[a] {
-			d.refuseSensitive(a)
+			if marked {
+				d.refuseSensitive(a)
+			} else {
+				d.refuseSecret(a, kind)
+			}
 			return cty.NilVal, false
 		}
 		if d.secret == nil {

@@ -13,10 +13,17 @@ import (
 // it, never the megabytes a mistaken file() or a hostile variable holds.
 const maxEcho = 100
 
+// hiddenValue stands for a value no message repeats: one that holds a
+// credential (credentials.go), as a sensitive one is shown.
+const hiddenValue = "(sensitive value)"
+
 // quoted is how a message shows a value the user gave: quoted, and when
 // it is longer than maxEcho bytes, its start and its length:
-// "aaaa…"…(70000 bytes).
+// "aaaa…"…(70000 bytes). A credential is not shown at all.
 func quoted(s string) string {
+	if secretKind(s) != "" {
+		return hiddenValue
+	}
 	if len(s) <= maxEcho {
 		return strconv.Quote(s)
 	}
@@ -25,6 +32,9 @@ func quoted(s string) string {
 
 // clip is quoted for text shown as it is (a number's digits).
 func clip(s string) string {
+	if secretKind(s) != "" {
+		return hiddenValue
+	}
 	if len(s) <= maxEcho {
 		return s
 	}
@@ -60,8 +70,10 @@ const (
 
 // capDiagnostics bounds what the messages of diags repeat (the ones eggo
 // writes use quoted already): each quoted run of more than longQuote
-// bytes is cut to maxEcho bytes and its length, and a summary or detail
-// still too long is cut. It edits diags in place.
+// bytes is cut to maxEcho bytes and its length, a quoted credential is
+// hidden, and a summary or detail still too long is cut. A message that
+// still holds a credential outside quotes is not shown. It edits diags
+// in place.
 func capDiagnostics(diags hcl.Diagnostics) hcl.Diagnostics {
 	for _, d := range diags {
 		d.Summary = capText(d.Summary, longQuote)
@@ -71,10 +83,14 @@ func capDiagnostics(diags hcl.Diagnostics) hcl.Diagnostics {
 }
 
 func capText(s string, max int) string {
-	if len(s) <= longQuote {
+	secret := secretKind(s) != ""
+	if len(s) <= longQuote && !secret {
 		return s
 	}
 	s = capQuotes(s)
+	if secret && secretKind(s) != "" {
+		return "The message is not shown: it would repeat " + hiddenValue + "."
+	}
 	if len(s) > max {
 		s = s[:runeCut(s, max)] + lengthNote(len(s))
 	}
@@ -82,7 +98,7 @@ func capText(s string, max int) string {
 }
 
 // capQuotes cuts each Go-quoted run of s ("…" as %q writes it) longer
-// than longQuote bytes.
+// than longQuote bytes, and hides one that holds a credential.
 func capQuotes(s string) string {
 	var b strings.Builder
 	for {
@@ -97,7 +113,7 @@ func capQuotes(s string) string {
 			return b.String()
 		}
 		run := s[i : j+1]
-		if text, err := strconv.Unquote(run); err == nil && len(run) > longQuote {
+		if text, err := strconv.Unquote(run); err == nil && (len(run) > longQuote || secretKind(text) != "") {
 			run = quoted(text)
 		}
 		b.WriteString(s[:i])

@@ -16,21 +16,37 @@ import (
 
 // readConfigFile reads a file named in the configuration (relative to the
 // configuration directory) and remembers its content for Config.Hash: a
-// changed certificate template must invalidate a saved plan too.
+// changed certificate template must invalidate a saved plan too. Under
+// confinement the file must lie in the configuration directory or the
+// bundle (confine.go). Its errors name the path, never the content.
 func (l *loader) readConfigFile(p string) ([]byte, error) {
 	abs, err := l.localPath(p)
 	if err != nil {
+		return nil, &fileError{err.Error()}
+	}
+	open, err := l.confined(p, abs)
+	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(abs)
+	b, err := os.ReadFile(open)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no file exists at %s (paths are relative to the configuration directory %s)", clipPath(p), l.dir)
+		return nil, fileErrorf("no file exists at %s (paths are relative to the configuration directory %s)", clipPath(p), l.dir)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", clipPath(p), err)
+		return nil, fileErrorf("cannot read %s: %s", clipPath(p), reason(err))
 	}
 	l.readFiles[abs] = b
 	return b, nil
+}
+
+// fileValue is v, the value of a file function that read b, marked
+// sensitive when b holds a private key, an identity or a token: it then
+// reaches no plan, log or error (sensitive.go).
+func fileValue(v cty.Value, b []byte) cty.Value {
+	if secretKind(string(b)) != "" {
+		return v.Mark(sensitive)
+	}
+	return v
 }
 
 func (l *loader) fileFunc() function.Function {
@@ -44,9 +60,9 @@ func (l *loader) fileFunc() function.Function {
 				return cty.UnknownVal(cty.String), err
 			}
 			if !utf8.Valid(b) {
-				return cty.UnknownVal(cty.String), fmt.Errorf("contents of %s are not valid UTF-8; use filebase64 for binary files", clipPath(args[0].AsString()))
+				return cty.UnknownVal(cty.String), fileErrorf("contents of %s are not valid UTF-8; use filebase64 for binary files", clipPath(args[0].AsString()))
 			}
-			return cty.StringVal(string(b)), nil
+			return fileValue(cty.StringVal(string(b)), b), nil
 		},
 	})
 }
@@ -61,7 +77,7 @@ func (l *loader) fileBase64Func() function.Function {
 			if err != nil {
 				return cty.UnknownVal(cty.String), err
 			}
-			return cty.StringVal(base64.StdEncoding.EncodeToString(b)), nil
+			return fileValue(cty.StringVal(base64.StdEncoding.EncodeToString(b)), b), nil
 		},
 	})
 }
@@ -101,7 +117,7 @@ func (l *loader) templateFileFunc(funcs map[string]function.Function) function.F
 			}
 			expr, diags := hclsyntax.ParseTemplate(src, name, hcl.InitialPos)
 			if diags.HasErrors() {
-				return cty.DynamicVal, fmt.Errorf("template %s: %s", name, diags.Error())
+				return cty.DynamicVal, templateError(name, src, diags)
 			}
 			for _, t := range expr.Variables() {
 				if _, ok := vars[t.RootName()]; !ok {
@@ -111,11 +127,20 @@ func (l *loader) templateFileFunc(funcs map[string]function.Function) function.F
 			}
 			val, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: funcs})
 			if diags.HasErrors() {
-				return cty.DynamicVal, fmt.Errorf("template %s: %s", name, diags.Error())
+				return cty.DynamicVal, templateError(name, src, diags)
 			}
-			return val, nil
+			return fileValue(val, src), nil
 		},
 	})
+}
+
+// templateError is a template's parse or evaluation error, not shown
+// when the template holds a credential: HCL's messages may quote it.
+func templateError(name string, src []byte, diags hcl.Diagnostics) error {
+	if kind := secretKind(string(src)); kind != "" {
+		return fmt.Errorf("template %s holds %s, so its errors are not shown: %s", clipPath(name), kind, hiddenValue)
+	}
+	return fmt.Errorf("template %s: %s", name, diags.Error())
 }
 
 func templateVars(v cty.Value) (map[string]cty.Value, error) {

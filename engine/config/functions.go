@@ -1,6 +1,9 @@
 package config
 
 import (
+	"errors"
+	"slices"
+
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
@@ -47,12 +50,65 @@ func (l *loader) functions() map[string]function.Function {
 		// files
 		"file": l.fileFunc(), "filebase64": l.fileBase64Func(),
 	}
+	for name, f := range funcs {
+		if name != "try" && name != "can" { // they show their arguments' own diagnostics
+			funcs[name] = hideSensitiveErrors(f)
+		}
+	}
 	// templatefile sees every function but itself: a template rendering
 	// templates could recurse without end.
 	inner := make(map[string]function.Function, len(funcs))
 	for k, v := range funcs {
 		inner[k] = v
 	}
-	funcs["templatefile"] = l.templateFileFunc(inner)
+	funcs["templatefile"] = hideSensitiveErrors(l.templateFileFunc(inner))
 	return funcs
+}
+
+// hideSensitiveErrors is f, except that when an argument is sensitive its
+// error does not say why: go-cty hands a function its arguments unmarked,
+// so its error ("invalid CIDR address: …") would repeat a sensitive value
+// in clear. A file's error (fileError) names only its path, the first
+// argument, and is kept unless that path is the sensitive one.
+func hideSensitiveErrors(f function.Function) function.Function {
+	open := func(p function.Parameter) function.Parameter {
+		// f itself applies its own rules: the wrapper lets everything through.
+		p.AllowMarked, p.AllowUnknown, p.AllowNull, p.AllowDynamicType = true, true, true, true
+		return p
+	}
+	params := f.Params()
+	for i := range params {
+		params[i] = open(params[i])
+	}
+	var varParam *function.Parameter
+	if vp := f.VarParam(); vp != nil {
+		p := open(*vp)
+		varParam = &p
+	}
+	return function.New(&function.Spec{
+		Description: f.Description(),
+		Params:      params,
+		VarParam:    varParam,
+		Type: func(args []cty.Value) (cty.Type, error) {
+			ty, err := f.ReturnTypeForValues(args)
+			return ty, hideSensitive(err, args)
+		},
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			v, err := f.Call(args)
+			return v, hideSensitive(err, args)
+		},
+	})
+}
+
+func hideSensitive(err error, args []cty.Value) error {
+	var fe *fileError
+	if err == nil || !slices.ContainsFunc(args, cty.Value.ContainsMarked) || errors.As(err, &fe) && !args[0].ContainsMarked() {
+		return err
+	}
+	const msg = "an argument is " + hiddenValue + ", and why the call failed is not shown: it could repeat it"
+	var ae function.ArgError
+	if errors.As(err, &ae) {
+		return function.NewArgErrorf(ae.Index, msg)
+	}
+	return errors.New(msg)
 }

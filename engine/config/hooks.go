@@ -101,6 +101,7 @@ func (l *loader) evalHook(hb *hookBlock, c *resources.Cluster) (hook.Hook, hcl.D
 	h.Scope = decodeHookScope(dec, attrs)
 	decodeHookTargets(dec, hb, &h, c, l.nodesPartial())
 	h.OnOperator = decodeHookRunOn(dec, attrs, h.Scope)
+	l.refuseHookHere(dec, hb, &h, c)
 	decodeHookPolicy(dec, attrs, &h)
 	switch h.Type {
 	case hook.TypeShell:

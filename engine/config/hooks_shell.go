@@ -39,7 +39,7 @@ func (l *loader) decodeShellHook(dec *decoder, hb *hookBlock) *hook.Shell {
 }
 
 func (l *loader) loadHookSource(dec *decoder, a *hcl.Attribute, p string, sh *hook.Shell) {
-	abs, err := l.localPath(p)
+	abs, err := l.confinedPath(p)
 	if err != nil {
 		dec.errorf(a.Expr.Range(), "Invalid hook source", "%s.", err)
 		return
@@ -57,11 +57,19 @@ func (l *loader) loadHookSource(dec *decoder, a *hcl.Attribute, p string, sh *ho
 			strconv.Quote(p), err)
 		return
 	}
-	sh.Path, sh.Scripts = abs, scripts
 	dir := abs
 	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
 		dir = filepath.Dir(abs)
+	} else {
+		// A directory's scripts may be links: each is judged where it leads.
+		for _, s := range scripts {
+			if _, err := l.confined(filepath.Join(p, s.Name), filepath.Join(abs, s.Name)); err != nil {
+				dec.errorf(a.Expr.Range(), "Invalid hook source", "%s.", err)
+				return
+			}
+		}
 	}
+	sh.Path, sh.Scripts = abs, scripts
 	for _, s := range scripts {
 		l.readFiles[filepath.Join(dir, s.Name)] = s.Content
 	}
@@ -88,7 +96,7 @@ func (l *loader) decodeHookFiles(dec *decoder, a *hcl.Attribute) []hookrun.FileC
 			dec.errorf(rng, "Invalid hook file", "Each element of files needs src (a file here) and dst (an absolute path on the node).")
 			continue
 		}
-		abs, err := l.localPath(src.AsString())
+		abs, err := l.confinedPath(src.AsString())
 		if err != nil {
 			dec.errorf(rng, "Invalid hook file", "src: %s.", err)
 			continue

@@ -24,6 +24,7 @@ type loader struct {
 	readFiles map[string][]byte // files read by file()/templatefile(), for Hash
 	validate  bool              // VarInput.Validate: see partial.go
 	keyFiles  *keyFileCheck     // VarInput.CheckKeyFiles; nil when off
+	confine   *confinement      // VarInput.ConfineFiles; nil when off
 	unset     []string          // validate mode: the variables taken as unknown
 
 	variables   []*variable
@@ -61,6 +62,14 @@ func (l *loader) load(in VarInput) (*Config, hcl.Diagnostics) {
 	l.validate = in.Validate
 	if in.CheckKeyFiles {
 		l.keyFiles = &keyFileCheck{seen: map[string]bool{}}
+	}
+	if confineRequested(in) {
+		c, err := newConfinement(l.dir)
+		if err != nil {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read configuration directory",
+				Detail: fmt.Sprintf("Resolving the directory %s to confine its files failed: %s.", l.dir, reason(err))}}
+		}
+		l.confine = c
 	}
 	files, diags := l.parseDir()
 	if diags.HasErrors() {

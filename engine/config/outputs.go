@@ -28,8 +28,9 @@ func (l *loader) declareOutput(b *hcl.Block) hcl.Diagnostics {
 }
 
 // evalOutputs evaluates the outputs last, when everything they may refer
-// to is known. An output computed from a sensitive variable must say
-// sensitive = true, so nothing secret is printed by accident.
+// to is known. An output computed from a sensitive value, or holding a
+// credential (credentials.go), must say sensitive = true, so nothing
+// secret is printed by accident.
 func (l *loader) evalOutputs() ([]Output, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var traversals []hcl.Traversal
@@ -58,10 +59,16 @@ func (l *loader) evalOutputs() ([]Output, hcl.Diagnostics) {
 			continue
 		}
 		v, marks := v.UnmarkDeep()
-		if len(marks) > 0 && !res.Sensitive {
+		what := "is computed from a sensitive value (a sensitive variable, or a file that holds a private key, an identity or a token)"
+		kind := ""
+		if len(marks) == 0 {
+			kind = secretIn(v)
+			what = "holds " + kind
+		}
+		if (len(marks) > 0 || kind != "") && !res.Sensitive {
 			diags = append(diags, diagf(a.Expr.Range(), "Output refers to sensitive values",
-				"The value of output %q is computed from a sensitive variable. Add sensitive = true to the output "+
-					"block if it is meant to be shown only on request.", o.name))
+				"The value of output %q %s. Add sensitive = true to the output "+
+					"block if it is meant to be shown only on request.", o.name, what))
 			continue
 		}
 		res.Value = v

@@ -73,6 +73,7 @@ func decodeRuntime(dec *decoder, b *hcl.Block) resources.Runtime {
 		dec.errorf(a.Expr.Range(), "Invalid image_gc_high_percent",
 			"image_gc_high_percent (%d) must be above image_gc_low_percent (%d, the kubelet's default when unset).", high, low)
 	}
+	r.RegistryMirrors = decodeRegistryMirrors(dec, content.Attributes["registry_mirrors"])
 	return r
 }
 

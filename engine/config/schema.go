@@ -92,6 +92,7 @@ var runtimeSchema = &hcl.BodySchema{
 		{Name: "eviction_hard"},
 		{Name: "image_gc_high_percent"},
 		{Name: "image_gc_low_percent"},
+		{Name: "registry_mirrors"},
 	},
 }
 

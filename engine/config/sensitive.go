@@ -5,7 +5,9 @@ import (
 )
 
 // Where a sensitive value may go. A value computed from a sensitive
-// variable keeps go-cty's mark through every expression and function, so
+// variable, or from a file function's read of a private key, an identity
+// or a token (credentials.go), keeps go-cty's mark through every
+// expression and function, so
 // the decoder sees it at the attribute it lands in, whatever the path. It
 // refuses it there unless the attribute is a carrier: a place eggo keeps
 // secret end to end. Everything else a configuration says is shown in
@@ -50,6 +52,7 @@ func (d *decoder) refuseSensitive(a *hcl.Attribute) {
 		why = "eggo shows it in plans and logs and stores it in the state unsealed"
 	}
 	d.errorf(a.Expr.Range(), "Sensitive value not allowed here",
-		"The value of %q is computed from a sensitive variable, and %s. Only a web check's headers and an output "+
-			"with sensitive = true can hold a secret; pass anything else as a file the host reads.", a.Name, why)
+		"The value of %q is computed from a sensitive value (a sensitive variable, or a file that holds a private key, an identity "+
+			"or a token), and %s. Only a web check's headers and an output with sensitive = true can hold a secret; "+
+			"pass anything else as a file the host reads.", a.Name, why)
 }

@@ -2,6 +2,7 @@ package addon
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -153,8 +154,9 @@ func TestParseObjects(t *testing.T) {
 
 // fakeAddonKubectl is a kubectl on PATH that logs its calls, prints
 // objects.json for label --local, answers get from the present file
-// (one TYPE/NAME per line), and fails rollout status when rollout-fails
-// exists.
+// (one TYPE/NAME per line) and a get of the add-on label with coredns
+// (but for the objects of the unlabelled file), and fails rollout status
+// when rollout-fails exists.
 func fakeAddonKubectl(t *testing.T) (dir string) {
 	dir = t.TempDir()
 	script := `#!/bin/sh
@@ -163,6 +165,7 @@ echo "$*" >> "$d/calls"
 case "$*" in
 *"label --local"*) cat "$d/objects.json" ;;
 *" apply "*) ;;
+*" get "*"-o jsonpath="*) grep -qx "$4" "$d/unlabelled" 2>/dev/null || printf coredns ;;
 *" get "*) grep -qx "$4" "$d/present" && echo "$4" ;;
 *" delete "*) ;;
 *"rollout status"*) if [ -e "$d/rollout-fails" ]; then echo 'Waiting for deployment "coredns" rollout to finish: 0 of 2 updated replicas are available...'; echo 'error: timed out waiting for the condition' >&2; exit 1; fi ;;
@@ -232,7 +235,8 @@ func TestAddonLifecycleWithFakeKubectl(t *testing.T) {
 	if _, err := (Addon{}).Update(ctx, rc, prior, d, resources.Change{}); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
-	if c := calls(); len(c) != 5 || c[3] != "--kubeconfig /etc/kubernetes/admin.conf delete ConfigMap/coredns -n kube-system --ignore-not-found --wait=false" {
+	if c := calls(); len(c) != 6 || c[3] != "--kubeconfig /etc/kubernetes/admin.conf get ConfigMap/coredns -n kube-system --ignore-not-found -o jsonpath={.metadata.labels.eggo\\.io/addon}" ||
+		c[4] != "--kubeconfig /etc/kubernetes/admin.conf delete ConfigMap/coredns -n kube-system --ignore-not-found --wait=false" {
 		t.Errorf("kubectl calls of Update = %q, want the ConfigMap deleted after the apply", c)
 	}
 
@@ -252,8 +256,21 @@ func TestAddonLifecycleWithFakeKubectl(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = calls()
-	if len(c) != 3 || !strings.Contains(c[0], "delete Deployment.v1.apps/coredns") || !strings.Contains(c[2], "delete ServiceAccount/coredns") {
+	if len(c) != 6 || !strings.Contains(c[1], "delete Deployment.v1.apps/coredns") || !strings.Contains(c[5], "delete ServiceAccount/coredns") {
 		t.Errorf("kubectl calls of Delete = %q", c)
+	}
+	// An object the state names that does not carry the add-on's label
+	// (a crafted record: kube-system itself) is not deleted.
+	crafted := prior
+	crafted.Attrs = maps.Clone(prior.Attrs)
+	crafted.Attrs[addonObjects] = []any{map[string]any{"api_version": "v1", "kind": "Namespace", "name": "kube-system"}}
+	resourcestest.WriteFile(t, filepath.Join(k, "unlabelled"), "Namespace/kube-system\n", 0o644)
+	os.Remove(filepath.Join(k, "calls"))
+	if _, err := (Addon{}).Delete(ctx, rc, crafted); err != nil {
+		t.Fatal(err)
+	}
+	if c := calls(); len(c) != 1 || !strings.Contains(c[0], "get Namespace/kube-system") {
+		t.Errorf("kubectl calls of a Delete of an object without the add-on's label = %q, want only its label read", c)
 	}
 	rc.Destroy = true
 	os.Remove(filepath.Join(k, "calls"))

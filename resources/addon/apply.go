@@ -127,7 +127,7 @@ func applyAddon(ctx context.Context, rc *resources.RunContext, desired resources
 	}
 	if gone := pruned(before, objs); len(gone) > 0 {
 		rc.Progress(addr, "pruning "+objectNames(gone))
-		if _, err := kube.KubectlVia(ctx, rc, addr, via, true, func(k string) string { return addonDeleteScript(k, gone) }); err != nil {
+		if _, err := kube.KubectlVia(ctx, rc, addr, via, true, func(k string) string { return addonDeleteScript(k, name, gone) }); err != nil {
 			return attrs, err
 		}
 	}
@@ -192,7 +192,7 @@ func (Addon) Delete(ctx context.Context, rc *resources.RunContext, prior resourc
 	}
 	via, _ := prior.Attrs[addonVia].(map[string]any)
 	rc.Progress(prior.Addr, "deleting "+objectNames(reversed))
-	if _, err := kube.KubectlVia(ctx, rc, prior.Addr, via, true, func(k string) string { return addonDeleteScript(k, reversed) }); err != nil {
+	if _, err := kube.KubectlVia(ctx, rc, prior.Addr, via, true, func(k string) string { return addonDeleteScript(k, addonName(prior.Addr), reversed) }); err != nil {
 		return prior.Attrs, err
 	}
 	return nil, nil
@@ -240,12 +240,20 @@ func addonReadScript(kubectl string, objs []addonObject) string {
 	return b.String()
 }
 
-// addonDeleteScript deletes objects in the order given; one already gone
-// (or whose kind is gone) is no error.
-func addonDeleteScript(kubectl string, objs []addonObject) string {
+// addonDeleteScript deletes the add-on name's objects in the order given;
+// one already gone (or whose kind is gone) is no error. Only an object
+// that carries the add-on's label (AddonLabel=name, which eggo gives every
+// object it applies) is deleted: the objects are the state's, and
+// whoever can write the state need not be anyone eggo would let choose
+// what it deletes from the cluster. One whose label was taken off is left.
+func addonDeleteScript(kubectl, name string, objs []addonObject) string {
+	label := shell.Quote("{.metadata.labels." + strings.ReplaceAll(AddonLabel, ".", `\.`) + "}")
 	var b strings.Builder
 	b.WriteString("set -e\nd=$(mktemp -d)\ntrap 'rm -rf \"$d\"' EXIT\n")
-	b.WriteString("del() {\n  if ! " + kubectl + " delete \"$@\" --ignore-not-found --wait=false >/dev/null 2>\"$d/err\"; then\n" +
+	b.WriteString("del() {\n  if ! l=$(" + kubectl + " get \"$@\" --ignore-not-found -o jsonpath=" + label + " 2>\"$d/err\"); then\n" +
+		"    " + kubectlGone + " && return 0\n    cat \"$d/err\" >&2; exit 1\n  fi\n" +
+		"  [ \"$l\" = " + shell.Quote(name) + " ] || return 0\n" +
+		"  if ! " + kubectl + " delete \"$@\" --ignore-not-found --wait=false >/dev/null 2>\"$d/err\"; then\n" +
 		"    " + kubectlGone + " || { cat \"$d/err\" >&2; exit 1; }\n  fi\n}\n")
 	for _, o := range objs {
 		fmt.Fprintf(&b, "del %s\n", o.kubectlArgs())

@@ -30,6 +30,7 @@ func TestBundledProgramsAcceptWhatEggoWrites(t *testing.T) {
 			c.Network.ServiceCIDR = "10.32.0.0/16"
 			c.Runtime.CgroupRootPerNode = true
 			c.Runtime.EvictionHard = map[string]string{"memory.available": "100Mi"}
+			c.Runtime.RegistryMirrors = map[string][]string{"registry.k8s.io": {"http://10.77.0.1:5000"}}
 			ds, err := componentServices(c)
 			if err != nil {
 				t.Fatal(err)
@@ -125,10 +126,13 @@ func acceptsWhatEggoWrites(t *testing.T, c *resources.Cluster, bundle string, s 
 			"does not take its flags and configuration")
 	case resources.CompContainerd:
 		// Read in its schema, containerd's dump of it names the sandbox
-		// image eggo set (a key of another schema would be dropped).
+		// image eggo set and the registry host directory of the mirrors
+		// (a key of another schema would be dropped).
 		out := run(false, "config", "dump")
 		sandbox := regexp.MustCompile(`\n\s*sandbox(_image)? = ["']` + regexp.QuoteMeta(c.Minor().Pause) + `["']\n`)
 		want(out, sandbox.MatchString(out), "does not read the sandbox image from its configuration")
+		hosts := regexp.MustCompile(`\n\s*config_path = ["']` + regexp.QuoteMeta(containerdHostsDir(c)) + `["']\n`)
+		want(out, hosts.MatchString(out), "does not read the registry mirrors' config_path from its configuration")
 	case resources.CompFlannel:
 		out := run(false, "--version")
 		want(out, strings.HasPrefix(out, "v"), "does not take its flags")

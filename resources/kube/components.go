@@ -56,6 +56,12 @@ func nodeServices(c *resources.Cluster, n resources.Node) ([]resources.Desired, 
 			return nil, resources.Blame(c.At("network.pod_cidr"), "Unusable pod_cidr",
 				"%s: %v", resources.ServiceAddr(resources.CompFlannel, n.Name), err)
 		}
+		// Their hosts name directories and files: checked again here for a
+		// Cluster engine/config did not build.
+		if err := resources.CheckRegistryMirrors(c.Runtime.RegistryMirrors); err != nil {
+			return nil, resources.Blame(c.At("runtime.registry_mirrors"), "Invalid registry_mirrors",
+				"%s: %v", resources.ServiceAddr(resources.CompContainerd, n.Name), err)
+		}
 		specs = append(specs, containerd(c, n), Kubelet(c, n))
 		if !c.Addons.SkipKubeProxy {
 			specs = append(specs, kubeProxy(c, n))

@@ -14,7 +14,12 @@ import (
 
 // AdminKubeconfigPath is the admin kubeconfig on every master, which eggo's
 // own checks (readiness, drain) and the operator on the machine use.
-func AdminKubeconfigPath(c *resources.Cluster) string { return path.Join(c.ConfigDir, "admin.conf") }
+func AdminKubeconfigPath(c *resources.Cluster) string {
+	return path.Join(c.ConfigDir, adminKubeconfigName)
+}
+
+// adminKubeconfigName is the admin kubeconfig's name in config_dir.
+const adminKubeconfigName = "admin.conf"
 
 func localAPIServer() string { return "https://127.0.0.1:" + strconv.Itoa(resources.APIServerPort) }
 

@@ -46,6 +46,11 @@ func (EtcdMember) Schema() resources.Schema {
 
 func etcdDir(c *resources.Cluster) string { return path.Join(c.ConfigDir, resources.CompEtcd) }
 
+// etcdCleanup: how the member first started goes with it.
+func etcdCleanup(configDir string) string {
+	return "rm -f " + shell.Quote(path.Join(configDir, resources.CompEtcd, "bootstrap.env"))
+}
+
 // etcdctl runs etcdctl on a member's host as that member (its server
 // certificate is also a client certificate). The endpoints come from the
 // state and the paths from config_dir: each is quoted.
@@ -107,7 +112,7 @@ func (EtcdMember) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 			DataDirs:      dataDirs(resources.CompEtcd),
 			Health:        etcdctl(dir, "https://127.0.0.1:2379") + " endpoint health",
 			HealthTimeout: DefaultHealthTimeout,
-			Cleanup:       "rm -f " + shell.Quote(f("bootstrap.env")),
+			Cleanup:       etcdCleanup(c.ConfigDir),
 			Version:       version,
 		}
 		deps := []string{resources.HostAddr(n.Name)}

@@ -51,11 +51,17 @@ type podFamily struct {
 	forward  string // the forwarding sysctl's file
 }
 
+// The two families.
+var (
+	ipv4Family = podFamily{iptables: "iptables", forward: "/proc/sys/net/ipv4/ip_forward"}
+	ipv6Family = podFamily{iptables: "ip6tables", forward: "/proc/sys/net/ipv6/conf/all/forwarding"}
+)
+
 func familyOf(cidr netip.Prefix) podFamily {
 	if cidr.Addr().Is4() {
-		return podFamily{iptables: "iptables", forward: "/proc/sys/net/ipv4/ip_forward"}
+		return ipv4Family
 	}
-	return podFamily{iptables: "ip6tables", forward: "/proc/sys/net/ipv6/conf/all/forwarding"}
+	return ipv6Family
 }
 
 // FlannelCNIConfigPath is the CNI network on every Node: the flannel plugin

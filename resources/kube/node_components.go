@@ -273,14 +273,16 @@ mode: iptables
 			},
 			Health:        httpCheck(10256, "/healthz", "200 OK"),
 			HealthTimeout: DefaultHealthTimeout,
-			// kube-proxy's iptables rules go with it.
-			Cleanup: "/usr/local/bin/kube-proxy --cleanup >/dev/null 2>&1; true",
-			Version: c.KubernetesVersion,
+			Cleanup:       kubeProxyCleanup,
+			Version:       c.KubernetesVersion,
 		},
 		deps: kubeProxyDeps(c, n),
 		roll: nodeRoll(c, n),
 	}
 }
+
+// kubeProxyCleanup: kube-proxy's iptables rules go with it.
+const kubeProxyCleanup = "/usr/local/bin/kube-proxy --cleanup >/dev/null 2>&1; true"
 
 // kubeProxyDeps: kube-proxy comes after its Node's kubelet, and on a master
 // of the pod implementation after the apiserver that kubelet runs.

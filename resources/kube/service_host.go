@@ -285,15 +285,21 @@ func deleteService(ctx context.Context, rc *resources.RunContext, prior resource
 	if err != nil {
 		return prior.Attrs, err
 	}
-	if err := removeService(ctx, rc, conn, prior.Addr, prior.Attrs); err != nil {
+	if err := removeService(ctx, rc, conn, prior.Addr, prior.Node, prior.Attrs); err != nil {
 		return prior.Attrs, err
 	}
 	return nil, nil
 }
 
-// removeService stops and removes everything a service recorded.
-func removeService(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr string, a resources.Attrs) error {
+// removeService stops and removes everything a service recorded, and runs
+// eggo's cleanup for the component — today's, for the parameters of the
+// one recorded (cleanupToRun): never the record's text.
+func removeService(ctx context.Context, rc *resources.RunContext, conn providers.Conn, addr, node string, a resources.Attrs) error {
 	s := parseService(a)
+	cleanup, err := cleanupToRun(a, node)
+	if err != nil {
+		return fmt.Errorf("%s: %w", addr, err)
+	}
 	var b strings.Builder
 	if s.Pod != nil {
 		b.WriteString(removeStaticPod(s))
@@ -303,8 +309,8 @@ func removeService(ctx context.Context, rc *resources.RunContext, conn providers
 		fmt.Fprintf(&b, "rm -f %s\n", shell.Quote(providers.TempName(s.unitPath())))
 		fmt.Fprintf(&b, "systemctl daemon-reload; systemctl reset-failed %s 2>/dev/null || true\n", shell.Quote(s.UnitName))
 	}
-	if s.Cleanup != "" {
-		b.WriteString("(\n" + s.Cleanup + "\n) || true\n")
+	if cleanup != "" {
+		b.WriteString("(\n" + cleanup + "\n) || true\n")
 	}
 	for _, f := range s.Files {
 		fmt.Fprintf(&b, "rm -f %s %s\n", shell.Quote(f.Path), shell.Quote(providers.TempName(f.Path)))

@@ -143,8 +143,8 @@ func TestServicePlan(t *testing.T) {
 	if ch := planOf(t, prior, d); ch.Action != resources.NoOp || prior.Attrs[svcHealth] != nil || prior.Attrs[svcHealthTimeout] != nil {
 		t.Fatalf("health change: %s %s (recorded health %v)", ch.Action, reasonText(ch), prior.Attrs[svcHealth])
 	}
-	// A changed cleanup is recorded without a restart: delete runs the
-	// recorded one.
+	// A changed cleanup is recorded without a restart: the record names
+	// which of eggo's cleanups a delete runs (cleanupToRun).
 	d = testService("1.31.3", "a=1\n", "CERT-1")
 	d.Attrs[svcCleanup] = "rm -rf /var/lib/demo"
 	ch := planOf(t, prior, d)
