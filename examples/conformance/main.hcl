@@ -28,6 +28,11 @@ variable "kubernetes_version" {
   default     = "1.36.5"
   description = "the cluster's Kubernetes; make conformance CONFORMANCE_VERSION=v1.37.2 passes it with that version's bundle and tests"
 }
+variable "registry_mirror" {
+  type        = string
+  default     = ""
+  description = "a mirror of registry.k8s.io (make conformance serves the test images at the testbed's gateway): the tests that pull with imagePullPolicy Always need one"
+}
 variable "packages" {
   type        = string
   default     = "/var/cache/eggo/bundle/v1.36.5"
@@ -70,6 +75,7 @@ cluster "conformance" {
     cgroup_root_per_node   = true
     eviction_hard          = { "memory.available" = "100Mi", "nodefs.available" = "1Gi", "imagefs.available" = "1Gi", "nodefs.inodesFree" = "5%" }
     image_gc_high_percent  = 100
+    registry_mirrors       = var.registry_mirror == "" ? {} : { "registry.k8s.io" = [var.registry_mirror] }
   }
   # The testbed's hosts have no resolver: CoreDNS answers the cluster's
   # names only.

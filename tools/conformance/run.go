@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path"
@@ -15,6 +16,11 @@ import (
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
 )
+
+// serialFocus matches the [Serial] [Conformance] specs whichever order
+// their labels come in (v1.36's names put [Serial] first, v1.37's last);
+// ginkgo ORs its focus patterns, and RE2 has no lookahead.
+const serialFocus = `\[Serial\].*\[Conformance\]|\[Conformance\].*\[Serial\]`
 
 // Options of a run of `make conformance`.
 type Options struct {
@@ -94,6 +100,14 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if o.Version != "" {
 		args = append(args, "-var", "kubernetes_version="+strings.TrimPrefix(o.Version, "v"))
 	}
+	mirror, stopMirror, err := o.serveImages(ctx, tb.Networks()[0].Gateway)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer stopMirror()
+	if mirror != "" {
+		args = append(args, "-var", "registry_mirror="+mirror)
+	}
 	if err := o.run(ctx, "apply.log", o.Eggo, args...); err != nil {
 		return Summary{}, fmt.Errorf("deploying the cluster (%s): %w", filepath.Join(o.Results, "apply.log"), err)
 	}
@@ -164,7 +178,7 @@ func (o Options) phases() []phase {
 	}
 	out := []phase{{name: "parallel", focus: focus, skip: `\[Serial\]`, procs: max(o.Procs, 1), attempts: o.FlakeAttempts}}
 	if o.Serial {
-		out = append(out, phase{name: "serial", focus: `\[Serial\].*\[Conformance\]`, procs: 1})
+		out = append(out, phase{name: "serial", focus: serialFocus, procs: 1})
 	}
 	return out
 }
@@ -294,4 +308,24 @@ func WithImages(o Options) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// serveImages serves the test images as registry.k8s.io's mirror on this
+// machine's address on the testbed's bridge, and returns the mirror's URL
+// for the cluster's runtime.registry_mirrors ("" without images). The
+// Nodes import every image at start, so most tests never ask a registry;
+// the few that pull with imagePullPolicy Always (v1.36's image volume
+// spec, v1.37's pod certificate specs) do, and an offline testbed has no
+// registry.k8s.io. Port 5000 is the registry's usual one.
+func (o Options) serveImages(ctx context.Context, gateway string) (string, func(), error) {
+	archives, _ := filepath.Glob(filepath.Join(o.Images, "*.tar"))
+	if len(archives) == 0 || gateway == "" {
+		return "", func() {}, nil
+	}
+	reg, err := ServeRegistry(ctx, net.JoinHostPort(gateway, "5000"), archives)
+	if err != nil {
+		return "", nil, fmt.Errorf("serving the test images as registry.k8s.io's mirror: %w", err)
+	}
+	fmt.Fprintf(o.Log, "test images served as registry.k8s.io's mirror at http://%s (%d images)\n", reg.Addr(), len(reg.Images()))
+	return "http://" + reg.Addr(), func() { reg.Close() }, nil
 }

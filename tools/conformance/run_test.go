@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,31 @@ func TestFlakeAttemptsOnlyWhenAsked(t *testing.T) {
 	Summary{Results: []Result{{Name: "a", Outcome: Passed}}, Flaked: n}.Print(&b)
 	if !strings.HasPrefix(b.String(), "1 passed (1 only on a second attempt") {
 		t.Errorf("summary: %q", b.String())
+	}
+}
+
+// The serial phase runs every [Serial] spec of each release's list, and the
+// parallel phase none: v1.37 names them "… [Conformance] [Serial]", v1.36
+// "[Serial] … [Conformance]" (a v1.37 run once ran no serial spec at all).
+func TestSerialPhaseSelectsEverySerialSpec(t *testing.T) {
+	lists, _ := filepath.Glob("../bundle/conformance/v*/conformance-tests.txt")
+	if len(lists) == 0 {
+		t.Fatal("no conformance-tests.txt found")
+	}
+	phases := (Options{Serial: true}).phases()
+	focus := regexp.MustCompile(phases[1].focus)
+	skip := regexp.MustCompile(phases[0].skip)
+	for _, l := range lists {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			serial := strings.Contains(spec, "[Serial]")
+			if focus.MatchString(spec) != serial || skip.MatchString(spec) != serial {
+				t.Errorf("%s: %q: serial %v, but the serial phase's focus matches %v and the parallel phase's skip %v",
+					l, spec, serial, focus.MatchString(spec), skip.MatchString(spec))
+			}
+		}
 	}
 }
