@@ -29,8 +29,8 @@ var importRules = map[string][]string{
 	"state/kubestate":         {"state"},
 	"providers":               {"providers"},
 	"resources":               {"providers", "resources/pki", "internal/recent"},
-	"resources/pki":           {"internal/recent"},
-	"resources/templates":     {"providers/shell"}, // shell.Quote, in the scripts it renders
+	"resources/pki":           {"internal/recent", "internal/text"}, // internal/text: Duration, the form plans show
+	"resources/templates":     {"providers/shell"},                  // shell.Quote, in the scripts it renders
 	"resources/hookrun":       {"providers"},
 	"resources/hookcheck":     {"providers", "internal/text"}, // internal/text: Plural in its summaries
 	"resources/host":          {"=resources", "providers"},

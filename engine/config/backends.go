@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/eggo-project/eggo/internal/text"
 	"strings"
 	"time"
 
@@ -72,7 +73,7 @@ func decodeLock(dec *decoder, attrs hcl.Attributes, be *Backend) {
 	case be.LockTTL > maxLockTTL:
 		dec.errorf(attrs["lock_ttl"].Expr.Range(), "Invalid lock_ttl",
 			"lock_ttl must be at most 1h; got %s. The lock is kept alive at a third of it while eggo runs, so a longer one only "+
-				"keeps everyone out longer when a holder dies without unlocking.", durationText(be.LockTTL))
+				"keeps everyone out longer when a holder dies without unlocking.", text.Duration(be.LockTTL))
 	}
 	// lock_timeout may be zero (refuse at once, the default), unlike
 	// the positive durations elsewhere.
@@ -84,7 +85,7 @@ func decodeLock(dec *decoder, attrs hcl.Attributes, be *Backend) {
 				"lock_timeout must be a duration such as \"0s\" (refuse at once) or \"2m\"; got %s.", dec.show(attrs["lock_timeout"], *s))
 		case d > maxLockTimeout:
 			dec.errorf(attrs["lock_timeout"].Expr.Range(), "Invalid lock_timeout",
-				"lock_timeout must be at most 24h; got %s. A run that waits longer for a lock is forgotten: let it fail and run it again.", durationText(d))
+				"lock_timeout must be at most 24h; got %s. A run that waits longer for a lock is forgotten: let it fail and run it again.", text.Duration(d))
 		}
 		be.LockTimeout = d
 	}

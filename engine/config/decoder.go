@@ -2,8 +2,8 @@ package config
 
 import (
 	"fmt"
+	"github.com/eggo-project/eggo/internal/text"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -218,7 +218,7 @@ func (d *decoder) atLeast(attrs hcl.Attributes, name string, v, min time.Duratio
 	if a == nil || v <= 0 || v >= min {
 		return
 	}
-	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at least %s: %s; got %s.", name, durationText(min), why, durationText(v))
+	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at least %s: %s; got %s.", name, text.Duration(min), why, text.Duration(v))
 }
 
 // atMost refuses a duration attribute that is set above max, the most
@@ -229,19 +229,7 @@ func (d *decoder) atMost(attrs hcl.Attributes, name string, v, max time.Duration
 	if a == nil || v <= max {
 		return
 	}
-	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at most %s: %s; got %s.", name, durationText(max), why, durationText(v))
-}
-
-// durationText is d as a person writes it: "24h" rather than "24h0m0s".
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	d.errorf(a.Expr.Range(), "Invalid duration", "%s must be at most %s: %s; got %s.", name, text.Duration(max), why, text.Duration(v))
 }
 
 func (d *decoder) duration(attrs hcl.Attributes, name string, def time.Duration) time.Duration {

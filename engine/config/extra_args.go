@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -41,7 +42,7 @@ func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]s
 			"extra_args must map components to maps of flags, like { kubelet = { v = \"2\" } }; this is %s.", v.Type().FriendlyName())
 		return out
 	}
-	entries := literalEntries(dec, a.Expr, "The component")
+	entries := extraArgsEntries(dec, a.Expr, "The component")
 	for it := v.ElementIterator(); it.Next(); {
 		k, flags := it.Element()
 		component := k.AsString()
@@ -58,7 +59,7 @@ func decodeExtraArgs(dec *decoder, attrs hcl.Attributes) map[string]map[string]s
 				quoted(component), describeType(flags))
 			continue
 		}
-		out[component] = decodeFlags(dec, component, flags, literalEntries(dec, e.value, "The "+component+" flag"), e.value)
+		out[component] = decodeFlags(dec, component, flags, extraArgsEntries(dec, e.value, "The "+component+" flag"), e.value)
 	}
 	return out
 }
@@ -128,8 +129,9 @@ type literalEntry struct {
 // literalEntries reads expr as a literal object; nil when it is not one
 // (a variable, a function call): errors then point at the whole expression.
 // HCL lets a later key silently replace an earlier one of the same name,
-// which would drop flags without a word, so a repeated key is an error.
-func literalEntries(dec *decoder, expr hcl.Expression, what string) literalMap {
+// which would drop values without a word, so a repeated key is an error:
+// summary, and duplicate's detail from the key and where it was first given.
+func literalEntries(dec *decoder, expr hcl.Expression, summary string, duplicate func(key, first string) string) literalMap {
 	pairs, diags := hcl.ExprMap(expr)
 	if diags.HasErrors() {
 		return nil
@@ -142,12 +144,19 @@ func literalEntries(dec *decoder, expr hcl.Expression, what string) literalMap {
 		}
 		key := k.AsString()
 		if prev, dup := out[key]; dup {
-			dec.errorf(p.Key.Range(), "Duplicate key in extra_args",
-				"%s %s is already given at %s, and only the last would be used; merge the two.", what, quoted(key), source(prev.key))
+			dec.errorf(p.Key.Range(), summary, "%s", duplicate(key, source(prev.key)))
 		}
 		out[key] = literalEntry{key: p.Key.Range(), value: p.Value}
 	}
 	return out
+}
+
+// extraArgsEntries is literalEntries for extra_args and its components:
+// what names the key ("The component", "The kubelet flag").
+func extraArgsEntries(dec *decoder, expr hcl.Expression, what string) literalMap {
+	return literalEntries(dec, expr, "Duplicate key in extra_args", func(key, first string) string {
+		return fmt.Sprintf("%s %s is already given at %s, and only the last would be used; merge the two.", what, quoted(key), first)
+	})
 }
 
 // get returns the entry of key, or whole as both key and value when the

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/eggo-project/eggo/internal/text"
 	"net/netip"
 	"strings"
 	"time"
@@ -112,12 +113,12 @@ func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 	if c.RenewBefore >= c.Validity {
 		dec.errorf(pick("renew_before", "validity"), "Invalid renew_before",
 			"renew_before (%s) must be shorter than validity (%s), or certificates would be renewed as soon as they are made.",
-			durationText(c.RenewBefore), durationText(c.Validity))
+			text.Duration(c.RenewBefore), text.Duration(c.Validity))
 	}
 	if c.Validity > c.CAValidity {
 		dec.errorf(pick("validity", "ca_validity"), "Invalid validity",
 			"validity (%s) must not be longer than ca_validity (%s): a certificate cannot outlive its CA.",
-			durationText(c.Validity), durationText(c.CAValidity))
+			text.Duration(c.Validity), text.Duration(c.CAValidity))
 	}
 	return c
 }

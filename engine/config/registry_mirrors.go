@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -97,24 +98,9 @@ func showMirror(s string) string {
 // mirrorEntries reads registry_mirrors as a literal object (nil when it is
 // not one), refusing a host given twice: HCL would keep the last alone.
 func mirrorEntries(dec *decoder, expr hcl.Expression) literalMap {
-	pairs, diags := hcl.ExprMap(expr)
-	if diags.HasErrors() {
-		return nil
-	}
-	out := make(literalMap, len(pairs))
-	for _, p := range pairs {
-		k, diags := p.Key.Value(dec.ctx)
-		if diags.HasErrors() || !k.IsKnown() || k.IsNull() || k.Type() != cty.String {
-			continue
-		}
-		key := k.AsString()
-		if prev, dup := out[key]; dup {
-			dec.errorf(p.Key.Range(), "Duplicate registry host",
-				"registry_mirrors[%s] is already given at %s, and only the last would be used; merge the two lists.", quoted(key), source(prev.key))
-		}
-		out[key] = literalEntry{key: p.Key.Range(), value: p.Value}
-	}
-	return out
+	return literalEntries(dec, expr, "Duplicate registry host", func(key, first string) string {
+		return fmt.Sprintf("registry_mirrors[%s] is already given at %s, and only the last would be used; merge the two lists.", quoted(key), first)
+	})
 }
 
 // registryMirrorsValue is cluster.runtime.registry_mirrors.

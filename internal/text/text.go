@@ -7,6 +7,7 @@ package text
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Plural counts n of word, with an s unless n is 1: "1 resource",
@@ -26,4 +27,17 @@ func Some(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// Duration is d as a person writes it, in HCL and in plans: "720h" and
+// "1h30m" rather than Go's "720h0m0s" and "1h30m0s".
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -1,6 +1,8 @@
 package pki
 
 import (
+	"github.com/eggo-project/eggo/internal/text"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -92,13 +94,4 @@ func usageText(server, client bool) string {
 
 // FormatDuration prints 720h rather than Go's 720h0m0s: the form users
 // write in HCL, and what plans show.
-func FormatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func FormatDuration(d time.Duration) string { return text.Duration(d) }

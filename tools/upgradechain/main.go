@@ -81,11 +81,16 @@ type step struct {
 	checked  bool
 }
 
-func (s step) String() string {
-	name := s.to + " (deploy)"
-	if s.from != "" {
-		name = strings.TrimPrefix(s.from, "v") + " → " + strings.TrimPrefix(s.to, "v")
+// name is the step as the table and the log headings say it.
+func (s step) name() string {
+	if s.from == "" {
+		return s.to + " (deploy)"
 	}
+	return strings.TrimPrefix(s.from, "v") + " → " + strings.TrimPrefix(s.to, "v")
+}
+
+func (s step) String() string {
+	name := s.name()
 	result := "empty      Ready  2/2, same uid"
 	if !s.checked {
 		result = "(failed)"
@@ -145,7 +150,7 @@ func run(ctx context.Context, o options) ([]step, error) {
 		if i > 0 {
 			s.from = o.versions[i-1]
 		}
-		fmt.Printf("\n=== %s\n", s)
+		fmt.Printf("\n=== %s\n", s.name())
 		if i > 0 {
 			// The upgrade's plan, kept for the record: it must plan
 			// changes (exit 2), and say nothing is refused.
