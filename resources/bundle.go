@@ -48,13 +48,24 @@ const ContainerdImageDir = "/var/lib/eggo/images"
 // archive is imported into the host's containerd when it runs: containerd
 // imports the directory when it starts only, and a Kubernetes upgrade that
 // keeps containerd's program running (1.36 → 1.37: the same containerd,
-// another CoreDNS image) would otherwise never see the new image.
+// another CoreDNS image) would otherwise never see the new image. It is
+// imported only when the ctr just installed and the running containerd are
+// of one major release: an upgrade 1 → 2 installs containerd 2's ctr while
+// containerd 1.6 still runs, and ctr 2 imports through a service 1.6 does
+// not have ("unknown service containerd.services.streaming.v1.Streaming");
+// that containerd restarts on its new program later in the same apply, and
+// imports the whole directory as it starts.
 func AfterBundleFileInstalled(p string) string {
 	if !strings.HasPrefix(p, ContainerdImageDir+"/") || !strings.HasSuffix(p, ".tar") {
 		return ""
 	}
-	return "if ctr version >/dev/null 2>&1; then ctr -n k8s.io images import " + shell.Quote(p) + " >/dev/null; fi"
+	return sameMajorCtr + " && ctr -n k8s.io images import " + shell.Quote(p) + " >/dev/null; true"
 }
+
+// sameMajorCtr succeeds when ctr answers and its client and the running
+// containerd (server) report one major release: `ctr version` prints a
+// Version line for each ("v2.3.7", "1.6.20").
+const sameMajorCtr = `ctr version 2>/dev/null | awk '$1 == "Version:" { sub(/^v/, "", $2); split($2, v, "."); m[n++] = v[1] } END { exit !(n == 2 && m[0] == m[1]) }'`
 
 // bundleComponent is one component's part of the bundle.
 type bundleComponent struct {
