@@ -31,7 +31,7 @@ cluster "scale" {
 
 connection {
   user             = "root"
-  private_key_file = "/nonexistent/id_ed25519"
+  private_key_file = "id_ed25519" # a stand-in: plan -refresh=false reaches no host, but checks the file is there
   known_hosts_file = "/nonexistent/known_hosts"
 }
 
@@ -103,9 +103,13 @@ func identityOf(dir string) string {
 	return p
 }
 
-// writeCluster writes dir/main.hcl and dir/workers.csv for workers workers.
+// writeCluster writes dir/main.hcl, dir/workers.csv for workers workers,
+// and the stand-in key file main.hcl names.
 func writeCluster(dir string, workers int) error {
 	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), fmt.Appendf(nil, mainHCL, workers), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "id_ed25519"), []byte("a stand-in: never read\n"), 0o600); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "workers.csv"))
