@@ -106,28 +106,34 @@ func CheckPath(p string) error {
 // ObjectList reads the attribute name of a as a list of objects: nil when
 // absent, an error when it is anything else (null included).
 func ObjectList(a Attrs, name string) ([]map[string]any, error) {
-	v, ok := a[name]
-	if !ok {
-		return nil, nil
-	}
-	list, isList := v.([]any)
-	if !isList {
-		return nil, fmt.Errorf("%s is %s, not a list", name, typeName(v))
-	}
-	out := make([]map[string]any, len(list))
-	for i, e := range list {
+	return listOf(a, name, func(i int, e any) (map[string]any, error) {
 		m, isMap := e.(map[string]any)
 		if !isMap {
 			return nil, fmt.Errorf("%s[%d] is %s, not an object", name, i, typeName(e))
 		}
-		out[i] = m
-	}
-	return out, nil
+		return m, nil
+	})
 }
 
 // PathList reads the attribute name of a as a list of paths, each checked
 // by CheckPath: nil when absent, an error when anything else.
 func PathList(a Attrs, name string) ([]string, error) {
+	return listOf(a, name, func(i int, e any) (string, error) {
+		p, isString := e.(string)
+		if !isString {
+			return "", fmt.Errorf("%s[%d] is %s, not a path", name, i, typeName(e))
+		}
+		if err := CheckPath(p); err != nil {
+			return "", fmt.Errorf("%s[%d]: %w", name, i, err)
+		}
+		return p, nil
+	})
+}
+
+// listOf reads the attribute name of a as a list, each element through
+// elem: nil when absent, an error when it is not a list (null included)
+// or an element is refused.
+func listOf[T any](a Attrs, name string, elem func(i int, e any) (T, error)) ([]T, error) {
 	v, ok := a[name]
 	if !ok {
 		return nil, nil
@@ -136,16 +142,13 @@ func PathList(a Attrs, name string) ([]string, error) {
 	if !isList {
 		return nil, fmt.Errorf("%s is %s, not a list", name, typeName(v))
 	}
-	out := make([]string, len(list))
+	out := make([]T, len(list))
 	for i, e := range list {
-		p, isString := e.(string)
-		if !isString {
-			return nil, fmt.Errorf("%s[%d] is %s, not a path", name, i, typeName(e))
+		x, err := elem(i, e)
+		if err != nil {
+			return nil, err
 		}
-		if err := CheckPath(p); err != nil {
-			return nil, fmt.Errorf("%s[%d]: %w", name, i, err)
-		}
-		out[i] = p
+		out[i] = x
 	}
 	return out, nil
 }
