@@ -98,6 +98,9 @@ func (s *Store) assemble(head *corev1.Secret, listed []corev1.Secret) ([]byte, e
 			if !ok {
 				return nil, fmt.Errorf("%s: chunk %d of %d (Secret %s) is missing: the state cannot be read whole", s.Describe(), i+1, n, name)
 			}
+			if err := s.owned(c, partChunk, toReadChunk); err != nil {
+				return nil, err
+			}
 			data = append(data, c.Data[keyChunk]...)
 		}
 	}

@@ -85,11 +85,11 @@ func (r resource[T, L]) update(ctx context.Context, name string, obj T) (T, erro
 	return out, err
 }
 
-// delete deletes name, at rev when rev is not "".
-func (r resource[T, L]) delete(ctx context.Context, name, rev string) error {
-	opts := &metav1.DeleteOptions{}
-	if rev != "" {
-		opts.Preconditions = &metav1.Preconditions{ResourceVersion: &rev}
-	}
-	return r.rc.Delete().Namespace(r.ns).Resource(r.name).Name(name).Body(opts).Do(ctx).Error()
+// delete deletes obj, only while it is the object read (its UID) at the
+// version read (its resourceVersion): one replaced or changed since is
+// not deleted (a Conflict).
+func (r resource[T, L]) delete(ctx context.Context, obj metav1.Object) error {
+	uid, rev := obj.GetUID(), obj.GetResourceVersion()
+	opts := &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rev}}
+	return r.rc.Delete().Namespace(r.ns).Resource(r.name).Name(obj.GetName()).Body(opts).Do(ctx).Error()
 }

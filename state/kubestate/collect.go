@@ -12,6 +12,9 @@ import (
 // What it leaves (a request failed, a run crashed between its chunks and
 // its head) the next write collects: a chunk based on an older head can
 // never become current, since its head update would be refused.
+//
+// The chunks are found by their labels: a Secret labelled so that is not
+// eggo's chunk (another type) is left, and named in the error.
 func (s *Store) collect(ctx context.Context, head *corev1.Secret) error {
 	list, err := s.secret.list(ctx, s.selector(partChunk))
 	if err != nil {
@@ -25,21 +28,29 @@ func (s *Store) collect(ctx context.Context, head *corev1.Secret) error {
 		}
 	}
 	var firstErr error
-	for _, c := range list.Items {
+	for i := range list.Items {
+		c := &list.Items[i]
+		if err := s.owned(c, partChunk, toDelete); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
 		if head != nil && (c.Labels[labelDigest] == keepDigest || c.Annotations[annBase] == keepBase) {
 			continue
 		}
-		if err := s.deleteQuietly(ctx, c.Name, c.ResourceVersion); err != nil && firstErr == nil {
+		if err := s.deleteQuietly(ctx, c); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
 	return firstErr
 }
 
-// deleteQuietly deletes a Secret (only at rev, if given: a chunk rewritten
-// since is someone's); one already gone is not an error.
-func (s *Store) deleteQuietly(ctx context.Context, name, rev string) error {
-	err := s.secret.delete(ctx, name, rev)
+// deleteQuietly deletes a Secret as c has it (its UID, its
+// resourceVersion: a chunk rewritten since is someone's); one already
+// gone or changed is not an error.
+func (s *Store) deleteQuietly(ctx context.Context, c *corev1.Secret) error {
+	err := s.secret.delete(ctx, c)
 	if err != nil && !isGoneOrMoved(err) {
 		return s.explain("deleting", "secrets", err)
 	}

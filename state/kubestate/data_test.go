@@ -21,6 +21,9 @@ func TestStateInSecrets(t *testing.T) {
 	t.Run("a state larger than a chunk", e.testChunks)
 	t.Run("a stale write is refused", e.testStale)
 	t.Run("a Secret changed by hand is refused", e.testTampered)
+	t.Run("someone's Secret at the head's name is refused, not read as no state", e.testForeignHead)
+	t.Run("a head that lost its labels is refused, not read as no state", e.testLostLabels)
+	t.Run("Secrets with the chunks' labels or names that are not eggo's are left", e.testForeignChunks)
 	t.Run("secrets are sealed in the Secrets", e.testSealed)
 	t.Run("errors name the file, the namespace and the permission", e.testOpenErrors)
 }

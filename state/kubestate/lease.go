@@ -79,7 +79,7 @@ func (s *Store) take(l *coordv1.Lease, info state.LockInfo, now time.Time) error
 		l.Annotations = map[string]string{}
 	}
 	l.Annotations[annLockInfo] = string(raw)
-	l.Labels = s.labels("lock")
+	l.Labels = s.labels(partLock)
 	id, secs, at := identity(info), s.cfg.leaseSeconds(), metav1.NewMicroTime(now)
 	transitions := int32(0)
 	if l.Spec.LeaseTransitions != nil {

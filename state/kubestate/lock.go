@@ -30,7 +30,9 @@ const (
 //
 // The Lease is taken only when nobody holds it or its holder stopped
 // renewing it (see observation.free), and always by an update at the
-// resourceVersion just read: of two runs taking it at once, one wins.
+// resourceVersion just read: of two runs taking it at once, one wins. A
+// Lease of its name that is not eggo's lock for this cluster (see owned)
+// is refused at once, a *ForeignError.
 func (s *Store) Lock(ctx context.Context, info state.LockInfo, wait time.Duration) (*Lock, error) {
 	info = info.Complete()
 	start := time.Now()
@@ -86,6 +88,11 @@ func (s *Store) tryLock(ctx context.Context, info state.LockInfo, seen *observat
 	}
 	if err != nil {
 		return nil, nil, s.explain("reading", "leases", err)
+	}
+	// A Lease of this name that is not eggo's lock is someone else's: it
+	// is neither waited for nor taken over.
+	if err := s.owned(cur, partLock, toTakeOver); err != nil {
+		return nil, nil, err
 	}
 	if !seen.free(cur, now) {
 		return nil, cur, nil

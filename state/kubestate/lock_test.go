@@ -24,6 +24,7 @@ func TestLeaseLock(t *testing.T) {
 	t.Run("renewals keep a long command's lock", e.testRenewal)
 	t.Run("a force-unlocked holder learns it lost the lock", e.testForceUnlock)
 	t.Run("a killed holder's lock frees after its TTL", e.testKilledHolder)
+	t.Run("a Lease at the lock's name that is not eggo's is refused", e.testForeignLease)
 }
 
 // lease is the cluster's Lease as the admin sees it; nil if there is none.

@@ -102,6 +102,9 @@ func (l *Lock) renew() error {
 		if lease, err = s.leases.get(ctx, s.leaseName()); err != nil {
 			return l.classify(err)
 		}
+		if err := s.owned(lease, partLock, toRenew); err != nil {
+			return lostError{err}
+		}
 		if holder(lease) != l.id {
 			who := holder(lease)
 			if info, err := lockInfo(lease); err == nil {

@@ -34,6 +34,11 @@ func (l *Lock) release() error {
 	if apierrors.IsConflict(err) {
 		// Written since our last renewal: still ours only if it says so.
 		cur, getErr := s.leases.get(ctx, s.leaseName())
+		if getErr == nil {
+			if foreign := s.owned(cur, partLock, toDelete); foreign != nil {
+				return l.notHeld(foreign)
+			}
+		}
 		switch {
 		case getErr != nil:
 			err = getErr
@@ -56,23 +61,30 @@ func (l *Lock) notHeld(why error) error {
 	return fmt.Errorf("unlocking %s: this run no longer held the lock (lock ID %s): %v", l.store.Describe(), l.Info.ID, why)
 }
 
-// deleteLease deletes the Lease only at l's resourceVersion.
+// deleteLease deletes the Lease only while it is l: its UID, at its
+// resourceVersion.
 func (s *Store) deleteLease(ctx context.Context, l *coordv1.Lease) error {
-	rv := l.ResourceVersion
-	return s.leases.delete(ctx, s.leaseName(), rv)
+	return s.leases.delete(ctx, l)
 }
 
 // ForceUnlock frees the lock of another run, but only if its lock ID is id
 // (so an old message cannot free a lock a live run took since): it
 // deletes that run's Lease, at the version that names it. That run's next
-// renewal finds the Lease gone, and its next write is refused.
+// renewal finds the Lease gone, and its next write is refused. A Lease of
+// its name that is not eggo's lock is refused (*ForeignError), and left.
 func (s *Store) ForceUnlock(ctx context.Context, id string) error {
 	cur, err := s.leases.get(ctx, s.leaseName())
-	if apierrors.IsNotFound(err) || (err == nil && holder(cur) == "") {
+	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("force-unlock %s: it is not locked", s.Describe())
 	}
 	if err != nil {
 		return fmt.Errorf("force-unlock %s: %w", s.Describe(), s.explain("reading", "leases", err))
+	}
+	if err := s.owned(cur, partLock, toDelete); err != nil {
+		return fmt.Errorf("force-unlock %s: %w", s.Describe(), err)
+	}
+	if holder(cur) == "" {
+		return fmt.Errorf("force-unlock %s: it is not locked", s.Describe())
 	}
 	held, err := lockInfo(cur)
 	if err != nil {
