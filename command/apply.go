@@ -57,7 +57,8 @@ Exit codes: 0 success, 1 error (every failure is listed by address and host).
 
   With PLANFILE (from 'eggo plan -out'), applies exactly that plan without
   asking, and refuses if the state or the configuration changed since. It
-  runs exactly the hooks the plan shows: give hook flags to 'eggo plan'.
+  runs exactly the hooks the plan shows: give hook flags to 'eggo plan'. A
+  plan of a sealed state is sealed: give -identity to open it.
 
 Options:
   -auto-approve        Do not ask for "yes" (needed when stdin is no terminal).
@@ -80,7 +81,7 @@ func (c *ApplyCommand) Run(args []string) int {
 	req.Vars.CheckKeyFiles = true // a missing key is an error at its line, not in the middle of an apply
 	var saved *engine.Plan
 	if op.PlanFile != "" {
-		if saved, err = engine.LoadPlan(op.PlanFile); err != nil {
+		if saved, err = engine.LoadPlan(op.PlanFile, req.Identities); err != nil {
 			v.Error(err.Error())
 			return 1
 		}

@@ -2,8 +2,6 @@ package command
 
 import (
 	"context"
-
-	"github.com/eggo-project/eggo/engine"
 )
 
 // PlanCommand is `eggo plan`.
@@ -22,6 +20,8 @@ func (c *PlanCommand) Help() string {
 Options:
   -out=FILE            Save the plan; 'eggo apply FILE' applies exactly it and
                        refuses if the state or the configuration moved since.
+                       A plan of a sealed state is sealed to its recipients:
+                       apply and show it with -identity.
   -destroy             Plan the destruction of everything in the state.
   -detailed-exitcode   Exit 0 for no changes, 1 for an error, 2 for changes.
 ` + operationFlagsHelp + `
@@ -62,7 +62,7 @@ func (c *PlanCommand) Run(args []string) int {
 	}
 	v.Plan(p)
 	if op.Out != "" {
-		if err := engine.SavePlan(op.Out, p); err != nil {
+		if err := ws.SavePlan(op.Out, p); err != nil {
 			v.Error(err.Error())
 			return 1
 		}

@@ -38,7 +38,7 @@ func (c *ShowCommand) Run(args []string) int {
 	}
 	v := c.view(a.js)
 	if len(a.rest) == 1 {
-		p, err := engine.LoadPlan(a.rest[0])
+		p, err := a.ws.LoadPlan(a.rest[0])
 		if err != nil {
 			c.errorf("%v", err)
 			return 1

@@ -311,11 +311,11 @@ func TestSavedPlanRefusedWhenStateMoved(t *testing.T) {
 	r := newRig(t)
 	p := r.plan(r.opts(), desired("test.a", nil))
 	path := filepath.Join(t.TempDir(), "plan")
-	if err := SavePlan(path, p); err != nil {
+	if err := SavePlan(path, p, PlanSeal{}); err != nil {
 		t.Fatal(err)
 	}
 	r.apply(r.opts(), r.plan(r.opts(), desired("test.x", nil)))
-	loaded, err := LoadPlan(path)
+	loaded, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,8 @@ func (r Request) CheckPlanOut(path string) error {
 }
 
 // checkOverwritable allows a path that does not exist or holds an eggo
-// plan (a plan is replaced by a newer one); anything else is refused.
+// plan, plain or sealed (a plan is replaced by a newer one); anything else
+// is refused.
 func checkOverwritable(path string) error {
 	data, err := os.ReadFile(path)
 	switch {
@@ -47,7 +48,7 @@ func checkOverwritable(path string) error {
 		return fmt.Errorf("-out=%s: %w", path, err)
 	}
 	var pf planFile
-	if json.Unmarshal(data, &pf) != nil || pf.FormatVersion == 0 || pf.Plan == nil {
+	if json.Unmarshal(data, &pf) != nil || !pf.isPlan() {
 		return fmt.Errorf("-out=%s exists and is not an eggo plan file: eggo overwrites only its own plans; choose another name or remove it", path)
 	}
 	return nil

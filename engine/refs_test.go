@@ -67,10 +67,10 @@ func TestRefsFlowInOneApply(t *testing.T) {
 		t.Fatalf("plan = %v", got)
 	}
 	path := filepath.Join(t.TempDir(), "plan")
-	if err := SavePlan(path, p); err != nil {
+	if err := SavePlan(path, p, PlanSeal{}); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := LoadPlan(path)
+	loaded, err := LoadPlan(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

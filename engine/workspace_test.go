@@ -54,10 +54,10 @@ func TestWorkspaceOperationsSayWhatTheyNeed(t *testing.T) {
 	// The plan saved, the configuration changed: another workspace's
 	// Apply refuses it before it reads the state.
 	saved := filepath.Join(t.TempDir(), "plan")
-	if err := SavePlan(saved, p); err != nil {
+	if err := SavePlan(saved, p, PlanSeal{}); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := LoadPlan(saved)
+	loaded, err := LoadPlan(saved, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
@@ -110,8 +109,8 @@ func restoreAccess(o Options, stderr io.Writer, vars []string) error {
 	if err != nil {
 		return err
 	}
-	if s.Labels[v1alpha1.LabelCluster] != o.Cluster {
-		return fmt.Errorf("the Secret %s is not the EggoCluster's", s.Name)
+	if err := checkOwned(o, "Secret", s, "restored"); err != nil {
+		return err
 	}
 	show, err := showState(o, stderr, vars)
 	if err != nil {
@@ -143,7 +142,9 @@ func writeRestored(workDir string, rec *adminRecord, data []byte) error {
 
 // PublishAccess writes the Secrets <cluster>-kubeconfig (key value: the
 // admin kubeconfig) and <cluster>-ca (key tls.crt: the CA certificate,
-// no key), labelled with the Job and owned by the EggoCluster.
+// no key), labelled with the Job and owned by the EggoCluster. A Secret
+// of either name that is not eggo's for the EggoCluster (a user's own
+// <name>-kubeconfig) is refused (checkOwned), unchanged.
 func PublishAccess(o Options, a Access) error {
 	cs, err := clientset(o.Kubeconfig)
 	if err != nil {
@@ -153,24 +154,14 @@ func PublishAccess(o Options, a Access) error {
 	defer cancel()
 	kc := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.KubeconfigSecretName(o.Cluster), "kubeconfig"),
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.KubeconfigKey: a.Kubeconfig}}
-	if err := upsertOwnSecret(ctx, cs, o, kc); err != nil {
+	api := secrets(cs, o.Namespace)
+	if err := api.upsert(ctx, o, kc); err != nil {
 		return fmt.Errorf("publishing the admin kubeconfig as Secret %s: %w", kc.Name, err)
 	}
 	ca := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.CASecretName(o.Cluster), "ca"),
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.CACertKey: a.CACert}}
-	if err := upsertOwnSecret(ctx, cs, o, ca); err != nil {
+	if err := api.upsert(ctx, o, ca); err != nil {
 		return fmt.Errorf("publishing the CA certificate as Secret %s: %w", ca.Name, err)
 	}
 	return nil
-}
-
-// upsertOwnSecret writes s unless a Secret of that name exists that is not
-// this EggoCluster's (labelled with another cluster, or with none): a
-// user's own <name>-kubeconfig is never overwritten.
-func upsertOwnSecret(ctx context.Context, cs kubernetes.Interface, o Options, s *corev1.Secret) error {
-	cur, err := cs.CoreV1().Secrets(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
-	if err == nil && cur.Labels[v1alpha1.LabelCluster] != o.Cluster {
-		return fmt.Errorf("a Secret %s that is not the EggoCluster's is already there: not overwritten", s.Name)
-	}
-	return upsertSecret(ctx, cs, s)
 }

@@ -175,7 +175,8 @@ func TestApplyJobPublishesClusterAccess(t *testing.T) {
 		Data: map[string][]byte{"value": []byte("the user's own")}}, metav1.CreateOptions{})
 	must(t, err)
 	mine := applyOptions(t, api, ns, kubeconfig, eggo, "mine")
-	if err := jobrun.Run(mine, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "not the EggoCluster's") {
+	if err := jobrun.Run(mine, io.Discard, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "Secret "+ns+"/mine-kubeconfig exists and is not eggo's for EggoCluster mine (no label eggo.io/cluster=mine): not overwritten") {
 		t.Fatalf("apply over a user's mine-kubeconfig: %v", err)
 	}
 	if got, _ := secrets.Get(ctx, "mine-kubeconfig", metav1.GetOptions{}); string(got.Data["value"]) != "the user's own" {
@@ -245,7 +246,7 @@ func TestRestoreAccess(t *testing.T) {
 	o, file = fresh("mine")
 	log.Reset()
 	jobrun.RestoreAccess(o, &log, nil)
-	if _, err := os.Stat(file); err == nil || !strings.Contains(log.String(), "not the EggoCluster's") {
+	if _, err := os.Stat(file); err == nil || !strings.Contains(log.String(), "is not eggo's for EggoCluster mine") {
 		t.Fatalf("a user's Secret was restored (log %q)", log.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/age"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -264,5 +265,97 @@ i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
 	}
 	if b, err := os.ReadFile(got); err != nil || strings.TrimSpace(string(b)) != "TERM" {
 		t.Fatalf("eggo got no SIGTERM: %v %q", err, b)
+	}
+}
+
+// sealedHCL seals the cluster's state to RECIPIENT and has a sensitive
+// output holding a private key: a plan holds it in clear (as it holds the
+// state's keys once there is a state), and the published plan must not.
+const sealedHCL = `
+secrets {
+  recipients = ["RECIPIENT"]
+}
+output "admin_key" {
+  value     = "-----BEGIN EC PRIVATE KEY-----\n` + sealedMarker + `\n-----END EC PRIVATE KEY-----\n"
+  sensitive = true
+}
+`
+
+const sealedMarker = "MHcCAQEEIJobSealedPlanMarker4242"
+
+// TestPlanJobOfASealedState: the plan of a sealed state is published
+// sealed (no private key in the Secret); the same plan made again has the
+// same hash, and its objects are relabelled with the new Job; a new plan
+// deletes the plan it supersedes, leaving one plan's objects.
+func TestPlanJobOfASealedState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds eggo and starts a kube-apiserver")
+	}
+	if _, err := os.Stat(bundle); err != nil {
+		t.Fatalf("no bundle at %s: run make bundle", bundle)
+	}
+	api := apitest.Start(t)
+	ns := api.Namespace(t, "jobs")
+	kubeconfig := jobUser(t, api, ns)
+	dir := t.TempDir()
+	id, err := age.GenerateX25519Identity()
+	must(t, err)
+	idFile := filepath.Join(dir, "identity")
+	must(t, os.WriteFile(idFile, []byte(id.String()+"\n"), 0o600))
+	config := filepath.Join(dir, "config")
+	must(t, os.MkdirAll(config, 0o755))
+	key := filepath.Join(dir, "ssh-privatekey")
+	must(t, os.WriteFile(key, []byte("not a key\n"), 0o600))
+	hcl := strings.NewReplacer("KUBECONFIG", kubeconfig, "KEYFILE", key, "RECIPIENT", id.Recipient().String()).Replace(clusterHCL + sealedHCL)
+	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(hcl), 0o644))
+	ctx := context.Background()
+	cms, secs := api.Client.CoreV1().ConfigMaps(ns), api.Client.CoreV1().Secrets(ns)
+	plan := func(job, address string) string {
+		t.Helper()
+		o := jobrun.Options{
+			Phase: "plan", Namespace: ns, Cluster: "demo", ClusterUID: demoUID, Job: job, Bundle: bundle,
+			Identity: idFile, Vars: []string{"address=" + address, "packages=./packages"}, Eggo: eggotest.Binary(t),
+			WorkDir: filepath.Join(dir, job), ConfigDir: config, Kubeconfig: kubeconfig,
+		}
+		var log strings.Builder
+		if err := jobrun.Run(o, io.Discard, &log); err != nil {
+			t.Fatalf("job plan %s: %v\n%s", job, err, log.String())
+		}
+		l, err := cms.List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelJob + "=" + job + "," + v1alpha1.LabelContent + "=plan"})
+		must(t, err)
+		if len(l.Items) != 1 {
+			t.Fatalf("job %s: %d plan ConfigMaps", job, len(l.Items))
+		}
+		return l.Items[0].Data[v1alpha1.PlanKeyHash]
+	}
+
+	h1 := plan("demo-plan-g1", "192.0.2.10")
+	sec, err := secs.Get(ctx, v1alpha1.PlanObjectName("demo", h1), metav1.GetOptions{})
+	must(t, err)
+	saved := string(sec.Data[v1alpha1.PlanKeyFile])
+	if strings.Contains(saved, "PRIVATE KEY") || strings.Contains(saved, sealedMarker) || !strings.Contains(saved, `"sealed_plan"`) {
+		t.Fatalf("the published plan of a sealed state holds a private key in clear, or is not sealed:\n%.400s", saved)
+	}
+	cm, err := cms.Get(ctx, v1alpha1.PlanObjectName("demo", h1), metav1.GetOptions{})
+	must(t, err)
+	if strings.Contains(cm.Data[v1alpha1.PlanKeyText]+cm.Data[v1alpha1.PlanKeySummary], sealedMarker) {
+		t.Fatal("the plan's text holds the key")
+	}
+
+	if again := plan("demo-plan-g1-again", "192.0.2.10"); again != h1 {
+		t.Fatalf("the same plan made again is plan %s, not %s", again[:12], h1[:12])
+	}
+	h2 := plan("demo-plan-g2", "192.0.2.11")
+	if h2 == h1 {
+		t.Fatal("another address, the same plan")
+	}
+	sel := metav1.ListOptions{LabelSelector: v1alpha1.LabelCluster + "=demo," + v1alpha1.LabelContent + "=plan"}
+	cl, err := cms.List(ctx, sel)
+	must(t, err)
+	sl, err := secs.List(ctx, sel)
+	must(t, err)
+	want := v1alpha1.PlanObjectName("demo", h2)
+	if len(cl.Items) != 1 || cl.Items[0].Name != want || len(sl.Items) != 1 || sl.Items[0].Name != want {
+		t.Fatalf("plan objects after plan g2: %d ConfigMaps, %d Secrets; want %s's alone", len(cl.Items), len(sl.Items), want)
 	}
 }

@@ -84,7 +84,9 @@ func publishNodesOf(o Options, stderr io.Writer, show []byte, err error) {
 	}
 }
 
-// WriteNodes publishes the nodes' state as the ConfigMap <cluster>-nodes.
+// WriteNodes publishes the nodes' state as the ConfigMap <cluster>-nodes;
+// one of that name that is not eggo's for the EggoCluster is refused
+// (checkOwned), unchanged.
 func WriteNodes(o Options, nodes []v1alpha1.NodeStatus) error {
 	cs, err := clientset(o.Kubeconfig)
 	if err != nil {
@@ -97,7 +99,7 @@ func WriteNodes(o Options, nodes []v1alpha1.NodeStatus) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	meta := objectMeta(o, v1alpha1.NodesConfigMapName(o.Cluster), "nodes")
-	return upsertConfigMap(ctx, cs, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{v1alpha1.NodesKey: string(data)}})
+	return configMaps(cs, o.Namespace).upsert(ctx, o, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{v1alpha1.NodesKey: string(data)}})
 }
 
 // objectMeta names an object the Job publishes: labelled with the cluster

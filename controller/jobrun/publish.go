@@ -8,8 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -23,14 +21,16 @@ type Plan struct {
 	Hash    string // the saved plan's sha256
 	Summary v1alpha1.PlanSummary
 	Text    string // `eggo show`: what may be shown
-	Saved   []byte // the saved plan: it may hold sealed values
+	Saved   []byte // the saved plan file: of a sealed state, sealed whole
 	Config  []byte // the configuration it was made from
 }
 
 // Publish writes the plan as the ConfigMap <cluster>-plan-<hash12> (hash,
 // summary, full text) and the Secret of the same name (the saved plan and
 // its configuration), both labelled with the Job and owned by the
-// EggoCluster. The same plan made again is relabelled with this Job.
+// EggoCluster. The same plan made again is relabelled with this Job. An
+// object of either name that is not eggo's for the EggoCluster is refused
+// (checkOwned), unchanged.
 func Publish(o Options, p Plan) error {
 	cs, err := clientset(o.Kubeconfig)
 	if err != nil {
@@ -48,46 +48,16 @@ func Publish(o Options, p Plan) error {
 	sec := &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{v1alpha1.PlanKeyFile: p.Saved, v1alpha1.PlanKeyConfig: p.Config,
 			v1alpha1.PlanKeyVars: []byte(strings.Join(o.Vars, "\n"))}}
-	if err := upsertSecret(ctx, cs, sec); err != nil {
+	if err := secrets(cs, o.Namespace).upsert(ctx, o, sec); err != nil {
 		return fmt.Errorf("publishing the saved plan: %w", err)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: *meta.DeepCopy(), Data: map[string]string{
 		v1alpha1.PlanKeyHash: p.Hash, v1alpha1.PlanKeySummary: string(summary), v1alpha1.PlanKeyText: p.Text,
 	}}
-	if err := upsertConfigMap(ctx, cs, cm); err != nil {
+	if err := configMaps(cs, o.Namespace).upsert(ctx, o, cm); err != nil {
 		return fmt.Errorf("publishing the plan: %w", err)
 	}
 	return nil
-}
-
-func upsertSecret(ctx context.Context, cs kubernetes.Interface, s *corev1.Secret) error {
-	api := cs.CoreV1().Secrets(s.Namespace)
-	_, err := api.Create(ctx, s, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	cur, err := api.Get(ctx, s.Name, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	cur.Labels, cur.Data = s.Labels, s.Data
-	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
-	return err
-}
-
-func upsertConfigMap(ctx context.Context, cs kubernetes.Interface, c *corev1.ConfigMap) error {
-	api := cs.CoreV1().ConfigMaps(c.Namespace)
-	_, err := api.Create(ctx, c, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	cur, err := api.Get(ctx, c.Name, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	cur.Labels, cur.Data = c.Labels, c.Data
-	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
-	return err
 }
 
 func typesUID(s string) types.UID { return types.UID(s) }

@@ -186,12 +186,25 @@ func runDestroy(o Options, stdout, stderr io.Writer) error {
 }
 
 // runPlan plans with -out, reads the plan's JSON lines for the summary and
-// `eggo show` for the full text, and publishes them.
+// `eggo show` for the full text, publishes them, and deletes the plans
+// this one supersedes.
+//
+// The plan's hash is the sha256 of the saved plan file as published: what
+// the user approves, and what the apply Job checks the mounted file is,
+// byte for byte, before eggo opens it (runApply). A plan of a sealed state
+// is sealed, and age seals under a fresh key every time; the same plan
+// made again keeps its hash all the same, because the current published
+// plan is put where eggo saves (reuseSavedPlan) and eggo keeps that file
+// as it is when it opens to the very plan it saves. The opened plan is not
+// what is hashed: the apply Job would then check what it decrypted, not
+// the bytes that were approved, and the ConfigMap, which more may read
+// than the Secret, would publish a digest of the plan's secrets.
 func runPlan(o Options, stdout, stderr io.Writer) error {
 	if err := layout(o, o.ConfigDir); err != nil {
 		return err
 	}
 	RestoreAccess(o, stderr, o.Vars)
+	reuseSavedPlan(o, stderr)
 	var js bytes.Buffer
 	args := append([]string{"plan", "-json", "-out=" + planFile}, o.identityArgs()...)
 	if err := eggo(o, &js, stderr, append(args, o.varArgs()...)...); err != nil {
@@ -217,9 +230,13 @@ func runPlan(o Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := Publish(o, Plan{Hash: hashOf(saved), Summary: summary, Text: text.String(), Saved: saved, Config: config}); err != nil {
+	hash := hashOf(saved)
+	if err := Publish(o, Plan{Hash: hash, Summary: summary, Text: text.String(), Saved: saved, Config: config}); err != nil {
 		return err
 	}
 	publishNodes(o, stderr, o.Vars)
+	if err := DeleteSuperseded(o, hash, stderr); err != nil {
+		return fmt.Errorf("plan %s is published, but the plans it supersedes are not all deleted: %w", hash[:12], err)
+	}
 	return nil
 }
