@@ -126,10 +126,17 @@ func approvalPending(c *v1alpha1.EggoCluster, stand string) metav1.Condition {
 	case phase != "":
 		return condition(typ, false, v1alpha1.ReasonJobRunning, "")
 	case stand == v1alpha1.ReasonAwaitingApproval:
-		return condition(typ, true, stand,
-			"approve with: kubectl annotate eggocluster "+c.Name+" "+v1alpha1.ApproveAnnotation+"="+c.Status.LastPlanHash)
+		return condition(typ, true, stand, "approve with: "+ApproveCommand(c))
 	}
 	return condition(typ, false, stand, "")
+}
+
+// ApproveCommand is the command that approves the cluster's current plan,
+// as printed: its namespace named, and --overwrite, since every plan after
+// the first replaces the annotation an earlier approval set.
+func ApproveCommand(c *v1alpha1.EggoCluster) string {
+	return "kubectl -n " + c.Namespace + " annotate --overwrite eggocluster " + c.Name + " " +
+		v1alpha1.ApproveAnnotation + "=" + c.Status.LastPlanHash
 }
 
 // applying: True while an apply or destroy Job runs.
@@ -149,12 +156,25 @@ func applying(c *v1alpha1.EggoCluster, stand string) metav1.Condition {
 	return condition(typ, false, v1alpha1.ReasonJobRunning, "")
 }
 
-// ready is never True while a Job runs: then it is where the cluster
-// stands, True when its current plan is applied or changes nothing.
+// ready says whether the cluster serves what was applied: True when the
+// current plan is applied or changes nothing, and also — the cluster
+// still serves its last applied plan — while a newer plan is made or
+// waits for approval, with no failure standing. Never True while an
+// apply or destroy Job runs, after a failure, or before anything was
+// applied.
 func ready(c *v1alpha1.EggoCluster, stand, msg string) metav1.Condition {
 	const typ = v1alpha1.ConditionReady
-	if job := c.Status.ActiveJob; job != "" {
+	s := &c.Status
+	serving := s.LastAppliedPlanHash != "" && s.LastFailure == "" && !deleting(c)
+	if job := s.ActiveJob; job != "" {
+		if serving && jobPhase(c) == v1alpha1.PhasePlan {
+			return condition(typ, true, v1alpha1.ReasonPlanning,
+				"plan "+short(s.LastAppliedPlanHash)+" is applied; job "+job+" is making a new plan")
+		}
 		return condition(typ, false, v1alpha1.ReasonJobRunning, "job "+job+" is running")
+	}
+	if serving && stand == v1alpha1.ReasonAwaitingApproval {
+		return condition(typ, true, stand, "plan "+short(s.LastAppliedPlanHash)+" is applied; "+msg)
 	}
 	return condition(typ, stand == v1alpha1.ReasonApplied || stand == v1alpha1.ReasonNoChanges, stand, msg)
 }

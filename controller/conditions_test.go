@@ -84,7 +84,7 @@ var conditionRows = []struct {
 		name:     "a plan with changes awaits approval (Manual)",
 		facts:    func(c *v1alpha1.EggoCluster) { planOf(c, hashA, 2) },
 		planned:  want{true, v1alpha1.ReasonPlanReady, "plan aaaaaaaaaaaa for generation 1 is in ConfigMap demo-plan-aaaaaaaaaaaa"},
-		pending:  want{true, v1alpha1.ReasonAwaitingApproval, "kubectl annotate eggocluster demo eggo.io/approve-plan=" + hashA},
+		pending:  want{true, v1alpha1.ReasonAwaitingApproval, "approve with: kubectl -n ns annotate --overwrite eggocluster demo eggo.io/approve-plan=" + hashA},
 		applying: want{false, v1alpha1.ReasonAwaitingApproval, ""}, ready: want{false, v1alpha1.ReasonAwaitingApproval, "waits for approval"},
 	},
 	{
@@ -146,14 +146,25 @@ var conditionRows = []struct {
 		applying: want{false, v1alpha1.ReasonNoChanges, ""}, ready: want{true, v1alpha1.ReasonNoChanges, ""},
 	},
 	{
-		name: "applied, then a new plan under the old plan's approval: it waits, not Ready",
+		name: "applied, then a new plan under the old plan's approval: it waits, and the cluster still serves the applied one",
 		facts: func(c *v1alpha1.EggoCluster) {
 			planOf(c, hashB, 1)
 			c.Status.LastAppliedPlanHash = hashA
 			c.Annotations = map[string]string{v1alpha1.ApproveAnnotation: hashA}
 		},
 		planned: want{true, v1alpha1.ReasonPlanReady, ""}, pending: want{true, v1alpha1.ReasonAwaitingApproval, hashB},
-		applying: want{false, v1alpha1.ReasonAwaitingApproval, ""}, ready: want{false, v1alpha1.ReasonAwaitingApproval, ""},
+		applying: want{false, v1alpha1.ReasonAwaitingApproval, ""},
+		ready:    want{true, v1alpha1.ReasonAwaitingApproval, "plan aaaaaaaaaaaa is applied; plan bbbbbbbbbbbb waits for approval"},
+	},
+	{
+		name: "applied, then a failed apply of a newer plan: not Ready",
+		facts: func(c *v1alpha1.EggoCluster) {
+			planOf(c, hashB, 1)
+			c.Status.LastAppliedPlanHash, c.Status.LastFailedPlanHash = hashA, hashB
+			c.Status.LastFailure, c.Status.LastFailureReason = "boom", v1alpha1.ReasonApplyFailed
+		},
+		planned: want{true, v1alpha1.ReasonPlanReady, ""}, pending: want{false, v1alpha1.ReasonApplyFailed, ""},
+		applying: want{false, v1alpha1.ReasonApplyFailed, ""}, ready: want{false, v1alpha1.ReasonApplyFailed, ""},
 	},
 	{
 		name: "the apply failed: Failed's reason, and the plan is not applied again",
@@ -214,7 +225,7 @@ var conditionRows = []struct {
 		applying: want{false, v1alpha1.ReasonNotPlanned, ""}, ready: want{false, v1alpha1.ReasonNotPlanned, ""},
 	},
 	{
-		name: "the spec changed after an apply, its plan Job runs",
+		name: "the spec changed after an apply, its plan Job runs: the cluster still serves the applied plan",
 		facts: func(c *v1alpha1.EggoCluster) {
 			planOf(c, hashA, 2)
 			c.Status.LastAppliedPlanHash = hashA
@@ -222,7 +233,8 @@ var conditionRows = []struct {
 			runs(c, v1alpha1.PhasePlan, "demo-plan-g2")
 		},
 		planned: want{false, v1alpha1.ReasonPlanning, "demo-plan-g2"}, pending: want{false, v1alpha1.ReasonPlanning, ""},
-		applying: want{false, v1alpha1.ReasonPlanning, ""}, ready: want{false, v1alpha1.ReasonJobRunning, ""},
+		applying: want{false, v1alpha1.ReasonPlanning, ""},
+		ready:    want{true, v1alpha1.ReasonPlanning, "plan aaaaaaaaaaaa is applied; job demo-plan-g2 is making a new plan"},
 	},
 	{
 		name: "the spec changed while the approved plan's apply runs",

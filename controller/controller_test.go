@@ -27,7 +27,7 @@ func TestController(t *testing.T) {
 	t.Run("an apply whose pod is gone says so", e.testApplyPodGone)
 	t.Run("an edit of a referenced ConfigMap plans again", e.testConfigMapEdit)
 	t.Run("eggo.io/plan-requested plans an unchanged spec again", e.testPlanRequest)
-	t.Run("a spec that names a wrong Secret starts no Job", e.testInvalidSSHSecret)
+	t.Run("an EggoCluster's writer gets only what the admin allowed", e.testAdmission)
 	t.Run("deletion runs a destroy Job behind the finalizer", e.testDestroyOnDelete)
 	t.Run("a failed destroy runs again when asked", e.testDestroyRetry)
 	t.Run("deletionPolicy Orphan lets go without a Job", e.testOrphan)

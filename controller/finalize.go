@@ -65,9 +65,6 @@ func (r *Reconciler) destroyStep(ctx context.Context, c *v1alpha1.EggoCluster, j
 			return false, err
 		}
 	}
-	if err := r.writeInlineConfig(ctx, c); err != nil {
-		return false, err
-	}
 	_, err := r.startJob(ctx, c, req)
 	return false, err
 }

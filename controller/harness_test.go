@@ -15,6 +15,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -82,6 +83,7 @@ func startEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e.installCRD(t)
+	e.installPolicy(t)
 	ctrl.SetLogger(zap.New(zap.WriteTo(e.log), zap.UseDevMode(true)))
 	mgr, err := ctrl.NewManager(e.controllerConfig(t), ctrl.Options{
 		Scheme: e.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
@@ -157,6 +159,59 @@ func (e *env) installCRD(t *testing.T) {
 	})
 }
 
+// testJobImage is the policy's jobImage in the tests (the kustomization
+// copies the controller's image there).
+const testJobImage = "eggo:test"
+
+// installPolicy creates the committed policy ConfigMap (its jobImage set,
+// as the kustomization's replacement sets it) and the committed
+// admission policy and binding, and waits until the API server enforces
+// them.
+func (e *env) installPolicy(t *testing.T) {
+	ctx := context.Background()
+	e.api.Namespace(t, controller.DefaultPolicyConfigMap.Namespace)
+	for _, file := range []string{"config/policy/policy.yaml", "config/policy/admission.yaml"} {
+		data, err := os.ReadFile(file)
+		must(t, err)
+		for _, o := range decodeAll(t, data) {
+			if o.GetKind() == "ConfigMap" {
+				must(t, unstructured.SetNestedField(o.Object, testJobImage, "data", controller.PolicyKeyJobImage))
+			}
+			must(t, e.c.Create(ctx, o))
+		}
+	}
+	// The API server compiles a new policy and its binding in the
+	// background: until then an EggoCluster it refuses is let in.
+	e.api.Namespace(t, "policy-probe")
+	eventually(t, 30*time.Second, func() (bool, string) {
+		probe := probeCluster("policy-probe")
+		probe.Spec.Image = "not-allowed:1"
+		err := e.c.Create(ctx, probe, client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "is not allowed"), fmt.Sprintf("a disallowed image is admitted: %v", err)
+	})
+}
+
+// probeCluster is a valid EggoCluster for the admission tests.
+func probeCluster(ns string) *v1alpha1.EggoCluster {
+	hcl := `cluster "demo" {}`
+	return &v1alpha1.EggoCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: ns},
+		Spec: v1alpha1.EggoClusterSpec{
+			Config:          v1alpha1.ConfigSource{Inline: &hcl},
+			Bundle:          v1alpha1.BundleSource{Volume: pvcBundle()},
+			SSHKeySecretRef: corev1.LocalObjectReference{Name: "ssh"},
+		},
+	}
+}
+
+func pvcBundle() v1alpha1.BundleVolume {
+	return v1alpha1.BundleVolume{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "eggo-bundle"}}
+}
+
+// optIn is the annotation with which a Secret lets the EggoCluster demo
+// mount it.
+func optIn() map[string]string { return map[string]string{v1alpha1.AnnotationSecretClusters: "demo"} }
+
 // eventually polls cond until it holds or the time is up.
 func eventually(t *testing.T, limit time.Duration, cond func() (bool, string)) {
 	t.Helper()
@@ -191,11 +246,11 @@ func (e *env) newCluster(t *testing.T, ns string, edit func(*v1alpha1.EggoCluste
 	e.api.Namespace(t, ns)
 	ctx := context.Background()
 	must(t, e.c.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "ssh", Namespace: ns}, Type: corev1.SecretTypeSSHAuth,
+		ObjectMeta: metav1.ObjectMeta{Name: "ssh", Namespace: ns, Annotations: optIn()}, Type: corev1.SecretTypeSSHAuth,
 		Data: map[string][]byte{corev1.SSHAuthPrivateKey: []byte(testPrivateKey)},
 	}))
 	must(t, e.c.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "identity", Namespace: ns, Annotations: optIn()},
 		Data:       map[string][]byte{v1alpha1.IdentityKey: []byte(testIdentity)},
 	}))
 	hcl := `cluster "demo" { kubernetes_version = "1.31.4" }`
@@ -204,10 +259,9 @@ func (e *env) newCluster(t *testing.T, ns string, edit func(*v1alpha1.EggoCluste
 		Spec: v1alpha1.EggoClusterSpec{
 			Config:            v1alpha1.ConfigSource{Inline: &hcl},
 			Variables:         map[string]string{"workers": "1"},
-			Bundle:            v1alpha1.BundleSource{Path: "v1.31.4", Volume: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/srv/eggo-bundle"}}},
+			Bundle:            v1alpha1.BundleSource{Path: "v1.31.4", Volume: pvcBundle()},
 			SSHKeySecretRef:   corev1.LocalObjectReference{Name: "ssh"},
 			IdentitySecretRef: &corev1.LocalObjectReference{Name: "identity"},
-			Image:             "eggo:test",
 			Approval:          v1alpha1.ApprovalManual,
 		},
 	}

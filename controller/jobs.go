@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -86,9 +87,25 @@ func findJob(jobs []batchv1.Job, name string) *batchv1.Job {
 	return nil
 }
 
-// startJob creates the run's Job, owned by the cluster. A Job of that
-// name already there is the same run: it is not started twice.
+// startJob creates the run's Job, owned by the cluster, once the spec
+// passes every check (checkSpec) and an inline configuration is in its
+// ConfigMap. A Job of that name already there is the same run: it is not
+// started twice. A spec that fails a check is the run's failure
+// (InvalidSpec, no Job: the name returned is ""), whatever the phase: an
+// apply or destroy is refused as a plan is.
 func (r *Reconciler) startJob(ctx context.Context, c *v1alpha1.EggoCluster, req jobRequest) (string, error) {
+	p, msg := r.checkSpec(ctx, c, req.phase)
+	if msg == "" && req.phase != v1alpha1.PhaseApply {
+		var err error
+		if msg, err = r.writeInlineConfig(ctx, c); err != nil {
+			return "", err
+		}
+	}
+	if msg != "" {
+		markFailed(c, v1alpha1.ReasonInvalidSpec, msg)
+		return "", nil
+	}
+	req.image = cmp.Or(c.Spec.Image, p.JobImage)
 	j := buildJob(c, req)
 	if err := controllerutil.SetControllerReference(c, j, r.Scheme); err != nil {
 		return "", err

@@ -26,6 +26,7 @@ type jobRequest struct {
 	phase    string
 	planHash string     // apply: the full hash of the plan it applies
 	inputs   planInputs // plan: the referenced configuration and plan request it plans
+	image    string     // the Job's image: spec.image, else the policy's jobImage
 }
 
 // jobName is deterministic, so that creating a Job twice for one run
@@ -76,7 +77,7 @@ func buildJob(c *v1alpha1.EggoCluster, r jobRequest) *batchv1.Job {
 					SecurityContext:    podSecurity(),
 					Containers: []corev1.Container{{
 						Name:                     "eggo",
-						Image:                    c.Spec.Image,
+						Image:                    r.image,
 						Command:                  []string{"eggo-controller", "job", r.phase},
 						Args:                     jobArgs(c, r, name),
 						VolumeMounts:             mounts(c, r),

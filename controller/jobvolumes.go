@@ -10,12 +10,24 @@ import (
 // (apply), the SSH key, the identity, the bundle and a work directory.
 func volumes(c *v1alpha1.EggoCluster, r jobRequest) []corev1.Volume {
 	mode := readOnlyMode
-	secret := func(name string) corev1.VolumeSource {
-		return corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: &mode}}
+	// secret mounts one key of a Secret, or the whole Secret (the saved
+	// plan's, which eggo wrote): a Secret the user named shows the Job
+	// only the key eggo uses, whatever else it holds. Such a key is
+	// optional to the kubelet: the controller reads Secrets' metadata
+	// only, so a Secret without it is found by eggo, which fails at once
+	// naming the file, instead of a pod that waits for its volume until
+	// the Job's deadline.
+	secret := func(name string, keys ...string) corev1.VolumeSource {
+		s := &corev1.SecretVolumeSource{SecretName: name, DefaultMode: &mode}
+		for _, k := range keys {
+			s.Items = append(s.Items, corev1.KeyToPath{Key: k, Path: k})
+			s.Optional = ptr(true)
+		}
+		return corev1.VolumeSource{Secret: s}
 	}
 	v := []corev1.Volume{
-		{Name: "ssh", VolumeSource: secret(c.Spec.SSHKeySecretRef.Name)},
-		{Name: "bundle", VolumeSource: c.Spec.Bundle.Volume},
+		{Name: "ssh", VolumeSource: secret(c.Spec.SSHKeySecretRef.Name, corev1.SSHAuthPrivateKey)},
+		{Name: "bundle", VolumeSource: c.Spec.Bundle.Volume.VolumeSource()},
 		{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}
 	if r.phase == v1alpha1.PhaseApply {
@@ -24,7 +36,7 @@ func volumes(c *v1alpha1.EggoCluster, r jobRequest) []corev1.Volume {
 		v = append(v, corev1.Volume{Name: "config", VolumeSource: configVolume(c)})
 	}
 	if c.Spec.IdentitySecretRef != nil {
-		v = append(v, corev1.Volume{Name: "identity", VolumeSource: secret(c.Spec.IdentitySecretRef.Name)})
+		v = append(v, corev1.Volume{Name: "identity", VolumeSource: secret(c.Spec.IdentitySecretRef.Name, v1alpha1.IdentityKey)})
 	}
 	return v
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -78,6 +79,20 @@ func TestDeploymentManifests(t *testing.T) {
 	}
 	if m.LivenessProbe == nil || m.LivenessProbe.HTTPGet.Path != "/healthz" || m.ReadinessProbe == nil || m.ReadinessProbe.HTTPGet.Path != "/readyz" {
 		t.Errorf("probes: liveness %+v, readiness %+v", m.LivenessProbe, m.ReadinessProbe)
+	}
+	// One tag names both images: the policy's jobImage is the
+	// controller's (the kustomization's replacement), and the admission
+	// policy holds EggoClusters to it.
+	var policy corev1.ConfigMap
+	must(t, c.Get(ctx, client.ObjectKey{Namespace: "eggo-system", Name: "eggo-policy"}, &policy))
+	if policy.Data["jobImage"] != m.Image || policy.Data["allowHostPathBundle"] != "false" {
+		t.Errorf("the policy %v: want jobImage %s (the controller's) and hostPath bundles off", policy.Data, m.Image)
+	}
+	if !slices.Contains(m.Args, "--policy=eggo-system/eggo-policy") {
+		t.Errorf("the controller's args %q do not name its policy", m.Args)
+	}
+	if !kinds["ValidatingAdmissionPolicy"] || !kinds["ValidatingAdmissionPolicyBinding"] {
+		t.Errorf("the kustomization makes no admission policy or no binding")
 	}
 	// The pod the Deployment would make is admitted in eggo-system (Pod
 	// Security "restricted", the ServiceAccount there).

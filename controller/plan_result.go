@@ -2,13 +2,12 @@ package controller
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
@@ -24,7 +23,11 @@ type planResult struct {
 var planHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // readPlan finds the ConfigMap the plan Job published (labelled with the
-// Job's name) and checks that the saved plan's Secret is beside it.
+// Job's name, owned by the cluster) and checks that the saved plan's
+// Secret is beside it, published by the same Job. The Secret is read as
+// metadata: the saved plan may hold the cluster's keys (sealed, when the
+// state is), and the apply Job, which has the identity, checks that it is
+// the plan of this hash before applying it.
 func (r *Reconciler) readPlan(ctx context.Context, c *v1alpha1.EggoCluster, job string) (planResult, error) {
 	var list corev1.ConfigMapList
 	err := r.APIReader.List(ctx, &list, client.InNamespace(c.Namespace),
@@ -36,6 +39,9 @@ func (r *Reconciler) readPlan(ctx context.Context, c *v1alpha1.EggoCluster, job 
 		return planResult{}, fmt.Errorf("%d ConfigMaps labelled %s=%s, want 1", len(list.Items), v1alpha1.LabelJob, job)
 	}
 	cm := list.Items[0]
+	if !ownedBy(&cm, c) {
+		return planResult{}, fmt.Errorf("ConfigMap %s is not owned by this EggoCluster", cm.Name)
+	}
 	res := planResult{hash: cm.Data[v1alpha1.PlanKeyHash], ref: cm.Name}
 	if !planHash.MatchString(res.hash) || cm.Name != v1alpha1.PlanObjectName(c.Name, res.hash) {
 		return planResult{}, fmt.Errorf("ConfigMap %s holds no valid plan hash", cm.Name)
@@ -43,12 +49,22 @@ func (r *Reconciler) readPlan(ctx context.Context, c *v1alpha1.EggoCluster, job 
 	if err := json.Unmarshal([]byte(cm.Data[v1alpha1.PlanKeySummary]), &res.summary); err != nil {
 		return planResult{}, fmt.Errorf("ConfigMap %s: summary: %v", cm.Name, err)
 	}
-	var s corev1.Secret
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: cm.Name}, &s); err != nil {
+	s := metadataOf(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: cm.Name}, s); err != nil {
 		return planResult{}, fmt.Errorf("the saved plan's Secret: %w", err)
 	}
-	if sum := sha256.Sum256(s.Data[v1alpha1.PlanKeyFile]); hex.EncodeToString(sum[:]) != res.hash {
-		return planResult{}, fmt.Errorf("the saved plan in Secret %s is not the plan %s", s.Name, short(res.hash))
+	if s.Labels[v1alpha1.LabelJob] != job || s.Labels[v1alpha1.LabelCluster] != c.Name || !ownedBy(s, c) {
+		return planResult{}, fmt.Errorf("the Secret %s was not published by job %s for this EggoCluster", s.Name, job)
 	}
 	return res, nil
+}
+
+// ownedBy: o has an owner reference to the EggoCluster (its UID).
+func ownedBy(o metav1.Object, c *v1alpha1.EggoCluster) bool {
+	for _, ref := range o.GetOwnerReferences() {
+		if ref.UID == c.UID {
+			return true
+		}
+	}
+	return false
 }

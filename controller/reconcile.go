@@ -29,6 +29,9 @@ type Reconciler struct {
 	// starts and ends (names and phases only: a failure's text is in the
 	// status).
 	Recorder record.EventRecorder
+	// PolicyConfigMap is the admin's policy (default
+	// eggo-system/eggo-policy), read before every Job.
+	PolicyConfigMap client.ObjectKey
 }
 
 func (r *Reconciler) event(c *v1alpha1.EggoCluster, warning bool, reason, msg string) {
@@ -111,17 +114,13 @@ func (r *Reconciler) next(ctx context.Context, c *v1alpha1.EggoCluster) error {
 	return err
 }
 
-// startPlan checks the spec's references, writes an inline configuration
-// into its ConfigMap and starts the plan Job.
+// startPlan starts the plan Job (startJob checks the spec first); a spec
+// refused is observed with no plan, so it is not tried again until it
+// changes or a plan is requested.
 func (r *Reconciler) startPlan(ctx context.Context, c *v1alpha1.EggoCluster, in planInputs) error {
-	if msg := r.checkSpec(ctx, c); msg != "" {
+	name, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhasePlan, inputs: in})
+	if err == nil && name == "" {
 		observePlan(c, c.Generation, in, nil)
-		markFailed(c, v1alpha1.ReasonInvalidSpec, msg)
-		return nil
 	}
-	if err := r.writeInlineConfig(ctx, c); err != nil {
-		return err
-	}
-	_, err := r.startJob(ctx, c, jobRequest{phase: v1alpha1.PhasePlan, inputs: in})
 	return err
 }

@@ -15,9 +15,11 @@ import (
 )
 
 // The controller's permissions (make crds writes them to
-// controller/config/rbac/role.yaml). Secrets: get only, to check that the
-// referenced ones exist and are of the right type, and that a plan's
-// saved plan is there; the Jobs, not the controller, read their contents.
+// controller/config/rbac/role.yaml). Secrets and ServiceAccounts: get
+// only, and the controller asks for metadata only (checkSpec: a Secret's
+// opt-in, a ServiceAccount's mark; a saved plan's presence): RBAC cannot
+// grant metadata alone, but no Secret's value is ever sent to it. The
+// Jobs, not the controller, read the keys.
 //
 // +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters/status,verbs=get;update;patch
@@ -25,6 +27,7 @@ import (
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update

@@ -3,79 +3,169 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
-// checkSpec says what is wrong with the spec's references before a Job
-// would fail on it ("" if nothing): the SSH key must be a Secret of type
-// kubernetes.io/ssh-auth holding ssh-privatekey, the identity a Secret
-// holding "identity", a referenced ConfigMap must hold its key. Only
-// presence is checked: no value is read into a message.
-func (r *Reconciler) checkSpec(ctx context.Context, c *v1alpha1.EggoCluster) string {
-	var ssh corev1.Secret
-	key := client.ObjectKey{Namespace: c.Namespace, Name: c.Spec.SSHKeySecretRef.Name}
-	if err := r.APIReader.Get(ctx, key, &ssh); err != nil {
-		return fmt.Sprintf("sshKeySecretRef %s: %v", key.Name, err)
+// checkSpec says what keeps the spec from running ("" if nothing), before
+// any Job starts, each message naming the rule: the admin's policy (the
+// image, the bundle volume), the ServiceAccount's mark, every referenced
+// Secret's opt-in, and (but for an apply) the referenced ConfigMap's key. An EggoCluster's
+// writer may be anyone allowed to create one; every Job runs with rights
+// and keys they may not have, so each of these is checked again before
+// each Job, not only at admission. Secrets are read as metadata only: no
+// value reaches the controller, let alone a message.
+func (r *Reconciler) checkSpec(ctx context.Context, c *v1alpha1.EggoCluster, phase string) (Policy, string) {
+	p, err := r.readPolicy(ctx)
+	if err != nil {
+		return p, err.Error() + ": no Job starts without it (the platform admin applies controller/config)"
 	}
-	if ssh.Type != corev1.SecretTypeSSHAuth || len(ssh.Data[corev1.SSHAuthPrivateKey]) == 0 {
-		return fmt.Sprintf("sshKeySecretRef %s: want a Secret of type %s with %s, got type %s",
-			key.Name, corev1.SecretTypeSSHAuth, corev1.SSHAuthPrivateKey, ssh.Type)
+	if msg := policyRules(c, p); msg != "" {
+		return p, msg
+	}
+	if msg := r.checkServiceAccount(ctx, c); msg != "" {
+		return p, msg
+	}
+	if msg := r.checkSecretOptIn(ctx, c, "sshKeySecretRef", c.Spec.SSHKeySecretRef.Name); msg != "" {
+		return p, msg
 	}
 	if ref := c.Spec.IdentitySecretRef; ref != nil {
-		var id corev1.Secret
-		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &id); err != nil {
-			return fmt.Sprintf("identitySecretRef %s: %v", ref.Name, err)
+		if msg := r.checkSecretOptIn(ctx, c, "identitySecretRef", ref.Name); msg != "" {
+			return p, msg
 		}
-		if len(id.Data[v1alpha1.IdentityKey]) == 0 {
-			return fmt.Sprintf("identitySecretRef %s: no key %q", ref.Name, v1alpha1.IdentityKey)
-		}
+	}
+	if phase == v1alpha1.PhaseApply {
+		return p, "" // it applies the saved plan: the configuration is in its Secret
 	}
 	if ref := c.Spec.Config.ConfigMapRef; ref != nil {
 		var cm corev1.ConfigMap
 		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &cm); err != nil {
-			return fmt.Sprintf("config.configMapRef %s: %v", ref.Name, err)
+			return p, fmt.Sprintf("config.configMapRef %s: %v", ref.Name, err)
 		}
 		if _, ok := cm.Data[ref.Key]; !ok {
-			return fmt.Sprintf("config.configMapRef %s: no key %q", ref.Name, ref.Key)
+			return p, fmt.Sprintf("config.configMapRef %s: no key %q", ref.Name, ref.Key)
 		}
 	} else if c.Spec.Config.Inline == nil {
-		return "config: give inline or configMapRef"
+		return p, "config: give inline or configMapRef"
+	}
+	return p, ""
+}
+
+// policyRules are the rules the admission policy eggo-cluster-rules
+// enforces too (controller/config/policy/admission.yaml): they read the
+// spec and the policy only.
+func policyRules(c *v1alpha1.EggoCluster, p Policy) string {
+	if img := c.Spec.Image; img != "" && !p.allowsImage(img) {
+		return fmt.Sprintf("spec.image %s is not allowed: the Jobs run the controller's image (%s) or one the platform admin lists in %s of ConfigMap %s",
+			img, p.JobImage, PolicyKeyAllowedImages, DefaultPolicyConfigMap)
+	}
+	if c.Spec.Image == "" && p.JobImage == "" {
+		return fmt.Sprintf("spec.image is empty and ConfigMap %s sets no %s: the platform admin names the Jobs' image there", DefaultPolicyConfigMap, PolicyKeyJobImage)
+	}
+	v := c.Spec.Bundle.Volume
+	if n := countSet(v.PersistentVolumeClaim != nil, v.ConfigMap != nil, v.Image != nil, v.HostPath != nil); n != 1 {
+		return "bundle.volume: give exactly one of persistentVolumeClaim, configMap, image and hostPath"
+	}
+	if v.HostPath != nil && !p.AllowHostPathBundle {
+		return fmt.Sprintf("bundle.volume.hostPath is not allowed: it reads the node's own files; the platform admin allows it with %s: \"true\" in ConfigMap %s",
+			PolicyKeyAllowHostPathBundle, DefaultPolicyConfigMap)
+	}
+	if path := c.Spec.Bundle.Path; strings.HasPrefix(path, "/") || slices.Contains(strings.Split(path, "/"), "..") {
+		return "bundle.path must be relative and hold no '..': the bundle's directory inside its volume"
 	}
 	return ""
 }
 
+func countSet(set ...bool) int {
+	n := 0
+	for _, s := range set {
+		if s {
+			n++
+		}
+	}
+	return n
+}
+
+// checkServiceAccount: the default (eggo-job, bound by the admin's
+// job_rbac) or one the namespace's admin marked for eggo's Jobs.
+func (r *Reconciler) checkServiceAccount(ctx context.Context, c *v1alpha1.EggoCluster) string {
+	name := c.Spec.ServiceAccountName
+	if name == "" || name == DefaultServiceAccount {
+		return ""
+	}
+	sa := metadataOf(corev1.SchemeGroupVersion.WithKind("ServiceAccount"))
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, sa); err != nil {
+		return fmt.Sprintf("spec.serviceAccountName %s: %v", name, err)
+	}
+	if sa.Labels[v1alpha1.LabelJobServiceAccount] != "true" {
+		return fmt.Sprintf("spec.serviceAccountName %s is not marked for eggo's Jobs: the namespace's admin marks one with the label %s=true (leave it empty for %s)",
+			name, v1alpha1.LabelJobServiceAccount, DefaultServiceAccount)
+	}
+	return ""
+}
+
+// checkSecretOptIn: the Secret exists and its annotation
+// eggo.io/eggoclusters names this EggoCluster (or "*"). Without the
+// opt-in anyone who may write an EggoCluster could have any Secret of the
+// namespace mounted into a Job as "their" key.
+func (r *Reconciler) checkSecretOptIn(ctx context.Context, c *v1alpha1.EggoCluster, field, name string) string {
+	s := metadataOf(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
+		return fmt.Sprintf("%s %s: %v", field, name, err)
+	}
+	for _, n := range strings.Split(s.Annotations[v1alpha1.AnnotationSecretClusters], ",") {
+		if n = strings.TrimSpace(n); n == c.Name || n == "*" {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s %s: the Secret does not opt in to EggoCluster %s: whoever owns it adds %s to its annotation %s",
+		field, name, c.Name, c.Name, v1alpha1.AnnotationSecretClusters)
+}
+
+// metadataOf is an empty object of kind gvk read as metadata only.
+func metadataOf(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.APIVersion, m.Kind = gvk.ToAPIVersionAndKind()
+	return m
+}
+
 // writeInlineConfig keeps an inline configuration in the ConfigMap
-// <cluster>-config, owned by the cluster, which the plan and destroy Jobs
-// mount.
-func (r *Reconciler) writeInlineConfig(ctx context.Context, c *v1alpha1.EggoCluster) error {
+// <cluster>-config, controlled by the cluster, which the plan and destroy
+// Jobs mount. A ConfigMap of that name that is not the cluster's (another
+// application's, or another EggoCluster's) is never written or adopted:
+// the refusal comes back as the spec's problem.
+func (r *Reconciler) writeInlineConfig(ctx context.Context, c *v1alpha1.EggoCluster) (string, error) {
 	if c.Spec.Config.Inline == nil {
-		return nil
+		return "", nil
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Name: v1alpha1.ConfigMapName(c.Name), Namespace: c.Namespace,
-		Labels: map[string]string{v1alpha1.LabelCluster: c.Name},
-	}}
+	name := v1alpha1.ConfigMapName(c.Name)
 	var cur corev1.ConfigMap
-	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cm), &cur)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, &cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{v1alpha1.LabelCluster: c.Name}},
+			Data:       map[string]string{v1alpha1.ConfigFile: *c.Spec.Config.Inline},
+		}
+		if err := controllerutil.SetControllerReference(c, cm, r.Scheme); err != nil {
+			return "", err
+		}
+		return "", r.Create(ctx, cm)
+	case err != nil:
+		return "", err
+	case !metav1.IsControlledBy(&cur, c):
+		return fmt.Sprintf("config.inline: ConfigMap %s exists and is not this EggoCluster's (no controller reference to it): "+
+			"eggo keeps the inline configuration there, so it neither overwrites nor adopts it; rename one of the two", name), nil
 	}
-	if err == nil {
-		cm = &cur
-	}
-	cm.Data = map[string]string{v1alpha1.ConfigFile: *c.Spec.Config.Inline}
-	if err := controllerutil.SetControllerReference(c, cm, r.Scheme); err != nil {
-		return err
-	}
-	if apierrors.IsNotFound(err) {
-		return r.Create(ctx, cm)
-	}
-	return r.Update(ctx, cm)
+	cur.Data = map[string]string{v1alpha1.ConfigFile: *c.Spec.Config.Inline}
+	return "", r.Update(ctx, &cur)
 }

@@ -9,10 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -52,8 +54,14 @@ func run(args []string) error {
 	metrics := fs.String("metrics-bind-address", "0", "where to serve metrics (0: not at all)")
 	probes := fs.String("health-probe-bind-address", ":8081", "where to serve /healthz and /readyz")
 	leader := fs.Bool("leader-elect", false, "elect one active controller among replicas")
+	policy := fs.String("policy", controller.DefaultPolicyConfigMap.String(),
+		"NAMESPACE/NAME of the ConfigMap holding what the platform admin allows EggoClusters (the Jobs' image, hostPath bundles)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	ns, name, ok := strings.Cut(*policy, "/")
+	if !ok || ns == "" || name == "" {
+		return fmt.Errorf("-policy=%s: want NAMESPACE/NAME", *policy)
 	}
 	ctrl.SetLogger(zap.New())
 	scheme := runtime.NewScheme()
@@ -77,7 +85,7 @@ func run(args []string) error {
 		return err
 	}
 	r := &controller.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme,
-		Recorder: mgr.GetEventRecorderFor("eggo-controller")}
+		Recorder: mgr.GetEventRecorderFor("eggo-controller"), PolicyConfigMap: client.ObjectKey{Namespace: ns, Name: name}}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -97,10 +97,19 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	installController(t, mg, repo, image)
 	diag := func() string { return diagnose(mg) }
 
-	// The workload cluster's SSH key, and the EggoCluster (Manual approval).
+	// The workload cluster's SSH key, opted in to the EggoCluster by its
+	// owner, and the EggoCluster (Manual approval) in the policy's image.
 	keyFile := tb.Hosts[0].KeyFile
 	mg.run("-n", ns, "create", "secret", "generic", cluster+"-ssh", "--type=kubernetes.io/ssh-auth", "--from-file=ssh-privatekey="+keyFile)
-	spec := workloadSpec{image: image, addr: addr, workers: []string{"ww0"}, attempt: "1", bundlePath: bundlePath, dns: smoke != nil}
+	mg.run("-n", ns, "annotate", "secret", cluster+"-ssh", v1alpha1.AnnotationSecretClusters+"="+cluster)
+	spec := workloadSpec{addr: addr, workers: []string{"ww0"}, attempt: "1", bundlePath: bundlePath, dns: smoke != nil}
+	// The admission policy is in force: a hostPath bundle is refused until
+	// the platform admin allows it (the testbed's bundle is on the node).
+	if out, err := runErr("", []byte(spec.yaml(t)), mg.kubectl, "--kubeconfig", mg.kubeconfig, "apply", "-f", "-"); err == nil ||
+		!strings.Contains(out, "bundle.volume.hostPath is not allowed") {
+		t.Fatalf("a hostPath bundle without the admin's switch: %v\n%s", err, out)
+	}
+	mg.run("-n", "eggo-system", "patch", "configmap", "eggo-policy", "--type=merge", "-p", `{"data":{"allowHostPathBundle":"true"}}`)
 	mg.apply(spec.yaml(t))
 	lap := newLaps(t)
 
@@ -206,7 +215,9 @@ func TestGitOpsOnTestbed(t *testing.T) {
 			t.Fatalf("the edit after approval was applied by %s under the approval of %.12s", j.Metadata.Name, join)
 		}
 	}
-	if c.Status.LastAppliedPlanHash != join || !isTrue(c, v1alpha1.ConditionApprovalPending) || isTrue(c, v1alpha1.ConditionReady) {
+	// The cluster still serves the applied plan: Ready says so, and why.
+	if c.Status.LastAppliedPlanHash != join || !isTrue(c, v1alpha1.ConditionApprovalPending) || !isTrue(c, v1alpha1.ConditionReady) ||
+		condition(c, v1alpha1.ConditionReady).Reason != v1alpha1.ReasonAwaitingApproval {
 		t.Fatalf("after an edit under an old approval: %s", describe(c))
 	}
 	if out := work.run("get", "node", "ww1", "--show-labels"); strings.Contains(out, "pool=b") {
@@ -285,7 +296,6 @@ node "mg" {
 
 // workloadSpec is the EggoCluster as the test edits it.
 type workloadSpec struct {
-	image     string
 	addr      map[string]string
 	workers   []string
 	attempt   string // a variable the configuration declares and nothing uses: a spec change that changes nothing
@@ -356,7 +366,6 @@ func (s workloadSpec) yaml(t *testing.T) string {
 			"variables":       map[string]string{"attempt": s.attempt},
 			"bundle":          map[string]any{"path": s.bundlePath, "volume": map[string]any{"hostPath": map[string]any{"path": bundleMount, "type": "Directory"}}},
 			"sshKeySecretRef": map[string]any{"name": cluster + "-ssh"},
-			"image":           s.image,
 			"approval":        "Manual",
 			"deletionPolicy":  "Destroy",
 			"jobDefaults":     map[string]any{"activeDeadlineSeconds": 1800, "backoffLimit": 0, "ttlSecondsAfterFinished": 3600},
@@ -387,6 +396,10 @@ func installController(t *testing.T, mg kube, repo, image string) {
 	// Quoted: a tag of digits only (git describe of some commits) is a number in YAML.
 	writeFile(t, k, strings.Replace(string(b), "newTag: dev", fmt.Sprintf("newTag: %q", tag), 1))
 	mg.run("apply", "--server-side", "-k", dir)
+	// One tag names both images: the policy's jobImage is the controller's.
+	if got := mg.run("-n", "eggo-system", "get", "configmap", "eggo-policy", "-o", "jsonpath={.data.jobImage}"); got != image {
+		t.Fatalf("the policy's jobImage is %q, want the controller's image %s", got, image)
+	}
 	mg.run("create", "namespace", ns)
 	mg.run("apply", "-f", filepath.Join(repo, "controller/config/samples/job_rbac.yaml"))
 	if out, err := mg.try("-n", "eggo-system", "rollout", "status", "deployment/eggo-controller", "--timeout=5m"); err != nil {
@@ -472,9 +485,16 @@ func waitReady(t *testing.T, mg kube, hash string, timeout time.Duration, diag f
 	return c
 }
 
+// approve runs the command the ApprovalPending condition prints, word for
+// word, after checking it approves hash.
 func approve(t *testing.T, mg kube, hash string) {
 	t.Helper()
-	mg.run("-n", ns, "annotate", "--overwrite", "eggocluster", cluster, v1alpha1.ApproveAnnotation+"="+hash)
+	msg := condition(mg.eggoCluster(ns, cluster), v1alpha1.ConditionApprovalPending).Message
+	cmd, ok := strings.CutPrefix(msg, "approve with: kubectl ")
+	if !ok || !strings.HasSuffix(cmd, v1alpha1.ApproveAnnotation+"="+hash) {
+		t.Fatalf("ApprovalPending says %q: want the command approving %.12s", msg, hash)
+	}
+	mg.run(strings.Fields(cmd)...)
 }
 
 // firstAdd is how many resources the first plan added (its ConfigMap).

@@ -21,6 +21,19 @@ const (
 	AnnotationPlanRequest = "eggo.io/plan-request"
 )
 
+// Marks that let an EggoCluster use what its writer could not use on
+// their own: each set by whoever controls the object marked.
+const (
+	// LabelJobServiceAccount ("true") on a ServiceAccount: the
+	// namespace's admin lets EggoClusters run their Jobs as it
+	// (spec.serviceAccountName). eggo-job, the default, needs no mark.
+	LabelJobServiceAccount = "eggo.io/job-service-account"
+	// AnnotationSecretClusters on a Secret: the EggoClusters that may
+	// mount it (names separated by commas, or "*" for every EggoCluster
+	// of the namespace). A Secret without it is mounted by none.
+	AnnotationSecretClusters = "eggo.io/eggoclusters"
+)
+
 // Phases of a Job.
 const (
 	PhasePlan    = "plan"

@@ -66,22 +66,34 @@ type EggoClusterSpec struct {
 
 	// SSHKeySecretRef names a Secret of type kubernetes.io/ssh-auth whose
 	// ssh-privatekey eggo connects to the hosts with. It is mounted
-	// read-only at /var/run/eggo/ssh/ssh-privatekey.
+	// read-only at /var/run/eggo/ssh/ssh-privatekey (that key only). The
+	// Secret must opt in: its annotation eggo.io/eggoclusters lists this
+	// EggoCluster's name (or is "*").
 	SSHKeySecretRef corev1.LocalObjectReference `json:"sshKeySecretRef"`
 
 	// IdentitySecretRef optionally names a Secret whose key "identity" is
 	// the age or SSH identity that opens the state's sealed secrets
-	// (passed as -identity).
+	// (passed as -identity). It must opt in as sshKeySecretRef's does.
 	// +optional
 	IdentitySecretRef *corev1.LocalObjectReference `json:"identitySecretRef,omitempty"`
 
-	// Image is eggo's image (eggo and eggo-controller in its PATH).
+	// Image is the Jobs' image (eggo and eggo-controller in its PATH).
+	// Default: the controller's own (jobImage in the policy ConfigMap
+	// eggo-system/eggo-policy); any other must be one the platform admin
+	// allows there (allowedImages). The admission policy and the
+	// controller both check it: the image is code that runs with the
+	// Jobs' ServiceAccount and the cluster's keys.
 	// +kubebuilder:validation:MinLength=1
-	Image string `json:"image"`
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	Image string `json:"image,omitempty"`
 
 	// ServiceAccountName is the Jobs' ServiceAccount: it needs the state
 	// backend's Secrets and Lease, and to create the plan's ConfigMap and
-	// Secret. Default: eggo-job.
+	// Secret. Default: eggo-job. Any other must be marked by the
+	// namespace's admin with the label eggo.io/job-service-account=true.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
@@ -126,12 +138,47 @@ type ConfigMapKeyRef struct {
 
 // BundleSource is a path in a volume mounted into every Job.
 type BundleSource struct {
-	// Path is the bundle's directory inside the volume.
+	// Path is the bundle's directory inside the volume: relative, with no
+	// ".." (the Job's configuration may read the bundle, so the path may
+	// not lead it to the Job's other mounts).
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.split('/').exists(s, s == '..')",message="bundle.path must be relative and hold no '..'"
 	// +optional
 	Path string `json:"path,omitempty"`
-	// Volume is where the bundle is (a hostPath, a PersistentVolumeClaim …),
-	// mounted read-only at /var/lib/eggo/bundle.
-	Volume corev1.VolumeSource `json:"volume"`
+	// Volume is where the bundle is, mounted read-only at
+	// /var/lib/eggo/bundle.
+	Volume BundleVolume `json:"volume"`
+}
+
+// BundleVolume is the volume holding the bundle: exactly one of a
+// PersistentVolumeClaim, a ConfigMap, an image volume, or — only where
+// the platform admin allows it (allowHostPathBundle in the policy
+// ConfigMap), since it reads the node's own files — a hostPath. No other
+// volume type: a Job's volumes are the cluster's to choose, not the
+// EggoCluster writer's.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.persistentVolumeClaim), has(self.configMap), has(self.image), has(self.hostPath)].filter(x, x).size() == 1",message="bundle.volume: give exactly one of persistentVolumeClaim, configMap, image and hostPath"
+type BundleVolume struct {
+	// +optional
+	PersistentVolumeClaim *corev1.PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty"`
+	// +optional
+	ConfigMap *corev1.ConfigMapVolumeSource `json:"configMap,omitempty"`
+	// +optional
+	Image *corev1.ImageVolumeSource `json:"image,omitempty"`
+	// +optional
+	HostPath *corev1.HostPathVolumeSource `json:"hostPath,omitempty"`
+}
+
+// VolumeSource is the Job's volume of it, read-only where the type has
+// the choice.
+func (b BundleVolume) VolumeSource() corev1.VolumeSource {
+	v := corev1.VolumeSource{ConfigMap: b.ConfigMap, Image: b.Image, HostPath: b.HostPath}
+	if b.PersistentVolumeClaim != nil {
+		pvc := *b.PersistentVolumeClaim
+		pvc.ReadOnly = true
+		v.PersistentVolumeClaim = &pvc
+	}
+	return v
 }
 
 // Approval is Automatic or Manual.
