@@ -87,9 +87,14 @@ bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 # A count (20000x), not a duration, in CI: go1.26's fuzz coordinator can
 # report "context deadline exceeded" at a duration's end with no failing
 # input (golang/go#75804, fixed in go1.27).
+# FuzzNesting's inputs are files of up to 256 KiB, each loaded in a tenth
+# of a second or more: it gets its own, smaller count.
 FUZZTIME ?= 30s
-fuzz: ## Short fuzz runs of the HCL loader and the state reader
+FUZZTIME_NESTING ?= $(FUZZTIME)
+fuzz: ## Short fuzz runs of the HCL loader (and its nesting limit), the state reader and the terminal escaper
 	go test -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./engine/config/
+	go test -run '^$$' -fuzz FuzzNesting -fuzztime $(FUZZTIME_NESTING) ./engine/config/
+	go test -run '^$$' -fuzz FuzzSafe -fuzztime $(FUZZTIME) ./internal/text/
 	go test -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME) ./state/
 
 # The demo's bundle only: the other versions (make bundle) are the tests'.

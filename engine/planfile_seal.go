@@ -97,18 +97,11 @@ func sealPlan(path string, plain []byte, s PlanSeal) ([]byte, error) {
 		}
 		rs = append(rs, r)
 	}
-	var buf bytes.Buffer
-	w, err := age.Encrypt(&buf, rs...)
+	sealed, err := state.SealTo(rs, plain)
 	if err != nil {
 		return nil, fmt.Errorf("sealing the plan: %w", err)
 	}
-	if _, err := w.Write(plain); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return sealedEnvelope(to, buf.Bytes())
+	return sealedEnvelope(to, sealed)
 }
 
 // sealedEnvelope is the file of a plan sealed to recipients to.

@@ -42,24 +42,34 @@ type dataKey struct {
 // did not open.
 var errDataKeyUnopened = errors.New("the state's data key did not open, so a new secret cannot be sealed under it")
 
+// SealTo is plaintext as an age file that any of recipients opens: the
+// data key's envelope, and a sealed plan (engine).
+func SealTo(recipients []age.Recipient, plaintext []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := age.Encrypt(&buf, recipients...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(plaintext); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // newDataKey makes a random data key and seals it to recipients.
 func newDataKey(recipients []age.Recipient, names []string) (*dataKey, error) {
 	key := make([]byte, dataKeySize)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	w, err := age.Encrypt(&buf, recipients...)
+	sealed, err := SealTo(recipients, key)
 	if err != nil {
 		return nil, fmt.Errorf("encrypting the data key: %w", err)
 	}
-	if _, err := w.Write(key); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return &dataKey{envelope: base64.StdEncoding.EncodeToString(buf.Bytes()), names: names, key: key}, nil
+	return &dataKey{envelope: base64.StdEncoding.EncodeToString(sealed), names: names, key: key}, nil
 }
 
 // openDataKey opens an envelope with identities.

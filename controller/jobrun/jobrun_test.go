@@ -58,16 +58,7 @@ node "m0" {
 // TestPlanJobPublishesThePlan runs `job plan` with the real eggo CLI
 // against a real kube-apiserver and reads back what it published.
 func TestPlanJobPublishesThePlan(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds eggo and starts a kube-apiserver")
-	}
-	if _, err := os.Stat(bundle); err != nil {
-		t.Fatalf("no bundle at %s: run make bundle", bundle)
-	}
-	api := apitest.Start(t)
-	ns := api.Namespace(t, "jobs")
-	kubeconfig := jobUser(t, api, ns)
-	dir := t.TempDir()
+	api, ns, kubeconfig, dir := planJobEnv(t)
 	eggo := eggotest.Binary(t)
 	config := filepath.Join(dir, "config")
 	must(t, os.MkdirAll(config, 0o755))
@@ -130,6 +121,22 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 		t.Fatalf("(job log: %s) nodes ConfigMap %v %v: want the empty state's nodes, from this Job", errOut.String(), nodes.Labels, nodes.Data)
 	}
 	applyRefusesAnotherPlan(t, o, sec.Data, hash)
+}
+
+// planJobEnv is what a test of `job plan` starts from: the bundle there,
+// a kube-apiserver, the namespace "jobs" and a user of the Jobs' role in
+// it (its kubeconfig), and a directory of the test's own.
+func planJobEnv(t *testing.T) (api *apitest.Server, ns, kubeconfig, dir string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds eggo and starts a kube-apiserver")
+	}
+	if _, err := os.Stat(bundle); err != nil {
+		t.Fatalf("no bundle at %s: run make bundle", bundle)
+	}
+	api = apitest.Start(t)
+	ns = api.Namespace(t, "jobs")
+	return api, ns, jobUser(t, api, ns), t.TempDir()
 }
 
 // jobUser is a user with the Jobs' role (config/rbac/job_role.yaml) in
@@ -288,16 +295,7 @@ const sealedMarker = "MHcCAQEEIJobSealedPlanMarker4242"
 // same hash, and its objects are relabelled with the new Job; a new plan
 // deletes the plan it supersedes, leaving one plan's objects.
 func TestPlanJobOfASealedState(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds eggo and starts a kube-apiserver")
-	}
-	if _, err := os.Stat(bundle); err != nil {
-		t.Fatalf("no bundle at %s: run make bundle", bundle)
-	}
-	api := apitest.Start(t)
-	ns := api.Namespace(t, "jobs")
-	kubeconfig := jobUser(t, api, ns)
-	dir := t.TempDir()
+	api, ns, kubeconfig, dir := planJobEnv(t)
 	id, err := age.GenerateX25519Identity()
 	must(t, err)
 	idFile := filepath.Join(dir, "identity")

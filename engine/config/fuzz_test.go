@@ -67,6 +67,14 @@ func FuzzNesting(f *testing.F) {
 		if len(opener)+len(closer) > 64 {
 			return // the depth is the point, not the width
 		}
+		// At most about 256 KiB of text, still far past the limit (4096
+		// levels of the widest opener): a file of megabytes is lexed in
+		// seconds, linearly, and on a busy machine under the fuzzer's
+		// instrumentation one input passed the 10 s a fuzz worker may
+		// take on one input ("fuzzing process hung").
+		if w := len(opener) + len(closer); w > 0 {
+			depth = min(depth, (1<<18)/w)
+		}
 		expr := strings.Repeat(opener, depth) + middle + strings.Repeat(closer, depth)
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(withLocal(expr)), 0o644); err != nil {

@@ -68,7 +68,7 @@ chain() {
   step gitops-e2e go test -count=1 -v -timeout 45m ./controller/e2e/ &&
     step race env CGO_ENABLED=1 go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestOldEggo|TestEtcdStaticPods' \
       "${race_pkgs[@]}" &&
-    step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x &&
+    step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x FUZZTIME_NESTING=1000x &&
     step bundle-test "$MAKE" --no-print-directory bundle-test
   rc=$?
   rm -f "$EGGO_E2E_SLOTS_HELD/chain"
