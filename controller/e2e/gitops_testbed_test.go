@@ -110,7 +110,12 @@ func TestGitOpsOnTestbed(t *testing.T) {
 		t.Fatalf("a hostPath bundle without the admin's switch: %v\n%s", err, out)
 	}
 	mg.run("-n", "eggo-system", "patch", "configmap", "eggo-policy", "--type=merge", "-p", `{"data":{"allowHostPathBundle":"true"}}`)
-	mg.apply(spec.yaml(t))
+	// The API server reads the policy's parameters through an informer: a
+	// moment after the edit, the same EggoCluster is admitted.
+	waitFor(t, "the EggoCluster admitted once hostPath bundles are allowed", time.Minute, func() (bool, string) {
+		out, err := runErr("", []byte(spec.yaml(t)), mg.kubectl, "--kubeconfig", mg.kubeconfig, "apply", "-f", "-")
+		return err == nil, out
+	}, diag)
 	lap := newLaps(t)
 
 	// 1. The first plan waits for approval and says what it does.
