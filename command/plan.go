@@ -62,11 +62,12 @@ func (c *PlanCommand) Run(args []string) int {
 	}
 	v.Plan(p)
 	if op.Out != "" {
-		if err := ws.SavePlan(op.Out, p); err != nil {
+		sealedTo, err := ws.SavePlan(op.Out, p)
+		if err != nil {
 			v.Error(err.Error())
 			return 1
 		}
-		v.PlanSaved(p, op.Out)
+		v.PlanSaved(p, op.Out, len(sealedTo) > 0)
 	}
 	if op.DetailedExitcode && p.HasChanges() {
 		return 2

@@ -21,7 +21,7 @@ type View interface {
 
 	// Plan shows a plan; PlanSaved says where it was saved (-out).
 	Plan(p *engine.Plan)
-	PlanSaved(p *engine.Plan, path string)
+	PlanSaved(p *engine.Plan, path string, sealed bool)
 
 	// The view observes the apply itself; PlanObserver is what observes
 	// planning, whose refreshes only the machine format reports.

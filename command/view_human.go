@@ -74,8 +74,12 @@ func (v *humanView) Plan(p *engine.Plan) {
 
 // PlanSaved tells how to apply a saved plan; one without changes has
 // nothing to apply, so nothing is said.
-func (v *humanView) PlanSaved(p *engine.Plan, path string) {
-	if p.HasChanges() {
+func (v *humanView) PlanSaved(p *engine.Plan, path string, sealed bool) {
+	switch {
+	case !p.HasChanges():
+	case sealed:
+		io.WriteString(v.out, "\nSaved the plan to "+path+", sealed to the state's recipients. To apply exactly it, run: eggo apply -identity=FILE "+path+"\n")
+	default:
 		io.WriteString(v.out, "\nSaved the plan to "+path+". To apply exactly it, run: eggo apply "+path+"\n")
 	}
 }

@@ -155,4 +155,4 @@ func (v *jsonView) stateChanges(p *engine.Plan) {
 }
 
 // PlanSaved says nothing: the saving is the -out the caller asked for.
-func (v *jsonView) PlanSaved(*engine.Plan, string) {}
+func (v *jsonView) PlanSaved(*engine.Plan, string, bool) {}

@@ -57,16 +57,16 @@ func (w *Workspace) planSeal() (PlanSeal, error) {
 }
 
 // SavePlan saves p, a plan this workspace made, sealed as its state is
-// (planSeal).
-func (w *Workspace) SavePlan(path string, p *Plan) error {
+// (planSeal), and says to whom it is sealed (none: a plain plan).
+func (w *Workspace) SavePlan(path string, p *Plan) (sealedTo []string, err error) {
 	if err := w.needs(false); err != nil {
-		return err
+		return nil, err
 	}
 	s, err := w.planSeal()
 	if err != nil {
-		return fmt.Errorf("saving plan: %w", err)
+		return nil, fmt.Errorf("saving plan: %w", err)
 	}
-	return SavePlan(path, p, s)
+	return s.To, SavePlan(path, p, s)
 }
 
 // LoadPlan reads a saved plan, a sealed one opened with the workspace's
