@@ -101,6 +101,10 @@ output "admin_key" {
 		return r
 	}
 	ident := "-identity=" + idFile
+	// The first plan, of a new cluster sealed by its secrets block, says
+	// how to apply it.
+	r := run(0, "plan", "-out="+filepath.Join(f.dir, "first.plan"), ident)
+	mustContain(t, "plan -out of a sealed cluster", r.out, "sealed to the state's recipients", "eggo apply -identity=FILE ")
 	run(0, "apply", "-auto-approve", ident)
 	planFile := filepath.Join(f.dir, "the.plan")
 	sealed := func(path string) []byte {
@@ -126,7 +130,7 @@ output "admin_key" {
 		t.Error("the same plan saved again is another file")
 	}
 
-	r := run(1, "show", planFile)
+	r = run(1, "show", planFile)
 	mustContain(t, "show of a sealed plan without an identity", r.err, "sealed plan", "-identity=FILE")
 	r = run(0, "show", ident, planFile)
 	if strings.Contains(r.out, sealedKeyMarker) {
