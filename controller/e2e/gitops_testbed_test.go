@@ -121,6 +121,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	// 1. The first plan waits for approval and says what it does.
 	c := waitPending(t, mg, "", diag)
 	first := c.Status.LastPlanHash
+	firstAdded := c.Status.PlanSummary.Add
 	lap("first plan (a Job) awaits approval: %+v", *c.Status.PlanSummary)
 	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Destroy != 0 || !plansNodes(s, "wm", "ww0") {
 		t.Fatalf("first plan's summary %+v: want resources added on wm and ww0", s)
@@ -150,10 +151,18 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	mg.run("-n", ns, "annotate", "eggocluster", cluster, v1alpha1.PlanRequestAnnotation+"=after-the-kill")
 	c = waitPending(t, mg, first, diag)
 	second := c.Status.LastPlanHash
-	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Add >= firstAdd(t, mg, first) {
-		t.Fatalf("the plan after the kill adds %+v, want fewer than the first plan's %d: the killed run's work was not kept", s, firstAdd(t, mg, first))
+	if s := c.Status.PlanSummary; s == nil || s.Add == 0 || s.Add >= firstAdded {
+		t.Fatalf("the plan after the kill adds %+v, want fewer than the first plan's %d: the killed run's work was not kept", s, firstAdded)
 	}
-	lap("the plan after the kill adds %d (the first %d)", c.Status.PlanSummary.Add, firstAdd(t, mg, first))
+	lap("the plan after the kill adds %d (the first %d)", c.Status.PlanSummary.Add, firstAdded)
+	// The plan Job deleted the plan it superseded: only the current
+	// plan's ConfigMap and Secret are left.
+	for _, kind := range []string{"configmap", "secret"} {
+		out := mg.run("-n", ns, "get", kind, "-l", v1alpha1.LabelCluster+"="+cluster+","+v1alpha1.LabelContent+"=plan", "-o", "name")
+		if want := kind + "/" + v1alpha1.PlanObjectName(cluster, second); strings.TrimSpace(out) != want {
+			t.Fatalf("plan %ss after a new plan: %q, want %s only", kind, out, want)
+		}
+	}
 	approve(t, mg, second)
 	c = waitReady(t, mg, second, 10*time.Minute, diag)
 	lap("approved, applied, Ready: %s", describe(c))
@@ -500,17 +509,6 @@ func approve(t *testing.T, mg kube, hash string) {
 		t.Fatalf("ApprovalPending says %q: want the command approving %.12s", msg, hash)
 	}
 	mg.run(strings.Fields(cmd)...)
-}
-
-// firstAdd is how many resources the first plan added (its ConfigMap).
-func firstAdd(t *testing.T, mg kube, hash string) int {
-	t.Helper()
-	out := mg.run("-n", ns, "get", "configmap", v1alpha1.PlanObjectName(cluster, hash), "-o", "jsonpath={.data.summary\\.json}")
-	var s v1alpha1.PlanSummary
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatalf("plan %.12s's summary %q: %v", hash, out, err)
-	}
-	return s.Add
 }
 
 func plansNodes(s *v1alpha1.PlanSummary, names ...string) bool {
