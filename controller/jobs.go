@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -52,21 +53,12 @@ func (r *Reconciler) clusterJobs(ctx context.Context, c *v1alpha1.EggoCluster) (
 	}
 	var own []batchv1.Job
 	for _, j := range list.Items {
-		if isOwnedBy(&j, c) {
+		if metav1.IsControlledBy(&j, c) {
 			own = append(own, j)
 		}
 	}
 	sort.Slice(own, func(a, b int) bool { return own[a].Name < own[b].Name })
 	return own, nil
-}
-
-func isOwnedBy(j *batchv1.Job, c *v1alpha1.EggoCluster) bool {
-	for _, o := range j.OwnerReferences {
-		if o.UID == c.UID && o.Controller != nil && *o.Controller {
-			return true
-		}
-	}
-	return false
 }
 
 func activeJob(jobs []batchv1.Job) *batchv1.Job {

@@ -26,6 +26,17 @@ type Policy struct {
 	// AllowHostPathBundle lets bundle.volume be a hostPath, which reads
 	// the node's own files: off unless the admin turns it on.
 	AllowHostPathBundle bool
+	// From is the ConfigMap it was read from, which a refusal names
+	// (empty: DefaultPolicyConfigMap).
+	From client.ObjectKey
+}
+
+// source is the policy ConfigMap a message names.
+func (p Policy) source() client.ObjectKey {
+	if p.From.Name == "" {
+		return DefaultPolicyConfigMap
+	}
+	return p.From
 }
 
 // The policy ConfigMap's keys.
@@ -43,7 +54,7 @@ var DefaultPolicyConfigMap = client.ObjectKey{Namespace: "eggo-system", Name: "e
 // list separated by commas or new lines; allowHostPathBundle is "true" or
 // not set ("false").
 func PolicyFromConfigMap(cm *corev1.ConfigMap) (Policy, error) {
-	p := Policy{JobImage: strings.TrimSpace(cm.Data[PolicyKeyJobImage])}
+	p := Policy{JobImage: strings.TrimSpace(cm.Data[PolicyKeyJobImage]), From: client.ObjectKeyFromObject(cm)}
 	for _, f := range strings.FieldsFunc(cm.Data[PolicyKeyAllowedImages], func(r rune) bool { return r == ',' || r == '\n' }) {
 		if f = strings.TrimSpace(f); f != "" {
 			p.AllowedImages = append(p.AllowedImages, f)

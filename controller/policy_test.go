@@ -21,8 +21,18 @@ func TestPolicyFromConfigMap(t *testing.T) {
 	if p.JobImage != "eggo.io/eggo:1" || strings.Join(p.AllowedImages, "|") != "a:1|b:2|c:3" || !p.AllowHostPathBundle {
 		t.Fatalf("policy %+v", p)
 	}
+	// A refusal names the ConfigMap the policy came from (-policy).
+	cm.Namespace, cm.Name = "platform", "eggo-rules"
+	p, err = PolicyFromConfigMap(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := policyRules(&v1alpha1.EggoCluster{Spec: v1alpha1.EggoClusterSpec{Image: "evil:1"}}, p)
+	if !strings.Contains(msg, "ConfigMap platform/eggo-rules") {
+		t.Fatalf("refusal %q does not name the policy's ConfigMap", msg)
+	}
 	cm.Data[PolicyKeyAllowHostPathBundle] = "yes"
-	if _, err := PolicyFromConfigMap(cm); err == nil || !strings.Contains(err.Error(), "eggo-system/eggo-policy: allowHostPathBundle is \"yes\"") {
+	if _, err := PolicyFromConfigMap(cm); err == nil || !strings.Contains(err.Error(), "platform/eggo-rules: allowHostPathBundle is \"yes\"") {
 		t.Fatalf("a switch that is not true or false: %v", err)
 	}
 }

@@ -66,10 +66,10 @@ func (r *Reconciler) checkSpec(ctx context.Context, c *v1alpha1.EggoCluster, pha
 func policyRules(c *v1alpha1.EggoCluster, p Policy) string {
 	if img := c.Spec.Image; img != "" && !p.allowsImage(img) {
 		return fmt.Sprintf("spec.image %s is not allowed: the Jobs run the controller's image (%s) or one the platform admin lists in %s of ConfigMap %s",
-			img, p.JobImage, PolicyKeyAllowedImages, DefaultPolicyConfigMap)
+			img, p.JobImage, PolicyKeyAllowedImages, p.source())
 	}
 	if c.Spec.Image == "" && p.JobImage == "" {
-		return fmt.Sprintf("spec.image is empty and ConfigMap %s sets no %s: the platform admin names the Jobs' image there", DefaultPolicyConfigMap, PolicyKeyJobImage)
+		return fmt.Sprintf("spec.image is empty and ConfigMap %s sets no %s: the platform admin names the Jobs' image there", p.source(), PolicyKeyJobImage)
 	}
 	v := c.Spec.Bundle.Volume
 	if n := countSet(v.PersistentVolumeClaim != nil, v.ConfigMap != nil, v.Image != nil, v.HostPath != nil); n != 1 {
@@ -77,7 +77,7 @@ func policyRules(c *v1alpha1.EggoCluster, p Policy) string {
 	}
 	if v.HostPath != nil && !p.AllowHostPathBundle {
 		return fmt.Sprintf("bundle.volume.hostPath is not allowed: it reads the node's own files; the platform admin allows it with %s: \"true\" in ConfigMap %s",
-			PolicyKeyAllowHostPathBundle, DefaultPolicyConfigMap)
+			PolicyKeyAllowHostPathBundle, p.source())
 	}
 	if path := c.Spec.Bundle.Path; strings.HasPrefix(path, "/") || slices.Contains(strings.Split(path, "/"), "..") {
 		return "bundle.path must be relative and hold no '..': the bundle's directory inside its volume"
