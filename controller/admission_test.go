@@ -73,6 +73,8 @@ func (e *env) testAdmission(t *testing.T) {
 	must(t, e.c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "deployer", Namespace: ns}}))
 	must(t, e.c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "eggo-runner", Namespace: ns,
 		Labels: map[string]string{v1alpha1.LabelJobServiceAccount: "true"}}}))
+	must(t, e.c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app-settings", Namespace: ns},
+		Data: map[string]string{"db.conf": "password = hunter2"}}))
 	tenant := e.tenant(t, ns)
 
 	// Refused by the API server, each naming its rule.
@@ -113,6 +115,9 @@ func (e *env) testAdmission(t *testing.T) {
 		"a Secret that did not opt in, as the identity": {func(c *v1alpha1.EggoCluster) {
 			c.Spec.IdentitySecretRef = &corev1.LocalObjectReference{Name: "db-admin"}
 		}, "identitySecretRef db-admin: the Secret does not opt in to EggoCluster demo"},
+		"another application's ConfigMap as the configuration": {func(c *v1alpha1.EggoCluster) {
+			c.Spec.Config = v1alpha1.ConfigSource{ConfigMapRef: &v1alpha1.ConfigMapKeyRef{Name: "app-settings", Key: "db.conf"}}
+		}, "config.configMapRef app-settings: the ConfigMap does not opt in to EggoCluster demo"},
 	} {
 		c := probeCluster(ns)
 		tc.edit(c)

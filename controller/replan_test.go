@@ -60,7 +60,7 @@ func (e *env) finishPlan(t *testing.T, ns, job, tag string, add int) string {
 func (e *env) testConfigMapEdit(t *testing.T) {
 	ns := "configmap-edit"
 	ctx := context.Background()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hcl", Namespace: ns},
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hcl", Namespace: ns, Annotations: optIn()},
 		Data: map[string]string{"cluster.hcl": `cluster "demo" {}`, "notes": "first"}}
 	e.newCluster(t, ns, func(c *v1alpha1.EggoCluster) {
 		must(t, e.c.Create(ctx, cm)) // the namespace is there, the EggoCluster not yet

@@ -51,6 +51,13 @@ func (r *Reconciler) checkSpec(ctx context.Context, c *v1alpha1.EggoCluster, pha
 		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &cm); err != nil {
 			return p, fmt.Sprintf("config.configMapRef %s: %v", ref.Name, err)
 		}
+		// Opted in as a Secret must be: a configuration's errors quote
+		// its lines, so any ConfigMap of the namespace would otherwise be
+		// readable through the status by whoever writes EggoClusters.
+		if !optsIn(&cm, c) {
+			return p, fmt.Sprintf("config.configMapRef %s: the ConfigMap does not opt in to EggoCluster %s: whoever owns it adds %s to its annotation %s",
+				ref.Name, c.Name, c.Name, v1alpha1.AnnotationSecretClusters)
+		}
 		if _, ok := cm.Data[ref.Key]; !ok {
 			return p, fmt.Sprintf("config.configMapRef %s: no key %q", ref.Name, ref.Key)
 		}
@@ -122,13 +129,22 @@ func (r *Reconciler) checkSecretOptIn(ctx context.Context, c *v1alpha1.EggoClust
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
 		return fmt.Sprintf("%s %s: %v", field, name, err)
 	}
-	for _, n := range strings.Split(s.Annotations[v1alpha1.AnnotationSecretClusters], ",") {
-		if n = strings.TrimSpace(n); n == c.Name || n == "*" {
-			return ""
-		}
+	if optsIn(s, c) {
+		return ""
 	}
 	return fmt.Sprintf("%s %s: the Secret does not opt in to EggoCluster %s: whoever owns it adds %s to its annotation %s",
 		field, name, c.Name, c.Name, v1alpha1.AnnotationSecretClusters)
+}
+
+// optsIn: o's annotation eggo.io/eggoclusters names the EggoCluster, or
+// is "*".
+func optsIn(o metav1.Object, c *v1alpha1.EggoCluster) bool {
+	for _, n := range strings.Split(o.GetAnnotations()[v1alpha1.AnnotationSecretClusters], ",") {
+		if n = strings.TrimSpace(n); n == c.Name || n == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 // metadataOf is an empty object of kind gvk read as metadata only.

@@ -28,9 +28,10 @@ const (
 	// namespace's admin lets EggoClusters run their Jobs as it
 	// (spec.serviceAccountName). eggo-job, the default, needs no mark.
 	LabelJobServiceAccount = "eggo.io/job-service-account"
-	// AnnotationSecretClusters on a Secret: the EggoClusters that may
-	// mount it (names separated by commas, or "*" for every EggoCluster
-	// of the namespace). A Secret without it is mounted by none.
+	// AnnotationSecretClusters on a Secret or on a ConfigMap named by
+	// config.configMapRef: the EggoClusters that may mount it (names
+	// separated by commas, or "*" for every EggoCluster of the
+	// namespace). One without it is mounted by none.
 	AnnotationSecretClusters = "eggo.io/eggoclusters"
 )
 

@@ -123,7 +123,9 @@ type ConfigSource struct {
 	// Inline is the cluster's HCL itself.
 	// +optional
 	Inline *string `json:"inline,omitempty"`
-	// ConfigMapRef names a key of a ConfigMap in the same namespace.
+	// ConfigMapRef names a key of a ConfigMap in the same namespace. The
+	// ConfigMap must opt in: its annotation eggo.io/eggoclusters lists
+	// this EggoCluster's name (or is "*").
 	// +optional
 	ConfigMapRef *ConfigMapKeyRef `json:"configMapRef,omitempty"`
 }
