@@ -16,7 +16,8 @@ import (
 )
 
 func (e *env) testManualApproval(t *testing.T) {
-	ns := "manual-approval"
+	ns := approvalNS
+	e.api.Namespace(t, approvalStateNS)
 	e.newCluster(t, ns, nil)
 	h1 := e.plan(t, ns, 1, "first", 2)
 	eventually(t, 10*time.Second, func() (bool, string) {
@@ -42,8 +43,14 @@ func (e *env) testManualApproval(t *testing.T) {
 	if !strings.Contains(args, "-plan-hash="+h1) || j.Spec.Template.Spec.Containers[0].Command[2] != "apply" {
 		t.Fatalf("apply job runs %q %q, want apply of plan %s", j.Spec.Template.Spec.Containers[0].Command, args, h1)
 	}
-	if v := planVolume(j); v != v1alpha1.PlanObjectName("demo", h1) {
-		t.Fatalf("apply job mounts plan Secret %q, want the saved plan %s", v, v1alpha1.PlanObjectName("demo", h1))
+	// The saved plan is in the state namespace the policy gives ns, which
+	// the Job reads through the API: a pod mounts no other namespace's
+	// Secret.
+	if !strings.Contains(args, "-state-namespace="+approvalStateNS) || hasVolume(j, "plan") {
+		t.Fatalf("apply job args %q, volumes %v: want the state namespace %s named, no plan mounted", args, j.Spec.Template.Spec.Volumes, approvalStateNS)
+	}
+	if c := e.cluster(t, ns); c.Status.StateNamespace != approvalStateNS {
+		t.Fatalf("status.stateNamespace %q, want %s", c.Status.StateNamespace, approvalStateNS)
 	}
 	eventually(t, 10*time.Second, func() (bool, string) {
 		c := e.cluster(t, ns)

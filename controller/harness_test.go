@@ -159,6 +159,11 @@ func (e *env) installCRD(t *testing.T) {
 	})
 }
 
+// approvalNS's Jobs keep their state in approvalStateNS (the policy's
+// stateNamespace.manual-approval); the other tests' namespaces keep their
+// own.
+const approvalNS, approvalStateNS = "manual-approval", "manual-approval-state"
+
 // testJobImage is the policy's jobImage in the tests (the kustomization
 // copies the controller's image there).
 const testJobImage = "eggo:test"
@@ -176,6 +181,10 @@ func (e *env) installPolicy(t *testing.T) {
 		for _, o := range decodeAll(t, data) {
 			if o.GetKind() == "ConfigMap" {
 				must(t, unstructured.SetNestedField(o.Object, testJobImage, "data", controller.PolicyKeyJobImage))
+				// One namespace of the tests keeps its state in a
+				// namespace of its own, as the samples' clusters does.
+				must(t, unstructured.SetNestedField(o.Object, approvalStateNS, "data",
+					controller.PolicyKeyStateNamespacePrefix+approvalNS))
 			}
 			must(t, e.c.Create(ctx, o))
 		}

@@ -98,6 +98,8 @@ func (r *Reconciler) startJob(ctx context.Context, c *v1alpha1.EggoCluster, req 
 		return "", nil
 	}
 	req.image = cmp.Or(c.Spec.Image, p.JobImage)
+	req.stateNamespace = p.StateNamespace(c.Namespace)
+	c.Status.StateNamespace = req.stateNamespace
 	j := buildJob(c, req)
 	if err := controllerutil.SetControllerReference(c, j, r.Scheme); err != nil {
 		return "", err

@@ -74,7 +74,7 @@ func (e *env) publishPlan(t *testing.T, c *v1alpha1.EggoCluster, job, tag string
 	saved := []byte("saved plan " + tag + " of " + c.Namespace)
 	sum := sha256.Sum256(saved)
 	hash := hex.EncodeToString(sum[:])
-	o := jobrun.Options{Namespace: c.Namespace, Cluster: c.Name, ClusterUID: string(c.UID), Job: job, Kubeconfig: e.api.Kubeconfig}
+	o := e.jobOptions(t, c, job)
 	p := jobrun.Plan{
 		Hash: hash, Saved: saved, Config: []byte("configuration " + tag), Text: "Plan: " + tag,
 		Summary: v1alpha1.PlanSummary{Add: add, Nodes: []v1alpha1.NodePlan{{Name: "w0", Operations: []string{"create host.w0"}}},
@@ -106,7 +106,7 @@ func (e *env) waitJob(t *testing.T, ns, name string) batchv1.Job {
 func (e *env) publishAccess(t *testing.T, ns, job string) {
 	t.Helper()
 	c := e.cluster(t, ns)
-	o := jobrun.Options{Namespace: ns, Cluster: c.Name, ClusterUID: string(c.UID), Job: job, Kubeconfig: e.api.Kubeconfig}
+	o := e.jobOptions(t, c, job)
 	must(t, jobrun.PublishAccess(o, jobrun.Access{Kubeconfig: []byte(adminKubeconfig()), CACert: []byte(testCACert)}))
 }
 
@@ -117,4 +117,14 @@ func adminKubeconfig() string {
 	return "apiVersion: v1\nkind: Config\nclusters:\n- name: demo\n  cluster: {server: \"https://192.0.2.10:6443\", certificate-authority-data: " +
 		b64([]byte(testCACert)) + "}\nusers:\n- name: kubernetes-admin\n  user: {client-certificate-data: Y2VydA==, client-key-data: " +
 		b64([]byte(testAdminKey)) + "}\ncontexts:\n- name: demo\n  context: {cluster: demo, user: kubernetes-admin}\ncurrent-context: demo\n"
+}
+
+// jobOptions are the job command's options of the Job job as the
+// controller made it: its state namespace is the one the Job names.
+func (e *env) jobOptions(t *testing.T, c *v1alpha1.EggoCluster, job string) jobrun.Options {
+	t.Helper()
+	var j batchv1.Job
+	must(t, e.c.Get(context.Background(), client.ObjectKey{Namespace: c.Namespace, Name: job}, &j))
+	return jobrun.Options{Namespace: c.Namespace, StateNamespace: j.Annotations[v1alpha1.AnnotationStateNamespace],
+		Cluster: c.Name, ClusterUID: string(c.UID), Job: job, Kubeconfig: e.api.Kubeconfig}
 }

@@ -27,6 +27,9 @@ type jobRequest struct {
 	planHash string     // apply: the full hash of the plan it applies
 	inputs   planInputs // plan: the referenced configuration and plan request it plans
 	image    string     // the Job's image: spec.image, else the policy's jobImage
+	// stateNamespace holds the state, the saved plans and the access
+	// Secrets (the policy's StateNamespace).
+	stateNamespace string
 }
 
 // jobName is deterministic, so that creating a Job twice for one run
@@ -53,7 +56,7 @@ func buildJob(c *v1alpha1.EggoCluster, r jobRequest) *batchv1.Job {
 		v1alpha1.LabelPhase:      r.phase,
 		v1alpha1.LabelGeneration: strconv.FormatInt(c.Generation, 10),
 	}
-	annotations := map[string]string{}
+	annotations := map[string]string{v1alpha1.AnnotationStateNamespace: r.stateNamespace}
 	if r.planHash != "" {
 		annotations[v1alpha1.AnnotationPlanHash] = r.planHash
 	}
@@ -118,7 +121,7 @@ func ptr[T any](v T) *T { return &v }
 // Job's container (the job command refuses to run without it).
 func jobArgs(c *v1alpha1.EggoCluster, r jobRequest, name string) []string {
 	args := []string{
-		"-namespace=" + c.Namespace, "-cluster=" + c.Name, "-cluster-uid=" + string(c.UID),
+		"-namespace=" + c.Namespace, "-state-namespace=" + r.stateNamespace, "-cluster=" + c.Name, "-cluster-uid=" + string(c.UID),
 		"-job=" + name, "-bundle=" + bundleDir(c), "-confine-files",
 	}
 	if c.Spec.IdentitySecretRef != nil {

@@ -81,13 +81,13 @@ func checkJob(t *testing.T, j *batchv1.Job) {
 	}
 }
 
-func planVolume(j batchv1.Job) string {
+func hasVolume(j batchv1.Job, name string) bool {
 	for _, v := range j.Spec.Template.Spec.Volumes {
-		if v.Name == "plan" && v.Secret != nil {
-			return v.Secret.SecretName
+		if v.Name == name {
+			return true
 		}
 	}
-	return ""
+	return false
 }
 
 // jobPodIsRestricted: a Job's pod is admitted (a dry run) in a namespace

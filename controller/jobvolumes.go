@@ -6,33 +6,28 @@ import (
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
-// volumes of a Job: the configuration (plan, destroy) or the saved plan
-// (apply), the SSH key, the identity, the bundle and a work directory.
+// volumes of a Job: the configuration (plan, destroy), the SSH key, the
+// identity, the bundle and a work directory. An apply Job reads its saved
+// plan from the state namespace through the API: a pod mounts Secrets of
+// its own namespace only.
 func volumes(c *v1alpha1.EggoCluster, r jobRequest) []corev1.Volume {
 	mode := readOnlyMode
-	// secret mounts one key of a Secret, or the whole Secret (the saved
-	// plan's, which eggo wrote): a Secret the user named shows the Job
-	// only the key eggo uses, whatever else it holds. Such a key is
+	// secret mounts one key of a Secret the user named: it shows the Job
+	// only the key eggo uses, whatever else it holds. The key is
 	// optional to the kubelet: the controller reads Secrets' metadata
 	// only, so a Secret without it is found by eggo, which fails at once
 	// naming the file, instead of a pod that waits for its volume until
 	// the Job's deadline.
-	secret := func(name string, keys ...string) corev1.VolumeSource {
-		s := &corev1.SecretVolumeSource{SecretName: name, DefaultMode: &mode}
-		for _, k := range keys {
-			s.Items = append(s.Items, corev1.KeyToPath{Key: k, Path: k})
-			s.Optional = ptr(true)
-		}
-		return corev1.VolumeSource{Secret: s}
+	secret := func(name, key string) corev1.VolumeSource {
+		return corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: &mode,
+			Items: []corev1.KeyToPath{{Key: key, Path: key}}, Optional: ptr(true)}}
 	}
 	v := []corev1.Volume{
 		{Name: "ssh", VolumeSource: secret(c.Spec.SSHKeySecretRef.Name, corev1.SSHAuthPrivateKey)},
 		{Name: "bundle", VolumeSource: c.Spec.Bundle.Volume.VolumeSource()},
 		{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}
-	if r.phase == v1alpha1.PhaseApply {
-		v = append(v, corev1.Volume{Name: "plan", VolumeSource: secret(v1alpha1.PlanObjectName(c.Name, r.planHash))})
-	} else {
+	if r.phase != v1alpha1.PhaseApply {
 		v = append(v, corev1.Volume{Name: "config", VolumeSource: configVolume(c)})
 	}
 	if c.Spec.IdentitySecretRef != nil {
@@ -61,9 +56,7 @@ func mounts(c *v1alpha1.EggoCluster, r jobRequest) []corev1.VolumeMount {
 		{Name: "bundle", MountPath: v1alpha1.MountBundle, ReadOnly: true},
 		{Name: "work", MountPath: v1alpha1.MountWork},
 	}
-	if r.phase == v1alpha1.PhaseApply {
-		m = append(m, corev1.VolumeMount{Name: "plan", MountPath: v1alpha1.MountPlan, ReadOnly: true})
-	} else {
+	if r.phase != v1alpha1.PhaseApply {
 		m = append(m, corev1.VolumeMount{Name: "config", MountPath: v1alpha1.MountConfig, ReadOnly: true})
 	}
 	if c.Spec.IdentitySecretRef != nil {

@@ -85,8 +85,9 @@ func TestDeploymentManifests(t *testing.T) {
 	// policy holds EggoClusters to it.
 	var policy corev1.ConfigMap
 	must(t, c.Get(ctx, client.ObjectKey{Namespace: "eggo-system", Name: "eggo-policy"}, &policy))
-	if policy.Data["jobImage"] != m.Image || policy.Data["allowHostPathBundle"] != "false" {
-		t.Errorf("the policy %v: want jobImage %s (the controller's) and hostPath bundles off", policy.Data, m.Image)
+	if policy.Data["jobImage"] != m.Image || policy.Data["allowHostPathBundle"] != "false" ||
+		policy.Data["stateNamespace.clusters"] != "clusters-state" {
+		t.Errorf("the policy %v: want jobImage %s (the controller's), hostPath bundles off, and the samples' state namespace", policy.Data, m.Image)
 	}
 	if !slices.Contains(m.Args, "--policy=eggo-system/eggo-policy") {
 		t.Errorf("the controller's args %q do not name its policy", m.Args)
@@ -118,8 +119,15 @@ func TestDeploymentManifests(t *testing.T) {
 		{"eggo-controller", "eggo-system", "create", "batch", "jobs", ns, true},
 		{"eggo-controller", "eggo-system", "update", "coordination.k8s.io", "leases", "eggo-system", true}, // leader election
 		{"eggo-controller", "eggo-system", "list", "", "secrets", ns, false},
-		{"eggo-job", ns, "create", "", "secrets", ns, true},
-		{"eggo-job", ns, "update", "coordination.k8s.io", "leases", ns, true},
+		// The Jobs: ConfigMaps in their namespace, and no Secret or
+		// Lease there; Secrets and Leases in its state namespace only.
+		{"eggo-job", ns, "create", "", "configmaps", ns, true},
+		{"eggo-job", ns, "get", "", "secrets", ns, false},
+		{"eggo-job", ns, "create", "", "secrets", ns, false},
+		{"eggo-job", ns, "update", "coordination.k8s.io", "leases", ns, false},
+		{"eggo-job", ns, "create", "", "secrets", "clusters-state", true},
+		{"eggo-job", ns, "get", "", "secrets", "clusters-state", true},
+		{"eggo-job", ns, "update", "coordination.k8s.io", "leases", "clusters-state", true},
 		{"eggo-job", ns, "get", "", "secrets", "eggo-system", false},
 	} {
 		if got := can(w.sa, w.ns, w.verb, w.group, w.resource, w.where); got != w.want {

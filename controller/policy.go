@@ -1,12 +1,14 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -26,6 +28,12 @@ type Policy struct {
 	// AllowHostPathBundle lets bundle.volume be a hostPath, which reads
 	// the node's own files: off unless the admin turns it on.
 	AllowHostPathBundle bool
+	// StateNamespaces gives a namespace's EggoClusters' Jobs the namespace
+	// of their state, saved plans and access Secrets (keys
+	// stateNamespace.<namespace>): the only one where the Jobs' role
+	// reaches Secrets (rbac/job_state_role.yaml). A namespace not listed
+	// keeps them itself, and its Jobs need that role there.
+	StateNamespaces map[string]string
 	// From is the ConfigMap it was read from, which a refusal names
 	// (empty: DefaultPolicyConfigMap).
 	From client.ObjectKey
@@ -44,6 +52,9 @@ const (
 	PolicyKeyJobImage            = "jobImage"
 	PolicyKeyAllowedImages       = "allowedImages"
 	PolicyKeyAllowHostPathBundle = "allowHostPathBundle"
+	// PolicyKeyStateNamespacePrefix + a namespace: that namespace's state
+	// namespace.
+	PolicyKeyStateNamespacePrefix = "stateNamespace."
 )
 
 // DefaultPolicyConfigMap is where the controller finds its policy
@@ -67,7 +78,28 @@ func PolicyFromConfigMap(cm *corev1.ConfigMap) (Policy, error) {
 	default:
 		return p, fmt.Errorf("ConfigMap %s/%s: %s is %q: want true or false", cm.Namespace, cm.Name, PolicyKeyAllowHostPathBundle, v)
 	}
+	for k, v := range cm.Data {
+		ns, ok := strings.CutPrefix(k, PolicyKeyStateNamespacePrefix)
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		for _, name := range []string{ns, v} {
+			if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+				return p, fmt.Errorf("ConfigMap %s/%s: %s: %q is not a namespace name: %s", cm.Namespace, cm.Name, k, name, strings.Join(errs, "; "))
+			}
+		}
+		if p.StateNamespaces == nil {
+			p.StateNamespaces = map[string]string{}
+		}
+		p.StateNamespaces[ns] = v
+	}
 	return p, nil
+}
+
+// StateNamespace is where the Jobs of namespace ns keep their state.
+func (p Policy) StateNamespace(ns string) string {
+	return cmp.Or(p.StateNamespaces[ns], ns)
 }
 
 // readPolicy reads the policy ConfigMap past the cache, at every plan:

@@ -35,6 +35,20 @@ func TestPolicyFromConfigMap(t *testing.T) {
 	if _, err := PolicyFromConfigMap(cm); err == nil || !strings.Contains(err.Error(), "platform/eggo-rules: allowHostPathBundle is \"yes\"") {
 		t.Fatalf("a switch that is not true or false: %v", err)
 	}
+	cm.Data[PolicyKeyAllowHostPathBundle] = "false"
+
+	// A namespace's state namespace, and a namespace without one.
+	cm.Data["stateNamespace.team-a"] = " team-a-state "
+	if p, err = PolicyFromConfigMap(cm); err != nil || p.StateNamespace("team-a") != "team-a-state" || p.StateNamespace("team-b") != "team-b" {
+		t.Fatalf("state namespaces %v, %v", p.StateNamespaces, err)
+	}
+	for key, value := range map[string]string{"stateNamespace.team-a": "Team_A", "stateNamespace.": "x"} {
+		bad := cm.DeepCopy()
+		bad.Data[key] = value
+		if _, err := PolicyFromConfigMap(bad); err == nil || !strings.Contains(err.Error(), "platform/eggo-rules: "+key+": ") {
+			t.Errorf("%s: %q: %v, want a refusal naming the key", key, value, err)
+		}
+	}
 }
 
 // TestPolicyRules: each rule the admission policy enforces, checked again

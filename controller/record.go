@@ -53,7 +53,7 @@ func (r *Reconciler) recordFailure(ctx context.Context, c *v1alpha1.EggoCluster,
 
 // recordPlan publishes a finished plan Job's result in the status.
 func (r *Reconciler) recordPlan(ctx context.Context, c *v1alpha1.EggoCluster, job *batchv1.Job) error {
-	p, err := r.readPlan(ctx, c, job.Name)
+	p, err := r.readPlan(ctx, c, job)
 	if err != nil {
 		observePlan(c, jobGeneration(job), inputsOfJob(job), nil)
 		markFailed(c, v1alpha1.ReasonPlanFailed, "job "+job.Name+" succeeded but its plan cannot be read: "+err.Error())

@@ -35,6 +35,10 @@ const (
 	k8sVersion = "1.36.5" // the default minor: the demo's, and the conformance smoke's
 	ns         = "clusters"
 	cluster    = "work"
+	// stateNs is where the Jobs of ns keep the state, the saved plans and
+	// the access Secrets: the samples' policy (stateNamespace.clusters)
+	// and job_rbac.yaml, whose roles reach Secrets there only.
+	stateNs = "clusters-state"
 	// bundleMount is where every testbed host sees make bundle's bundles
 	// (read-only): the Jobs mount it as a hostPath.
 	bundleMount = "/srv/eggo-bundles"
@@ -156,9 +160,9 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	}
 	lap("the plan after the kill adds %d (the first %d)", c.Status.PlanSummary.Add, firstAdded)
 	// The plan Job deleted the plan it superseded: only the current
-	// plan's ConfigMap and Secret are left.
-	for _, kind := range []string{"configmap", "secret"} {
-		out := mg.run("-n", ns, "get", kind, "-l", v1alpha1.LabelCluster+"="+cluster+","+v1alpha1.LabelContent+"=plan", "-o", "name")
+	// plan's ConfigMap (in ns) and Secret (in the state namespace) are left.
+	for kind, in := range map[string]string{"configmap": ns, "secret": stateNs} {
+		out := mg.run("-n", in, "get", kind, "-l", v1alpha1.LabelCluster+"="+cluster+","+v1alpha1.LabelContent+"=plan", "-o", "name")
 		if want := kind + "/" + v1alpha1.PlanObjectName(cluster, second); strings.TrimSpace(out) != want {
 			t.Fatalf("plan %ss after a new plan: %q, want %s only", kind, out, want)
 		}
@@ -166,6 +170,9 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	approve(t, mg, second)
 	c = waitReady(t, mg, second, 10*time.Minute, diag)
 	lap("approved, applied, Ready: %s", describe(c))
+	if c.Status.StateNamespace != stateNs {
+		t.Errorf("status.stateNamespace %q, want %s (the policy's stateNamespace.%s)", c.Status.StateNamespace, stateNs, ns)
+	}
 	if len(c.Status.Nodes) != 2 || !strings.HasPrefix(c.Status.Nodes[0].State, "Applied") {
 		t.Errorf("status nodes %+v: want wm and ww0 applied", c.Status.Nodes)
 	}
@@ -267,6 +274,11 @@ func TestGitOpsOnTestbed(t *testing.T) {
 		return c == nil, describe(c)
 	}, diag)
 	lap("deleted: destroyed through the finalizer")
+	// The destroy took what the Jobs kept in the state namespace but the
+	// state: no saved plan, no access Secret of a cluster that is gone.
+	if out := mg.run("-n", stateNs, "get", "secrets", "-l", v1alpha1.LabelCluster+"="+cluster, "-o", "name"); strings.TrimSpace(out) != "secret/eggo-state-"+cluster {
+		t.Errorf("Secrets of %s in %s after the destroy: %q, want the state's head alone", cluster, stateNs, out)
+	}
 	for h, tree := range before {
 		if after := tb.TreeForTest(t, h); after != tree {
 			t.Errorf("destroy left %s changed:\n%s", h, nspawntest.TreeDiff(tree, after))
@@ -416,6 +428,14 @@ func installController(t *testing.T, mg kube, repo, image string) {
 	}
 	mg.run("create", "namespace", ns)
 	mg.run("apply", "-f", filepath.Join(repo, "controller/config/samples/job_rbac.yaml"))
+	// The Jobs' ServiceAccount reaches no Secret of ns, and Secrets of
+	// its state namespace only.
+	for where, want := range map[string]string{ns: "no", stateNs: "yes", "eggo-system": "no"} {
+		out, _ := mg.try("auth", "can-i", "get", "secrets", "-n", where, "--as=system:serviceaccount:"+ns+":eggo-job")
+		if strings.TrimSpace(out) != want {
+			t.Fatalf("may %s/eggo-job get Secrets in %s? %q, want %s", ns, where, out, want)
+		}
+	}
 	if out, err := mg.try("-n", "eggo-system", "rollout", "status", "deployment/eggo-controller", "--timeout=5m"); err != nil {
 		t.Fatalf("the controller did not become available: %v\n%s\n%s", err, out, diagnose(mg))
 	}
@@ -552,12 +572,12 @@ func killMidApply(t *testing.T, mg kube, hash string, diag func() string) string
 // workloadAccess writes the workload cluster's kubeconfig from its Secret.
 func workloadAccess(t *testing.T, mg kube, kubectl string) kube {
 	t.Helper()
-	enc := mg.run("-n", ns, "get", "secret", v1alpha1.KubeconfigSecretName(cluster), "-o", "jsonpath={.data.value}")
+	enc := mg.run("-n", stateNs, "get", "secret", v1alpha1.KubeconfigSecretName(cluster), "-o", "jsonpath={.data.value}")
 	data, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil || !strings.Contains(string(data), "client-key-data") {
 		t.Fatalf("Secret %s holds no admin kubeconfig (%v)", v1alpha1.KubeconfigSecretName(cluster), err)
 	}
-	ca := mg.run("-n", ns, "get", "secret", v1alpha1.CASecretName(cluster), "-o", "jsonpath={.data}")
+	ca := mg.run("-n", stateNs, "get", "secret", v1alpha1.CASecretName(cluster), "-o", "jsonpath={.data}")
 	if strings.Contains(ca, "tls.key") || !strings.Contains(ca, "tls.crt") {
 		t.Fatalf("Secret %s holds %s: want tls.crt only", v1alpha1.CASecretName(cluster), ca)
 	}
@@ -602,7 +622,7 @@ func runPause(t *testing.T, work kube, node string) {
 // is pinned there, the key the testbed host has.
 func checkHostKeysPinned(t *testing.T, mg kube, tb *nspawntest.Testbed, hosts ...string) {
 	t.Helper()
-	enc := mg.run("-n", ns, "get", "secret", "eggo-state-"+cluster, "-o", "jsonpath={.data.state}")
+	enc := mg.run("-n", stateNs, "get", "secret", "eggo-state-"+cluster, "-o", "jsonpath={.data.state}")
 	data, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
 		t.Fatal(err)

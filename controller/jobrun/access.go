@@ -102,7 +102,7 @@ func restoreAccess(o Options, stderr io.Writer, vars []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := cs.CoreV1().Secrets(o.Namespace).Get(ctx, v1alpha1.KubeconfigSecretName(o.Cluster), metav1.GetOptions{})
+	s, err := cs.CoreV1().Secrets(o.stateNamespace()).Get(ctx, v1alpha1.KubeconfigSecretName(o.Cluster), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil // never published: nothing to restore
 	}
@@ -142,7 +142,9 @@ func writeRestored(workDir string, rec *adminRecord, data []byte) error {
 
 // PublishAccess writes the Secrets <cluster>-kubeconfig (key value: the
 // admin kubeconfig) and <cluster>-ca (key tls.crt: the CA certificate,
-// no key), labelled with the Job and owned by the EggoCluster. A Secret
+// no key) in the state namespace — whoever reads the state owns the
+// cluster already, and nobody else should read its admin key — labelled
+// with the Job and naming the EggoCluster. A Secret
 // of either name that is not eggo's for the EggoCluster (a user's own
 // <name>-kubeconfig) is refused (checkOwned), unchanged.
 func PublishAccess(o Options, a Access) error {
@@ -152,13 +154,14 @@ func PublishAccess(o Options, a Access) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	kc := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.KubeconfigSecretName(o.Cluster), "kubeconfig"),
+	ns := o.stateNamespace()
+	kc := &corev1.Secret{ObjectMeta: objectMeta(o, ns, v1alpha1.KubeconfigSecretName(o.Cluster), "kubeconfig"),
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.KubeconfigKey: a.Kubeconfig}}
-	api := secrets(cs, o.Namespace)
+	api := secrets(cs, ns)
 	if err := api.upsert(ctx, o, kc); err != nil {
 		return fmt.Errorf("publishing the admin kubeconfig as Secret %s: %w", kc.Name, err)
 	}
-	ca := &corev1.Secret{ObjectMeta: objectMeta(o, v1alpha1.CASecretName(o.Cluster), "ca"),
+	ca := &corev1.Secret{ObjectMeta: objectMeta(o, ns, v1alpha1.CASecretName(o.Cluster), "ca"),
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.CACertKey: a.CACert}}
 	if err := api.upsert(ctx, o, ca); err != nil {
 		return fmt.Errorf("publishing the CA certificate as Secret %s: %w", ca.Name, err)

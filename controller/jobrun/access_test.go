@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
@@ -87,33 +88,40 @@ func jobsAPI(t *testing.T) (*apitest.Server, string, string) {
 	return api, ns, jobUser(t, api, ns)
 }
 
-// applyOptions lays out a mounted plan Secret for `job apply`.
+// applyOptions publishes a saved plan's Secret in the state namespace, as
+// a plan Job would, for `job apply` of cluster.
 func applyOptions(t *testing.T, api *apitest.Server, ns, kubeconfig, eggo, cluster string) jobrun.Options {
 	t.Helper()
-	dir := t.TempDir()
-	planDir := filepath.Join(dir, "plan")
-	must(t, os.MkdirAll(planDir, 0o755))
 	saved := []byte("saved plan of " + cluster)
-	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyFile), saved, 0o600))
-	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyConfig), []byte(`backend "kubernetes" {}`), 0o600))
 	sum := sha256.Sum256(saved)
-	return jobrun.Options{
-		Phase: "apply", Namespace: ns, Cluster: cluster, ClusterUID: "0b6c1d3e-uid-" + cluster, Job: cluster + "-apply-1",
-		Eggo: eggo, WorkDir: filepath.Join(dir, "run"), PlanDir: planDir, PlanHash: hex.EncodeToString(sum[:]),
+	o := jobrun.Options{
+		Phase: "apply", Namespace: ns, StateNamespace: stateNS, Cluster: cluster, ClusterUID: "0b6c1d3e-uid-" + cluster,
+		Job: cluster + "-apply-1", Eggo: eggo, WorkDir: filepath.Join(t.TempDir(), "run"), PlanHash: hex.EncodeToString(sum[:]),
 		Kubeconfig: kubeconfig,
 	}
+	_, err := api.Client.CoreV1().Secrets(stateNS).Create(context.Background(), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PlanObjectName(cluster, o.PlanHash),
+			Labels:      map[string]string{v1alpha1.LabelCluster: cluster, v1alpha1.LabelClusterNamespace: ns, v1alpha1.LabelContent: "plan"},
+			Annotations: map[string]string{v1alpha1.AnnotationClusterUID: o.ClusterUID}},
+		Data: map[string][]byte{v1alpha1.PlanKeyFile: saved, v1alpha1.PlanKeyConfig: []byte(`backend "kubernetes" {}`)},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // TestApplyJobPublishesClusterAccess: after a successful apply the Job
 // publishes the admin kubeconfig eggo wrote as <cluster>-kubeconfig (key
-// value) and the CA certificate as <cluster>-ca (tls.crt only), owned by
-// the EggoCluster, as a user bound to exactly the Jobs' role; after a
+// value) and the CA certificate as <cluster>-ca (tls.crt only) in the
+// state namespace, naming the EggoCluster, as a user bound to exactly the
+// Jobs' roles; after a
 // failed apply, or when the file is not the one the state records,
 // nothing is published.
 func TestApplyJobPublishesClusterAccess(t *testing.T) {
 	api, ns, kubeconfig := jobsAPI(t)
 	ctx := context.Background()
-	secrets := api.Client.CoreV1().Secrets(ns)
+	secrets := api.Client.CoreV1().Secrets(stateNS)
 	content := adminKubeconfig()
 	sum := sha256.Sum256([]byte(content))
 	dir := t.TempDir()
@@ -147,9 +155,9 @@ func TestApplyJobPublishesClusterAccess(t *testing.T) {
 		t.Fatalf("demo-ca holds %v: want tls.crt only, the state's CA certificate", ca.Data)
 	}
 	for _, s := range []metav1.ObjectMeta{kc.ObjectMeta, ca.ObjectMeta} {
-		if len(s.OwnerReferences) != 1 || s.OwnerReferences[0].Kind != "EggoCluster" || s.OwnerReferences[0].Name != "demo" ||
-			string(s.OwnerReferences[0].UID) != o.ClusterUID {
-			t.Errorf("%s is owned by %+v, want the EggoCluster demo", s.Name, s.OwnerReferences)
+		if s.Labels[v1alpha1.LabelClusterNamespace] != ns || s.Annotations[v1alpha1.AnnotationClusterUID] != o.ClusterUID {
+			t.Errorf("%s names the EggoCluster %s/%s, want %s/%s", s.Name, s.Labels[v1alpha1.LabelClusterNamespace],
+				s.Annotations[v1alpha1.AnnotationClusterUID], ns, o.ClusterUID)
 		}
 		if s.Labels[v1alpha1.LabelCluster] != "demo" || s.Labels[v1alpha1.LabelJob] != o.Job {
 			t.Errorf("%s labels %v", s.Name, s.Labels)
@@ -176,7 +184,7 @@ func TestApplyJobPublishesClusterAccess(t *testing.T) {
 	must(t, err)
 	mine := applyOptions(t, api, ns, kubeconfig, eggo, "mine")
 	if err := jobrun.Run(mine, io.Discard, io.Discard); err == nil ||
-		!strings.Contains(err.Error(), "Secret "+ns+"/mine-kubeconfig exists and is not eggo's for EggoCluster mine (no label eggo.io/cluster=mine): not overwritten") {
+		!strings.Contains(err.Error(), "Secret "+stateNS+"/mine-kubeconfig exists and is not eggo's for EggoCluster mine (no label eggo.io/cluster=mine): not overwritten") {
 		t.Fatalf("apply over a user's mine-kubeconfig: %v", err)
 	}
 	if got, _ := secrets.Get(ctx, "mine-kubeconfig", metav1.GetOptions{}); string(got.Data["value"]) != "the user's own" {
@@ -227,10 +235,10 @@ func TestRestoreAccess(t *testing.T) {
 	}
 
 	// The Secret changed behind the state's back: not restored.
-	s, err := api.Client.CoreV1().Secrets(ns).Get(ctx, "demo-kubeconfig", metav1.GetOptions{})
+	s, err := api.Client.CoreV1().Secrets(stateNS).Get(ctx, "demo-kubeconfig", metav1.GetOptions{})
 	must(t, err)
 	s.Data["value"] = []byte(content + "# edited\n")
-	_, err = api.Client.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{})
+	_, err = api.Client.CoreV1().Secrets(stateNS).Update(ctx, s, metav1.UpdateOptions{})
 	must(t, err)
 	o, file = fresh("demo")
 	log.Reset()
@@ -240,7 +248,7 @@ func TestRestoreAccess(t *testing.T) {
 	}
 
 	// A user's own Secret of the name is not the EggoCluster's: not restored.
-	_, err = api.Client.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine-kubeconfig"},
+	_, err = api.Client.CoreV1().Secrets(stateNS).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mine-kubeconfig"},
 		Data: map[string][]byte{"value": []byte(content)}}, metav1.CreateOptions{})
 	must(t, err)
 	o, file = fresh("mine")

@@ -18,11 +18,24 @@ import (
 // Options are a Job's arguments (set by the controller's job spec).
 type Options struct {
 	Phase, Namespace, Cluster, ClusterUID, Job string
-	Bundle, Identity, PlanHash                 string
-	Vars                                       []string
-	Eggo                                       string // the eggo binary (default: eggo on PATH)
-	WorkDir, ConfigDir, PlanDir                string
-	Kubeconfig                                 string // default: in the cluster, the Job's ServiceAccount
+	// StateNamespace holds the state, its Lease, the saved plans and the
+	// workload cluster's access Secrets: the namespace the platform admin
+	// gave this namespace's state (default: Namespace). The Jobs' Secret
+	// rights are there; in Namespace they have ConfigMaps only.
+	StateNamespace             string
+	Bundle, Identity, PlanHash string
+	Vars                       []string
+	Eggo                       string // the eggo binary (default: eggo on PATH)
+	WorkDir, ConfigDir         string
+	Kubeconfig                 string // default: in the cluster, the Job's ServiceAccount
+}
+
+// stateNamespace is where the Job's Secrets are.
+func (o Options) stateNamespace() string {
+	if o.StateNamespace != "" {
+		return o.StateNamespace
+	}
+	return o.Namespace
 }
 
 type multi []string
@@ -32,7 +45,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 // Parse reads `job PHASE -flags…`.
 func Parse(args []string) (Options, error) {
-	o := Options{Eggo: "eggo", WorkDir: v1alpha1.MountWork, ConfigDir: v1alpha1.MountConfig, PlanDir: v1alpha1.MountPlan}
+	o := Options{Eggo: "eggo", WorkDir: v1alpha1.MountWork, ConfigDir: v1alpha1.MountConfig}
 	if len(args) == 0 {
 		return o, fmt.Errorf("usage: eggo-controller job plan|apply|destroy -cluster=NAME …")
 	}
@@ -46,9 +59,9 @@ func Parse(args []string) (Options, error) {
 	fs.SetOutput(io.Discard)
 	var vars multi
 	for name, p := range map[string]*string{
-		"namespace": &o.Namespace, "cluster": &o.Cluster, "cluster-uid": &o.ClusterUID, "job": &o.Job,
+		"namespace": &o.Namespace, "state-namespace": &o.StateNamespace, "cluster": &o.Cluster, "cluster-uid": &o.ClusterUID, "job": &o.Job,
 		"bundle": &o.Bundle, "identity": &o.Identity, "plan-hash": &o.PlanHash, "eggo": &o.Eggo,
-		"work": &o.WorkDir, "config-dir": &o.ConfigDir, "plan-dir": &o.PlanDir, "kubeconfig": &o.Kubeconfig,
+		"work": &o.WorkDir, "config-dir": &o.ConfigDir, "kubeconfig": &o.Kubeconfig,
 	} {
 		fs.StringVar(p, name, *p, "")
 	}

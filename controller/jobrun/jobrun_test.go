@@ -15,8 +15,12 @@ import (
 	"time"
 
 	"filippo.io/age"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
@@ -32,8 +36,7 @@ const bundle = "/var/cache/eggo/bundle/v1.36.5"
 // kube-apiserver.
 const clusterHCL = `
 backend "kubernetes" {
-  kubeconfig = "KUBECONFIG"
-  namespace  = "jobs"
+  kubeconfig = "KUBECONFIG" # its namespace: the Job's state namespace, which the Job gives eggo
 }
 variable "address" { type = string }
 variable "packages" { type = string }
@@ -67,7 +70,7 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	hcl := strings.NewReplacer("KUBECONFIG", kubeconfig, "KEYFILE", key).Replace(clusterHCL)
 	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(hcl), 0o644))
 	o := jobrun.Options{
-		Phase: "plan", Namespace: ns, Cluster: "demo", Job: "demo-plan-g1", Bundle: bundle,
+		Phase: "plan", Namespace: ns, StateNamespace: stateNS, Cluster: "demo", Job: "demo-plan-g1", Bundle: bundle,
 		Vars: []string{"address=192.0.2.10", "packages=./packages"}, Eggo: eggo,
 		WorkDir: filepath.Join(dir, "run"), ConfigDir: config, Kubeconfig: kubeconfig,
 	}
@@ -87,7 +90,7 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	if cm.Name != v1alpha1.PlanObjectName("demo", hash) {
 		t.Fatalf("ConfigMap %s for plan %s", cm.Name, hash)
 	}
-	sec, err := api.Client.CoreV1().Secrets(ns).Get(ctx, cm.Name, metav1.GetOptions{})
+	sec, err := api.Client.CoreV1().Secrets(stateNS).Get(ctx, cm.Name, metav1.GetOptions{})
 	must(t, err)
 	sum := sha256.Sum256(sec.Data[v1alpha1.PlanKeyFile])
 	if hex.EncodeToString(sum[:]) != hash || string(sec.Data[v1alpha1.PlanKeyConfig]) != hcl {
@@ -120,7 +123,32 @@ func TestPlanJobPublishesThePlan(t *testing.T) {
 	if nodes.Labels[v1alpha1.LabelJob] != "demo-plan-g1" || nodes.Data[v1alpha1.NodesKey] != "[]" {
 		t.Fatalf("(job log: %s) nodes ConfigMap %v %v: want the empty state's nodes, from this Job", errOut.String(), nodes.Labels, nodes.Data)
 	}
-	applyRefusesAnotherPlan(t, o, sec.Data, hash)
+	applyRefusesAnotherPlan(t, api, o, sec, hash)
+	jobsReachNoSecretOf(t, kubeconfig, ns)
+}
+
+// jobsReachNoSecretOf: the Jobs' roles let them read, write or delete no
+// Secret of the EggoCluster's namespace, nor take a Lease there.
+func jobsReachNoSecretOf(t *testing.T, kubeconfig, ns string) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	must(t, err)
+	cs, err := kubernetes.NewForConfig(cfg)
+	must(t, err)
+	ctx := context.Background()
+	for what, err := range map[string]error{
+		"list Secrets": func() error { _, err := cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{}); return err }(),
+		"get a Secret": func() error { _, err := cs.CoreV1().Secrets(ns).Get(ctx, "any", metav1.GetOptions{}); return err }(),
+		"create a Secret": func() error {
+			_, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+			return err
+		}(),
+		"delete a Secret": cs.CoreV1().Secrets(ns).Delete(ctx, "any", metav1.DeleteOptions{}),
+		"list Leases":     func() error { _, err := cs.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{}); return err }(),
+	} {
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("the Jobs' role may %s in the EggoCluster's namespace %s: %v", what, ns, err)
+		}
+	}
 }
 
 // planJobEnv is what a test of `job plan` starts from: the bundle there,
@@ -139,34 +167,43 @@ func planJobEnv(t *testing.T) (api *apitest.Server, ns, kubeconfig, dir string) 
 	return api, ns, jobUser(t, api, ns), t.TempDir()
 }
 
-// jobUser is a user with the Jobs' role (config/rbac/job_role.yaml) in
-// namespace ns and nothing else, as the Jobs' ServiceAccount would be.
+// stateNS is the tests' state namespace of namespace "jobs", as the
+// policy's stateNamespace.jobs would name it.
+const stateNS = "jobs-state"
+
+// jobUser is a user with the Jobs' roles, as the Jobs' ServiceAccount of
+// namespace ns would be: config/rbac/job_role.yaml in ns and
+// job_state_role.yaml in the namespace stateNS, which it creates, and
+// nothing else.
 func jobUser(t *testing.T, api *apitest.Server, ns string) string {
-	data, err := os.ReadFile("../config/rbac/job_role.yaml")
-	must(t, err)
-	var role rbacv1.ClusterRole
-	must(t, yaml.Unmarshal(data, &role))
+	api.Namespace(t, stateNS)
 	ctx := context.Background()
-	_, err = api.Client.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{})
-	must(t, err)
-	_, err = api.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "eggo-job"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "eggo-job"}},
-	}, metav1.CreateOptions{})
-	must(t, err)
+	for file, in := range map[string]string{"job_role.yaml": ns, "job_state_role.yaml": stateNS} {
+		data, err := os.ReadFile("../config/rbac/" + file)
+		must(t, err)
+		var role rbacv1.ClusterRole
+		must(t, yaml.Unmarshal(data, &role))
+		_, err = api.Client.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{})
+		must(t, err)
+		_, err = api.Client.RbacV1().RoleBindings(in).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "eggo-job"}},
+		}, metav1.CreateOptions{})
+		must(t, err)
+	}
 	return api.UserKubeconfig(t, "eggo-job")
 }
 
 // applyRefusesAnotherPlan: `job apply` applies only the plan whose hash
 // it was given.
-func applyRefusesAnotherPlan(t *testing.T, o jobrun.Options, secret map[string][]byte, hash string) {
-	planDir := filepath.Join(t.TempDir(), "plan")
-	must(t, os.MkdirAll(planDir, 0o755))
-	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyConfig), secret[v1alpha1.PlanKeyConfig], 0o600))
-	must(t, os.WriteFile(filepath.Join(planDir, v1alpha1.PlanKeyFile), append(secret[v1alpha1.PlanKeyFile], ' '), 0o600))
-	o.Phase, o.PlanDir, o.PlanHash, o.Vars = "apply", planDir, hash, nil
-	err := jobrun.Run(o, io.Discard, io.Discard)
+func applyRefusesAnotherPlan(t *testing.T, api *apitest.Server, o jobrun.Options, secret *corev1.Secret, hash string) {
+	changed := secret.DeepCopy()
+	changed.Data[v1alpha1.PlanKeyFile] = append(changed.Data[v1alpha1.PlanKeyFile], ' ')
+	_, err := api.Client.CoreV1().Secrets(stateNS).Update(context.Background(), changed, metav1.UpdateOptions{})
+	must(t, err)
+	o.Phase, o.PlanHash, o.Vars = "apply", hash, nil
+	err = jobrun.Run(o, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "not the approved") {
 		t.Fatalf("apply of a changed plan file: %v", err)
 	}
@@ -176,12 +213,16 @@ func applyRefusesAnotherPlan(t *testing.T, o jobrun.Options, secret map[string][
 // "kubernetes" would leave its state in the pod.
 func TestJobRefusesAStateInThePod(t *testing.T) {
 	dir := t.TempDir()
-	for _, hcl := range []string{`cluster "c" {}`, `backend "etcd" {}`} {
+	for hcl, want := range map[string]string{
+		`cluster "c" {}`:    `backend "kubernetes"`,
+		`backend "etcd" {}`: `backend "kubernetes"`,
+		"backend \"kubernetes\" {\n  namespace = \"other\"\n}": `cluster.hcl:2: the backend's namespace must be left out, or be "n-state"`,
+	} {
 		must(t, os.WriteFile(filepath.Join(dir, v1alpha1.ConfigFile), []byte(hcl), 0o644))
-		o := jobrun.Options{Phase: "plan", Namespace: "n", Cluster: "c", Job: "j", Eggo: "/nonexistent",
+		o := jobrun.Options{Phase: "plan", Namespace: "n", StateNamespace: "n-state", Cluster: "c", Job: "j", Eggo: "/nonexistent",
 			WorkDir: filepath.Join(dir, "run"), ConfigDir: dir}
 		err := jobrun.Run(o, io.Discard, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), `backend "kubernetes"`) {
+		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", hcl, err)
 		}
 	}
@@ -307,11 +348,11 @@ func TestPlanJobOfASealedState(t *testing.T) {
 	hcl := strings.NewReplacer("KUBECONFIG", kubeconfig, "KEYFILE", key, "RECIPIENT", id.Recipient().String()).Replace(clusterHCL + sealedHCL)
 	must(t, os.WriteFile(filepath.Join(config, v1alpha1.ConfigFile), []byte(hcl), 0o644))
 	ctx := context.Background()
-	cms, secs := api.Client.CoreV1().ConfigMaps(ns), api.Client.CoreV1().Secrets(ns)
+	cms, secs := api.Client.CoreV1().ConfigMaps(ns), api.Client.CoreV1().Secrets(stateNS)
 	plan := func(job, address string) string {
 		t.Helper()
 		o := jobrun.Options{
-			Phase: "plan", Namespace: ns, Cluster: "demo", ClusterUID: demoUID, Job: job, Bundle: bundle,
+			Phase: "plan", Namespace: ns, StateNamespace: stateNS, Cluster: "demo", ClusterUID: demoUID, Job: job, Bundle: bundle,
 			Identity: idFile, Vars: []string{"address=" + address, "packages=./packages"}, Eggo: eggotest.Binary(t),
 			WorkDir: filepath.Join(dir, job), ConfigDir: config, Kubeconfig: kubeconfig,
 		}

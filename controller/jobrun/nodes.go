@@ -98,21 +98,29 @@ func WriteNodes(o Options, nodes []v1alpha1.NodeStatus) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	meta := objectMeta(o, v1alpha1.NodesConfigMapName(o.Cluster), "nodes")
+	meta := objectMeta(o, o.Namespace, v1alpha1.NodesConfigMapName(o.Cluster), "nodes")
 	return configMaps(cs, o.Namespace).upsert(ctx, o, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{v1alpha1.NodesKey: string(data)}})
 }
 
-// objectMeta names an object the Job publishes: labelled with the cluster
-// and the Job, owned by the EggoCluster.
-func objectMeta(o Options, name, content string) metav1.ObjectMeta {
+// objectMeta names an object the Job publishes in namespace ns: labelled
+// with the cluster and the Job, and tied to the EggoCluster — by an
+// ownerReference in the EggoCluster's namespace (the object goes with
+// it), by its namespace and UID in the state namespace, where no
+// ownerReference can reach it (missing checks either).
+func objectMeta(o Options, ns, name, content string) metav1.ObjectMeta {
 	meta := metav1.ObjectMeta{
-		Name: name, Namespace: o.Namespace,
+		Name: name, Namespace: ns,
 		Labels: map[string]string{v1alpha1.LabelCluster: o.Cluster, v1alpha1.LabelJob: o.Job, v1alpha1.LabelContent: content},
 	}
-	if o.ClusterUID != "" {
+	switch {
+	case o.ClusterUID == "":
+	case ns == o.Namespace:
 		meta.OwnerReferences = []metav1.OwnerReference{{
 			APIVersion: v1alpha1.GroupVersion.String(), Kind: "EggoCluster", Name: o.Cluster, UID: typesUID(o.ClusterUID),
 		}}
+	default:
+		meta.Labels[v1alpha1.LabelClusterNamespace] = o.Namespace
+		meta.Annotations = map[string]string{v1alpha1.AnnotationClusterUID: o.ClusterUID}
 	}
 	return meta
 }

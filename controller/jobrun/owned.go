@@ -17,7 +17,8 @@ import (
 // <cluster>-nodes, <cluster>-kubeconfig and <cluster>-ca — is first
 // checked to be eggo's for this EggoCluster (checkOwned): labelled
 // eggo.io/cluster=<cluster> and, when the Job knows the EggoCluster's UID
-// (-cluster-uid, which the controller always gives), owned by it. These
+// (-cluster-uid, which the controller always gives), owned by it (in the
+// state namespace: naming its namespace and UID, see objectMeta). These
 // names and labels may be taken by someone else's object, which a Job
 // neither overwrites nor deletes: it is refused, named (*ForeignError).
 // An update is made at the resourceVersion the check read, and a delete
@@ -58,6 +59,9 @@ func missing(o Options, m metav1.Object) string {
 	if o.ClusterUID == "" {
 		return ""
 	}
+	if ns := m.GetNamespace(); ns != "" && ns != o.Namespace {
+		return missingInStateNamespace(o, m)
+	}
 	for _, r := range m.GetOwnerReferences() {
 		gv, err := schema.ParseGroupVersion(r.APIVersion)
 		if err == nil && gv.Group == v1alpha1.GroupVersion.Group && r.Kind == "EggoCluster" && string(r.UID) == o.ClusterUID {
@@ -65,6 +69,18 @@ func missing(o Options, m metav1.Object) string {
 		}
 	}
 	return fmt.Sprintf("no ownerReference to EggoCluster %s uid %s", o.Cluster, o.ClusterUID)
+}
+
+// missingInStateNamespace: an object of the state namespace names its
+// EggoCluster's namespace and UID (objectMeta).
+func missingInStateNamespace(o Options, m metav1.Object) string {
+	if got := m.GetLabels()[v1alpha1.LabelClusterNamespace]; got != o.Namespace {
+		return fmt.Sprintf("label %s=%q, not %s", v1alpha1.LabelClusterNamespace, got, o.Namespace)
+	}
+	if got := m.GetAnnotations()[v1alpha1.AnnotationClusterUID]; got != o.ClusterUID {
+		return fmt.Sprintf("annotation %s=%q, not %s", v1alpha1.AnnotationClusterUID, got, o.ClusterUID)
+	}
+	return ""
 }
 
 // objects is the typed client of one kind (ConfigMaps, Secrets) in one

@@ -18,6 +18,10 @@ func TestOwnership(t *testing.T) {
 	mine := metav1.OwnerReference{APIVersion: "eggo.io/v1alpha1", Kind: "EggoCluster", Name: "demo", UID: "uid-1"}
 	label := map[string]string{v1alpha1.LabelCluster: "demo"}
 	withUID := Options{Cluster: "demo", ClusterUID: "uid-1"}
+	inTeam := Options{Namespace: "team", StateNamespace: "team-state", Cluster: "demo", ClusterUID: "uid-1"}
+	stateLabels := func(ns string) map[string]string {
+		return map[string]string{v1alpha1.LabelCluster: "demo", v1alpha1.LabelClusterNamespace: ns}
+	}
 	for _, c := range []struct {
 		name string
 		o    Options
@@ -34,6 +38,16 @@ func TestOwnership(t *testing.T) {
 			APIVersion: "eggo.io/v1alpha1", Kind: "EggoCluster", Name: "demo", UID: "uid-0"}}}, "no ownerReference to EggoCluster demo uid uid-1"},
 		{"another kind of the UID", withUID, metav1.ObjectMeta{Labels: label, OwnerReferences: []metav1.OwnerReference{{
 			APIVersion: "v1", Kind: "ConfigMap", Name: "demo", UID: "uid-1"}}}, "no ownerReference to EggoCluster demo uid uid-1"},
+		// In the state namespace no ownerReference reaches the
+		// EggoCluster: the object names its namespace and UID.
+		{"eggo's in the state namespace", inTeam, metav1.ObjectMeta{Namespace: "team-state", Labels: stateLabels("team"),
+			Annotations: map[string]string{v1alpha1.AnnotationClusterUID: "uid-1"}}, ""},
+		{"an ownerReference does not do there", inTeam, metav1.ObjectMeta{Namespace: "team-state", Labels: label,
+			OwnerReferences: []metav1.OwnerReference{mine}}, `label eggo.io/cluster-namespace="", not team`},
+		{"another namespace's cluster of the name", inTeam, metav1.ObjectMeta{Namespace: "team-state", Labels: stateLabels("other"),
+			Annotations: map[string]string{v1alpha1.AnnotationClusterUID: "uid-1"}}, `label eggo.io/cluster-namespace="other", not team`},
+		{"another UID", inTeam, metav1.ObjectMeta{Namespace: "team-state", Labels: stateLabels("team"),
+			Annotations: map[string]string{v1alpha1.AnnotationClusterUID: "uid-0"}}, `annotation eggo.io/cluster-uid="uid-0", not uid-1`},
 	} {
 		if got := missing(c.o, &c.meta); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
@@ -75,7 +89,7 @@ func TestDeleteIsConditional(t *testing.T) {
 	cms := api.Client.CoreV1().ConfigMaps(ns)
 	s := configMaps(api.Client, ns)
 	create := func() *corev1.ConfigMap {
-		cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: objectMeta(o, "demo-plan-aaaaaaaaaaaa", contentPlan),
+		cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: objectMeta(o, ns, "demo-plan-aaaaaaaaaaaa", contentPlan),
 			Data: map[string]string{"hash": "a"}}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)

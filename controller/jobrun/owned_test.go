@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 	"github.com/eggo-project/eggo/controller/jobrun"
@@ -20,7 +19,7 @@ import (
 const demoUID = "0b6c1d3e-uid-demo"
 
 func demoOptions(ns, kubeconfig, job string) jobrun.Options {
-	return jobrun.Options{Namespace: ns, Cluster: "demo", ClusterUID: demoUID, Job: job, Kubeconfig: kubeconfig}
+	return jobrun.Options{Namespace: ns, StateNamespace: stateNS, Cluster: "demo", ClusterUID: demoUID, Job: job, Kubeconfig: kubeconfig}
 }
 
 func planOf(tag string) jobrun.Plan {
@@ -45,7 +44,7 @@ func TestForeignObjectsAreRefused(t *testing.T) {
 	api, ns, kubeconfig := jobsAPI(t)
 	ctx := context.Background()
 	o := demoOptions(ns, kubeconfig, "demo-plan-g1")
-	cms, secs := api.Client.CoreV1().ConfigMaps(ns), api.Client.CoreV1().Secrets(ns)
+	cms, secs := api.Client.CoreV1().ConfigMaps(ns), api.Client.CoreV1().Secrets(stateNS)
 
 	nodes, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "demo-nodes"},
 		Data: map[string]string{"nodes.json": "the user's own"}}, metav1.CreateOptions{})
@@ -61,17 +60,18 @@ func TestForeignObjectsAreRefused(t *testing.T) {
 		t.Errorf("the user's demo-nodes changed:\n%s\nwas\n%s", snapshot(t, after), snapshot(t, nodes))
 	}
 
-	// A plan Secret of the name, labelled for the cluster but owned by
-	// another EggoCluster (one deleted and made again, say).
+	// A plan Secret of the name in the state namespace, labelled for the
+	// cluster but naming another EggoCluster (one deleted and made again,
+	// say).
 	p := planOf("one")
 	name := v1alpha1.PlanObjectName("demo", p.Hash)
 	sec, err := secs.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name,
-		Labels:          map[string]string{v1alpha1.LabelCluster: "demo", v1alpha1.LabelContent: "plan"},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "eggo.io/v1alpha1", Kind: "EggoCluster", Name: "demo", UID: types.UID("another-uid")}}},
+		Labels:      map[string]string{v1alpha1.LabelCluster: "demo", v1alpha1.LabelClusterNamespace: ns, v1alpha1.LabelContent: "plan"},
+		Annotations: map[string]string{v1alpha1.AnnotationClusterUID: "another-uid"}},
 		Data: map[string][]byte{v1alpha1.PlanKeyFile: []byte("someone else's")}}, metav1.CreateOptions{})
 	must(t, err)
 	err = jobrun.Publish(o, p)
-	want = "Secret " + ns + "/" + name + " exists and is not eggo's for EggoCluster demo (no ownerReference to EggoCluster demo uid " + demoUID + "): not overwritten"
+	want = "Secret " + stateNS + "/" + name + ` exists and is not eggo's for EggoCluster demo (annotation eggo.io/cluster-uid="another-uid", not ` + demoUID + "): not overwritten"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Publish over a foreign plan Secret: %v\nwant: %s", err, want)
 	}
@@ -92,10 +92,10 @@ func TestForeignObjectsAreRefused(t *testing.T) {
 func TestSupersededPlansAreDeleted(t *testing.T) {
 	api, ns, kubeconfig := jobsAPI(t)
 	ctx := context.Background()
-	cms, secs := api.Client.CoreV1().ConfigMaps(ns), api.Client.CoreV1().Secrets(ns)
+	cms, secs := api.Client.CoreV1().ConfigMaps(ns), api.Client.CoreV1().Secrets(stateNS)
 	p1, p2 := planOf("one"), planOf("two")
 	must(t, jobrun.Publish(demoOptions(ns, kubeconfig, "demo-plan-g1"), p1))
-	other := jobrun.Options{Namespace: ns, Cluster: "other", ClusterUID: "uid-other", Job: "other-plan-g1", Kubeconfig: kubeconfig}
+	other := jobrun.Options{Namespace: ns, StateNamespace: stateNS, Cluster: "other", ClusterUID: "uid-other", Job: "other-plan-g1", Kubeconfig: kubeconfig}
 	must(t, jobrun.Publish(other, p1))
 	foreign, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "demo-plan-mine",
 		Labels: map[string]string{v1alpha1.LabelCluster: "demo", v1alpha1.LabelContent: "plan"}},
@@ -132,5 +132,21 @@ func TestSupersededPlansAreDeleted(t *testing.T) {
 	want := "ConfigMap " + ns + "/demo-plan-mine exists and is not eggo's for EggoCluster demo (no ownerReference to EggoCluster demo uid " + demoUID + "): not deleted"
 	if !strings.Contains(log.String(), want) {
 		t.Errorf("the warnings do not name the foreign ConfigMap:\n%s\nwant: %s", log.String(), want)
+	}
+
+	// After a destroy, the cluster's saved plans and access Secrets go
+	// from the state namespace; another cluster's stay.
+	must(t, jobrun.PublishAccess(o, jobrun.Access{Kubeconfig: []byte("kubeconfig"), CACert: []byte(testCACert)}))
+	log.Reset()
+	if err := jobrun.DeleteLeftovers(o, &log); err != nil {
+		t.Fatalf("DeleteLeftovers: %v\n%s", err, log.String())
+	}
+	for _, name := range []string{current, "demo-kubeconfig", "demo-ca"} {
+		if _, err := secs.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("Secret %s is left after the destroy: %v", name, err)
+		}
+	}
+	if _, err := secs.Get(ctx, v1alpha1.PlanObjectName("other", p1.Hash), metav1.GetOptions{}); err != nil {
+		t.Errorf("another cluster's plan Secret went with demo's: %v", err)
 	}
 }

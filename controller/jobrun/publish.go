@@ -26,9 +26,10 @@ type Plan struct {
 }
 
 // Publish writes the plan as the ConfigMap <cluster>-plan-<hash12> (hash,
-// summary, full text) and the Secret of the same name (the saved plan and
-// its configuration), both labelled with the Job and owned by the
-// EggoCluster. The same plan made again is relabelled with this Job. An
+// summary, full text; in the EggoCluster's namespace, owned by it) and
+// the Secret of the same name (the saved plan and its configuration; in
+// the state namespace, beside the state whose secrets it holds), both
+// labelled with the Job. The same plan made again is relabelled with this Job. An
 // object of either name that is not eggo's for the EggoCluster is refused
 // (checkOwned), unchanged.
 func Publish(o Options, p Plan) error {
@@ -42,16 +43,16 @@ func Publish(o Options, p Plan) error {
 	if err != nil {
 		return err
 	}
-	meta := objectMeta(o, v1alpha1.PlanObjectName(o.Cluster, p.Hash), "plan")
+	name := v1alpha1.PlanObjectName(o.Cluster, p.Hash)
 	// The Secret first: a ConfigMap the controller finds always has its
-	// saved plan beside it.
-	sec := &corev1.Secret{ObjectMeta: meta, Type: corev1.SecretTypeOpaque,
+	// saved plan published.
+	sec := &corev1.Secret{ObjectMeta: objectMeta(o, o.stateNamespace(), name, contentPlan), Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{v1alpha1.PlanKeyFile: p.Saved, v1alpha1.PlanKeyConfig: p.Config,
 			v1alpha1.PlanKeyVars: []byte(strings.Join(o.Vars, "\n"))}}
-	if err := secrets(cs, o.Namespace).upsert(ctx, o, sec); err != nil {
+	if err := secrets(cs, o.stateNamespace()).upsert(ctx, o, sec); err != nil {
 		return fmt.Errorf("publishing the saved plan: %w", err)
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: *meta.DeepCopy(), Data: map[string]string{
+	cm := &corev1.ConfigMap{ObjectMeta: objectMeta(o, o.Namespace, name, contentPlan), Data: map[string]string{
 		v1alpha1.PlanKeyHash: p.Hash, v1alpha1.PlanKeySummary: string(summary), v1alpha1.PlanKeyText: p.Text,
 	}}
 	if err := configMaps(cs, o.Namespace).upsert(ctx, o, cm); err != nil {

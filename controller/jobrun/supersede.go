@@ -42,7 +42,7 @@ func DeleteSuperseded(o Options, hash string, stderr io.Writer) error {
 	defer cancel()
 	keep := v1alpha1.PlanObjectName(o.Cluster, hash)
 	return errors.Join(
-		supersede(ctx, secrets(cs, o.Namespace), o, keep, stderr),
+		supersede(ctx, secrets(cs, o.stateNamespace()), o, keep, stderr),
 		supersede(ctx, configMaps(cs, o.Namespace), o, keep, stderr))
 }
 
@@ -97,7 +97,7 @@ func putCurrentPlan(o Options) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	items, err := secrets(cs, o.Namespace).list(ctx, planSelector(o))
+	items, err := secrets(cs, o.stateNamespace()).list(ctx, planSelector(o))
 	if err != nil {
 		return err
 	}
@@ -122,4 +122,57 @@ func isSealedPlan(data []byte) bool {
 		SealedPlan    []byte `json:"sealed_plan"`
 	}
 	return json.Unmarshal(data, &pf) == nil && pf.FormatVersion > 0 && len(pf.SealedPlan) > 0
+}
+
+// fetchPlan reads the saved plan's Secret the apply Job applies, from the
+// state namespace, when it is eggo's for the EggoCluster.
+func fetchPlan(o Options) (map[string][]byte, error) {
+	cs, err := clientset(o.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	name := v1alpha1.PlanObjectName(o.Cluster, o.PlanHash)
+	s, err := cs.CoreV1().Secrets(o.stateNamespace()).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("the saved plan's Secret %s/%s: %w", o.stateNamespace(), name, err)
+	}
+	if err := checkOwned(o, "Secret", s, "applied"); err != nil {
+		return nil, err
+	}
+	return s.Data, nil
+}
+
+// DeleteLeftovers deletes, after a destroy, what the cluster's Jobs left
+// in the state namespace: every saved plan and the access Secrets of a
+// cluster that is gone. Each is checked to be eggo's for the EggoCluster;
+// a foreign one is left, named in a warning.
+func DeleteLeftovers(o Options, stderr io.Writer) error {
+	cs, err := clientset(o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	api := secrets(cs, o.stateNamespace())
+	errs := []error{supersede(ctx, api, o, "", stderr)}
+	for _, name := range []string{v1alpha1.KubeconfigSecretName(o.Cluster), v1alpha1.CASecretName(o.Cluster)} {
+		cur, err := api.api.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err == nil {
+			err = api.deleteOwned(ctx, o, cur)
+		}
+		var foreign *ForeignError
+		if errors.As(err, &foreign) {
+			fmt.Fprintln(stderr, "warning:", err)
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deleting the Secret %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
 }

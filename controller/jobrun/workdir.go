@@ -19,20 +19,16 @@ import (
 // planFile is the saved plan's name in the run's directory.
 const planFile = "saved.plan"
 
-// layout fills the run's directory: cluster.hcl from src, and packages,
+// layout fills the run's directory: cluster.hcl (config), and packages,
 // a link to the bundle (a configuration names it `packages = "./packages"`).
-func layout(o Options, src string) error {
+func layout(o Options, config []byte) error {
+	if err := requireKubeBackend(config, o.stateNamespace()); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(o.WorkDir, 0o700); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(filepath.Join(src, v1alpha1.ConfigFile))
-	if err != nil {
-		return err
-	}
-	if err := requireKubeBackend(data); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.WorkDir, v1alpha1.ConfigFile), data, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(o.WorkDir, v1alpha1.ConfigFile), config, 0o600); err != nil {
 		return err
 	}
 	if o.Bundle == "" {
@@ -41,6 +37,15 @@ func layout(o Options, src string) error {
 	link := filepath.Join(o.WorkDir, "packages")
 	_ = os.Remove(link)
 	return os.Symlink(o.Bundle, link)
+}
+
+// layoutMounted lays out the mounted configuration (plan, destroy).
+func layoutMounted(o Options) error {
+	data, err := os.ReadFile(filepath.Join(o.ConfigDir, v1alpha1.ConfigFile))
+	if err != nil {
+		return err
+	}
+	return layout(o, data)
 }
 
 // confineEnv confines every eggo a Job runs (plan, show, apply, destroy):
@@ -56,7 +61,10 @@ func eggo(o Options, out, errOut io.Writer, args ...string) error {
 	full := append([]string{"-chdir=" + o.WorkDir}, args...)
 	cmd := exec.Command(o.Eggo, full...)
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", confineEnv)
+	// The state's namespace when the backend block names none (it may
+	// name only this one: requireKubeBackend); kubestate reads it as
+	// Terraform's backend does.
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", confineEnv, "KUBE_NAMESPACE="+o.stateNamespace())
 	// A Job's pod is stopped with SIGTERM (deleted, or past its deadline)
 	// and killed after its grace period. eggo gets the SIGTERM too, so it
 	// starts nothing new and records what finishes before the kill.
@@ -118,30 +126,33 @@ func hashOf(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// runApply applies exactly the saved plan of the mounted Secret, after
-// checking it is the plan the controller asked for.
+// runApply applies exactly the saved plan the controller asked for: it
+// reads the plan's Secret from the state namespace (a pod mounts Secrets
+// of its own namespace only, where the Jobs have none) and checks that
+// its file is the approved hash, byte for byte, before eggo opens it.
 func runApply(o Options, stdout, stderr io.Writer) error {
-	if err := layout(o, o.PlanDir); err != nil {
-		return err
-	}
-	data, err := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyFile))
+	saved, err := fetchPlan(o)
 	if err != nil {
 		return err
 	}
+	data := saved[v1alpha1.PlanKeyFile]
 	if got := hashOf(data); got != o.PlanHash {
-		return fmt.Errorf("the mounted plan is %s, not the approved %s: not applied", got[:12], o.PlanHash)
+		return fmt.Errorf("the saved plan's Secret holds plan %s, not the approved %s: not applied", got[:12], o.PlanHash[:min(12, len(o.PlanHash))])
+	}
+	if err := layout(o, saved[v1alpha1.PlanKeyConfig]); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(o.WorkDir, planFile), data, 0o600); err != nil {
 		return err
 	}
-	vars, _ := os.ReadFile(filepath.Join(o.PlanDir, v1alpha1.PlanKeyVars))
+	vars := lines(string(saved[v1alpha1.PlanKeyVars]))
 	// The plan was made with the admin kubeconfig in place: the apply
 	// runs in the same directory the plan saw.
-	RestoreAccess(o, stderr, lines(string(vars)))
+	RestoreAccess(o, stderr, vars)
 	err = eggo(o, stdout, stderr, append(append([]string{"apply"}, o.identityArgs()...), planFile)...)
 	// What the run did, done or not: show loads the configuration, with
 	// the variables the plan was made with.
-	show, showErr := showState(o, stderr, lines(string(vars)))
+	show, showErr := showState(o, stderr, vars)
 	publishNodesOf(o, stderr, show, showErr)
 	if err != nil {
 		return err
@@ -174,15 +185,24 @@ func publishAccessAfterApply(o Options, stderr io.Writer, show []byte, showErr e
 	return nil
 }
 
-// runDestroy destroys the cluster of the mounted configuration.
+// runDestroy destroys the cluster of the mounted configuration and, once
+// it is gone, the saved plans and access Secrets it leaves in the state
+// namespace, where no ownerReference takes them away with the
+// EggoCluster.
 func runDestroy(o Options, stdout, stderr io.Writer) error {
-	if err := layout(o, o.ConfigDir); err != nil {
+	if err := layoutMounted(o); err != nil {
 		return err
 	}
 	args := append([]string{"destroy", "-auto-approve"}, o.identityArgs()...)
 	err := eggo(o, stdout, stderr, append(args, o.varArgs()...)...)
 	publishNodes(o, stderr, o.Vars)
-	return err
+	if err != nil {
+		return err
+	}
+	if err := DeleteLeftovers(o, stderr); err != nil {
+		return fmt.Errorf("destroyed, but %w", err)
+	}
+	return nil
 }
 
 // runPlan plans with -out, reads the plan's JSON lines for the summary and
@@ -200,7 +220,7 @@ func runDestroy(o Options, stdout, stderr io.Writer) error {
 // the bytes that were approved, and the ConfigMap, which more may read
 // than the Secret, would publish a digest of the plan's secrets.
 func runPlan(o Options, stdout, stderr io.Writer) error {
-	if err := layout(o, o.ConfigDir); err != nil {
+	if err := layoutMounted(o); err != nil {
 		return err
 	}
 	RestoreAccess(o, stderr, o.Vars)

@@ -21,10 +21,24 @@ type source struct {
 	what      string // for messages: "kubeconfig FILE (context X)" or "the pod's service account"
 }
 
+// NamespaceEnv names the state's namespace when the backend block names
+// none, before the kubeconfig context's (in a pod: before the pod's own),
+// as Terraform's kubernetes backend reads it. The GitOps controller's Jobs
+// get it set to the namespace the platform admin gave their state.
+const NamespaceEnv = "KUBE_NAMESPACE"
+
 // resolve finds the cluster the way kubectl does, except that in a pod
 // with no kubeconfig or context named, the pod's service account wins
 // (the GitOps controller's Jobs run there).
 func (c Config) resolve() (source, error) {
+	if c.Namespace == "" {
+		if env := os.Getenv(NamespaceEnv); env != "" {
+			if why := ValidateNamespace(env); why != "" {
+				return source{}, fmt.Errorf("kubernetes backend: $%s: %s", NamespaceEnv, why)
+			}
+			c.Namespace = env
+		}
+	}
 	if c.Kubeconfig == "" && c.Context == "" && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
 		rc, err := rest.InClusterConfig()
 		if err != nil {

@@ -19,6 +19,16 @@ const (
 	// (the status observes them once the Job ends).
 	AnnotationConfigHash  = "eggo.io/config-hash"
 	AnnotationPlanRequest = "eggo.io/plan-request"
+	// AnnotationStateNamespace is, on a Job, the namespace of its state,
+	// saved plans and access Secrets (the policy's stateNamespace.<ns>),
+	// where the controller looks for the saved plan it published.
+	AnnotationStateNamespace = "eggo.io/state-namespace"
+	// On what a Job publishes in the state namespace (the saved plans,
+	// <cluster>-kubeconfig, <cluster>-ca), which an ownerReference cannot
+	// tie to an EggoCluster of another namespace: the EggoCluster's
+	// namespace and UID.
+	LabelClusterNamespace = "eggo.io/cluster-namespace"
+	AnnotationClusterUID  = "eggo.io/cluster-uid"
 )
 
 // Marks that let an EggoCluster use what its writer could not use on
@@ -48,7 +58,6 @@ const (
 	MountSSH      = "/var/run/eggo/ssh"      // ssh-privatekey (read-only)
 	MountIdentity = "/var/run/eggo/identity" // identity (read-only)
 	MountBundle   = "/var/lib/eggo/bundle"   // the bundle volume (read-only)
-	MountPlan     = "/var/run/eggo/plan"     // an apply Job's saved plan (read-only)
 	MountWork     = "/var/lib/eggo/run"      // an emptyDir: the run's directory
 	ConfigFile    = "cluster.hcl"
 	IdentityKey   = "identity"

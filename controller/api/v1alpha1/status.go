@@ -59,6 +59,13 @@ type EggoClusterStatus struct {
 	// PlanRef names the ConfigMap holding the last plan's full text.
 	// +optional
 	PlanRef string `json:"planRef,omitempty"`
+	// StateNamespace is where the last Job kept the state, the saved plan
+	// (the Secret named as PlanRef) and, once applied, the Secrets
+	// <name>-kubeconfig and <name>-ca: the namespace the platform admin
+	// gave this namespace's state (the policy's stateNamespace.<ns>), or
+	// this namespace.
+	// +optional
+	StateNamespace string `json:"stateNamespace,omitempty"`
 
 	// Nodes is the state of each node as the last run's result names it.
 	// +optional
