@@ -17,7 +17,6 @@ import (
 
 func (e *env) testManualApproval(t *testing.T) {
 	ns := approvalNS
-	e.api.Namespace(t, approvalStateNS)
 	e.newCluster(t, ns, nil)
 	h1 := e.plan(t, ns, 1, "first", 2)
 	eventually(t, 10*time.Second, func() (bool, string) {

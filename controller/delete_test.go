@@ -49,8 +49,12 @@ func (e *env) testDestroyOnDelete(t *testing.T) {
 	e.gone(t, ns)
 }
 
+// testOrphan: deletionPolicy Orphan destroys nothing; once the plan Job
+// running ends, a release Job (no key, bundle or configuration mounted)
+// deletes what the Jobs left in the state namespace, and the finalizer
+// goes when it ends.
 func (e *env) testOrphan(t *testing.T) {
-	ns := "orphan"
+	ns := orphanNS
 	e.newCluster(t, ns, func(c *v1alpha1.EggoCluster) { c.Spec.DeletionPolicy = v1alpha1.DeletionOrphan })
 	e.waitJob(t, ns, "demo-plan-g1")
 	eventually(t, 10*time.Second, func() (bool, string) {
@@ -58,6 +62,22 @@ func (e *env) testOrphan(t *testing.T) {
 		return len(c.Finalizers) == 1, "no finalizer yet"
 	})
 	must(t, e.c.Delete(context.Background(), e.cluster(t, ns)))
+	consistently(t, 2*time.Second, func() (bool, string) {
+		_, ok := e.jobs(t, ns)["demo-release"]
+		return !ok, "the release Job started while the plan Job runs"
+	})
+	e.finishJob(t, ns, "demo-plan-g1", false)
+	j := e.waitJob(t, ns, "demo-release")
+	c := j.Spec.Template.Spec.Containers[0]
+	args := strings.Join(c.Args, " ")
+	if c.Command[2] != "release" || !strings.Contains(args, "-state-namespace="+orphanStateNS) || len(j.Spec.Template.Spec.Volumes) != 1 {
+		t.Fatalf("release job runs %q %q with volumes %v: want release in %s, the work directory alone", c.Command, args,
+			j.Spec.Template.Spec.Volumes, orphanStateNS)
+	}
+	consistently(t, 2*time.Second, func() (bool, string) {
+		return len(e.cluster(t, ns).Finalizers) == 1, "the finalizer went before the release Job ended"
+	})
+	e.finishJob(t, ns, "demo-release", true)
 	e.gone(t, ns)
 	for name := range e.jobs(t, ns) {
 		if strings.Contains(name, "destroy") {

@@ -159,10 +159,15 @@ func (e *env) installCRD(t *testing.T) {
 	})
 }
 
-// approvalNS's Jobs keep their state in approvalStateNS (the policy's
-// stateNamespace.manual-approval); the other tests' namespaces keep their
-// own.
-const approvalNS, approvalStateNS = "manual-approval", "manual-approval-state"
+// stateNamespaces are the tests' namespaces whose Jobs keep their state
+// in a namespace of its own (the policy's stateNamespace.<ns>); the other
+// tests' namespaces keep their own.
+var stateNamespaces = map[string]string{approvalNS: approvalStateNS, orphanNS: orphanStateNS}
+
+const (
+	approvalNS, approvalStateNS = "manual-approval", "manual-approval-state"
+	orphanNS, orphanStateNS     = "orphan", "orphan-state"
+)
 
 // testJobImage is the policy's jobImage in the tests (the kustomization
 // copies the controller's image there).
@@ -181,10 +186,12 @@ func (e *env) installPolicy(t *testing.T) {
 		for _, o := range decodeAll(t, data) {
 			if o.GetKind() == "ConfigMap" {
 				must(t, unstructured.SetNestedField(o.Object, testJobImage, "data", controller.PolicyKeyJobImage))
-				// One namespace of the tests keeps its state in a
-				// namespace of its own, as the samples' clusters does.
-				must(t, unstructured.SetNestedField(o.Object, approvalStateNS, "data",
-					controller.PolicyKeyStateNamespacePrefix+approvalNS))
+				// Some namespaces of the tests keep their state in a
+				// namespace of their own, as the samples' clusters does.
+				for ns, state := range stateNamespaces {
+					e.api.Namespace(t, state)
+					must(t, unstructured.SetNestedField(o.Object, state, "data", controller.PolicyKeyStateNamespacePrefix+ns))
+				}
 			}
 			must(t, e.c.Create(ctx, o))
 		}

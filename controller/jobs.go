@@ -100,19 +100,28 @@ func (r *Reconciler) startJob(ctx context.Context, c *v1alpha1.EggoCluster, req 
 	req.image = cmp.Or(c.Spec.Image, p.JobImage)
 	req.stateNamespace = p.StateNamespace(c.Namespace)
 	c.Status.StateNamespace = req.stateNamespace
+	if err := r.createJob(ctx, c, req); err != nil {
+		return "", err
+	}
+	return jobName(c, req), nil
+}
+
+// createJob creates the Job of req, controlled by the cluster, and marks
+// it running; one of its name already there is the same run.
+func (r *Reconciler) createJob(ctx context.Context, c *v1alpha1.EggoCluster, req jobRequest) error {
 	j := buildJob(c, req)
 	if err := controllerutil.SetControllerReference(c, j, r.Scheme); err != nil {
-		return "", err
+		return err
 	}
 	err := r.Create(ctx, j)
 	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("creating job %s: %w", j.Name, err)
+		return fmt.Errorf("creating job %s: %w", j.Name, err)
 	}
 	if err == nil {
 		r.event(c, false, "JobStarted", "started "+req.phase+" job "+j.Name)
 	}
 	markRunning(c, req.phase, j.Name)
-	return j.Name, nil
+	return nil
 }
 
 // maxFailure bounds the failure message kept in the status.

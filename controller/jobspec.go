@@ -41,6 +41,8 @@ func jobName(c *v1alpha1.EggoCluster, r jobRequest) string {
 		return fmt.Sprintf("%s-plan-g%d%s", c.Name, c.Generation, r.inputs.nameSuffix())
 	case v1alpha1.PhaseApply:
 		return fmt.Sprintf("%s-apply-%s", c.Name, r.planHash[:12])
+	case v1alpha1.PhaseRelease:
+		return c.Name + "-release"
 	default:
 		return c.Name + "-destroy" + r.inputs.nameSuffix()
 	}
@@ -123,6 +125,9 @@ func jobArgs(c *v1alpha1.EggoCluster, r jobRequest, name string) []string {
 	args := []string{
 		"-namespace=" + c.Namespace, "-state-namespace=" + r.stateNamespace, "-cluster=" + c.Name, "-cluster-uid=" + string(c.UID),
 		"-job=" + name, "-bundle=" + bundleDir(c), "-confine-files",
+	}
+	if r.phase == v1alpha1.PhaseRelease {
+		return args // it runs no eggo: it deletes objects of the state namespace
 	}
 	if c.Spec.IdentitySecretRef != nil {
 		args = append(args, "-identity="+v1alpha1.MountIdentity+"/"+v1alpha1.IdentityKey)

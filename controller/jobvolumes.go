@@ -22,10 +22,14 @@ func volumes(c *v1alpha1.EggoCluster, r jobRequest) []corev1.Volume {
 		return corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name, DefaultMode: &mode,
 			Items: []corev1.KeyToPath{{Key: key, Path: key}}, Optional: ptr(true)}}
 	}
+	work := corev1.Volume{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	if r.phase == v1alpha1.PhaseRelease {
+		return []corev1.Volume{work} // no key, bundle or configuration: it runs no eggo
+	}
 	v := []corev1.Volume{
 		{Name: "ssh", VolumeSource: secret(c.Spec.SSHKeySecretRef.Name, corev1.SSHAuthPrivateKey)},
 		{Name: "bundle", VolumeSource: c.Spec.Bundle.Volume.VolumeSource()},
-		{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		work,
 	}
 	if r.phase != v1alpha1.PhaseApply {
 		v = append(v, corev1.Volume{Name: "config", VolumeSource: configVolume(c)})
@@ -51,6 +55,9 @@ func configVolume(c *v1alpha1.EggoCluster) corev1.VolumeSource {
 
 // mounts: everything but the work directory read-only.
 func mounts(c *v1alpha1.EggoCluster, r jobRequest) []corev1.VolumeMount {
+	if r.phase == v1alpha1.PhaseRelease {
+		return []corev1.VolumeMount{{Name: "work", MountPath: v1alpha1.MountWork}}
+	}
 	m := []corev1.VolumeMount{
 		{Name: "ssh", MountPath: v1alpha1.MountSSH, ReadOnly: true},
 		{Name: "bundle", MountPath: v1alpha1.MountBundle, ReadOnly: true},

@@ -1,6 +1,6 @@
 // Command eggo-controller is eggo's GitOps controller (`eggo-controller
 // run`, the default) and the command its Jobs run (`eggo-controller job
-// plan|apply|destroy`). It is a binary of its own so that the eggo CLI
+// plan|apply|destroy|release`). It is a binary of its own so that the eggo CLI
 // does not carry controller-runtime.
 package main
 
@@ -48,7 +48,7 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("eggo-controller", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eggo-controller [run] [flags]   (the GitOps controller)\n"+
-			"       eggo-controller job plan|apply|destroy -cluster=NAME …   (what an EggoCluster's Jobs run)\nflags of run:")
+			"       eggo-controller job plan|apply|destroy|release -cluster=NAME …   (what an EggoCluster's Jobs run)\nflags of run:")
 		fs.PrintDefaults()
 	}
 	metrics := fs.String("metrics-bind-address", "0", "where to serve metrics (0: not at all)")

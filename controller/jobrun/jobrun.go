@@ -1,5 +1,5 @@
 // Package jobrun is the command an EggoCluster's Jobs run
-// (`eggo-controller job plan|apply|destroy`): it lays out the run's
+// (`eggo-controller job plan|apply|destroy|release`): it lays out the run's
 // directory from the mounted configuration or saved plan, runs the eggo
 // CLI there, and for a plan publishes the result where the controller
 // reads it. It never prints or publishes a key: the SSH key and the
@@ -47,13 +47,13 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 func Parse(args []string) (Options, error) {
 	o := Options{Eggo: "eggo", WorkDir: v1alpha1.MountWork, ConfigDir: v1alpha1.MountConfig}
 	if len(args) == 0 {
-		return o, fmt.Errorf("usage: eggo-controller job plan|apply|destroy -cluster=NAME …")
+		return o, fmt.Errorf("usage: eggo-controller job plan|apply|destroy|release -cluster=NAME …")
 	}
 	o.Phase = args[0]
 	switch o.Phase {
-	case v1alpha1.PhasePlan, v1alpha1.PhaseApply, v1alpha1.PhaseDestroy:
+	case v1alpha1.PhasePlan, v1alpha1.PhaseApply, v1alpha1.PhaseDestroy, v1alpha1.PhaseRelease:
 	default:
-		return o, fmt.Errorf("job: unknown phase %q (plan, apply or destroy)", o.Phase)
+		return o, fmt.Errorf("job: unknown phase %q (plan, apply, destroy or release)", o.Phase)
 	}
 	fs := flag.NewFlagSet("job "+o.Phase, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -105,6 +105,8 @@ func Run(o Options, stdout, stderr io.Writer) error {
 		return runPlan(o, stdout, stderr)
 	case v1alpha1.PhaseApply:
 		return runApply(o, stdout, stderr)
+	case v1alpha1.PhaseRelease:
+		return DeleteLeftovers(o, stderr)
 	default:
 		return runDestroy(o, stdout, stderr)
 	}

@@ -233,6 +233,10 @@ func TestParse(t *testing.T) {
 	if err != nil || o.Phase != "plan" || len(o.Vars) != 2 || o.Vars[1] != "b=2" || o.WorkDir != v1alpha1.MountWork {
 		t.Fatalf("Parse: %+v, %v", o, err)
 	}
+	if o, err := jobrun.Parse([]string{"release", "-namespace=n", "-state-namespace=n-state", "-cluster=c", "-job=j", "-confine-files"}); err != nil ||
+		o.Phase != "release" || o.StateNamespace != "n-state" {
+		t.Fatalf("Parse of a release Job: %+v, %v", o, err)
+	}
 	for _, bad := range [][]string{nil, {"run"}, {"plan"}, {"apply", "-namespace=n", "-cluster=c", "-job=j", "-confine-files"},
 		{"plan", "-namespace=n", "-cluster=c", "-job=j"}} {
 		if _, err := jobrun.Parse(bad); err == nil {

@@ -50,6 +50,10 @@ const (
 	PhasePlan    = "plan"
 	PhaseApply   = "apply"
 	PhaseDestroy = "destroy"
+	// PhaseRelease deletes what the cluster's Jobs left in its state
+	// namespace (saved plans, access Secrets) when the EggoCluster goes
+	// without a destroy: no ownerReference takes them away.
+	PhaseRelease = "release"
 )
 
 // Where a Job finds its inputs.
