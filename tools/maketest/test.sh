@@ -6,7 +6,8 @@
 #
 #  1. units: the packages without clusters (but those the race step runs),
 #     alone — their clocks (a Lease renewed every 0.7 s, a clock-skew
-#     reading) must not wait on the clusters' load;
+#     reading) must not wait on the clusters' load; then the capi/ module's
+#     tests;
 #  2. the engine's end-to-end tests (engine/e2e, the longest first —
 #     slots_test.go says why; TestEtcdStaticPodsOnTestbed runs the
 #     conformance smoke of the pod implementation) beside one chain: the
@@ -56,6 +57,10 @@ race_pkgs=(./engine/... ./graph/... ./providers/...)
 units=$(comm -23 <(go list ./... | sort) <(go list "${race_pkgs[@]}" | sort) | grep -v -e '/resources/hookrun$' -e '/e2e$')
 # shellcheck disable=SC2086 # one package per word
 step units go test -count=1 -timeout 20m $units || exit 1
+# The Cluster API providers' module (capi/: its own go.mod, so ./... above
+# does not reach it): its tests against a real API server, and its CRDs
+# and deep copies checked fresh.
+step capi "$MAKE" --no-print-directory -C capi test || exit 1
 step conformance-images "$MAKE" --no-print-directory conformance-images >/dev/null || exit 1
 export EGGO_E2E_CONFORMANCE_FOCUS=$CONFORMANCE_SMOKE EGGO_E2E_CLUSTERS=$E2E_CLUSTERS
 

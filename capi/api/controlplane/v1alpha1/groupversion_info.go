@@ -1,0 +1,31 @@
+// Package v1alpha1 holds eggo's Cluster API control-plane provider API
+// (controlplane.eggo.io/v1alpha1): EggoControlPlane, which deploys the
+// whole cluster through one EggoCluster (eggo.io/v1alpha1), and its
+// template. Contract v1beta2.
+//
+// +kubebuilder:object:generate=true
+// +groupName=controlplane.eggo.io
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is controlplane.eggo.io/v1alpha1.
+	GroupVersion = schema.GroupVersion{Group: "controlplane.eggo.io", Version: "v1alpha1"}
+
+	// SchemeBuilder registers the types of this group-version.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds the types of this group-version to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
+
+func init() {
+	SchemeBuilder.Register(
+		&EggoControlPlane{}, &EggoControlPlaneList{},
+		&EggoControlPlaneTemplate{}, &EggoControlPlaneTemplateList{},
+	)
+}
