@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -152,9 +154,10 @@ func scanNew(ctx context.Context, o options, rc *resources.RunContext, pins *hos
 		if k == nil {
 			return nil
 		}
-		// The scan does not verify; known_hosts, where it knows the
-		// node, must agree before the key is offered as a pin (the
-		// apply's first dial then refuses the node, naming the file).
+		// The scan does not verify; the node's host_key, or else
+		// known_hosts where it knows the node, must agree before the
+		// key is offered as a pin (the apply's first dial then refuses
+		// the node, saying which key it expected).
 		if err := resources.CheckKnownHost(n, k); err != nil {
 			o.Log.Warn("host key not offered for pinning", "node", n.Name, "error", err)
 			mu.Lock()
@@ -171,6 +174,53 @@ func scanNew(ctx context.Context, o options, rc *resources.RunContext, pins *hos
 	}
 	sort.Strings(warnings)
 	return warnings
+}
+
+// checkConfiguredHostKeys refuses a node whose host_key differs from the
+// key the state pins for it: the host could present only one of them, so
+// the operator must say which is right. The first such node is blamed at
+// its host_key, the others named.
+func checkConfiguredHostKeys(c *resources.Cluster, prior *state.State) error {
+	if c == nil || prior == nil {
+		return nil
+	}
+	var first *resources.Node
+	var firstPin string
+	var others []string
+	for i, n := range c.Nodes {
+		pin, ok := prior.HostKeys[n.Name]
+		if n.Connection.HostKey == "" || resources.ConnType(n.Connection.Type) != "ssh" || !ok || sameHostKey(pin, n.Connection.HostKey) {
+			continue
+		}
+		if first == nil {
+			first, firstPin = &c.Nodes[i], pin
+		} else {
+			others = append(others, n.Name)
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	also := ""
+	if len(others) > 0 {
+		also = fmt.Sprintf(" The same holds for %s.", strings.Join(others, ", "))
+	}
+	return resources.Blame(first.Ranges.At("connection.host_key"), "Host key differs from the state's pin",
+		"%s: its connection's host_key is %s, but the state pins %s for it since an earlier contact; the host cannot present both, "+
+			"and eggo will not choose. If the host was reinstalled with the key host_key names, accept that key in the state "+
+			"with: eggo state rekey-host %s (it refuses a key other than host_key). Otherwise correct host_key.%s",
+		first.Name, fingerprintOf(first.Connection.HostKey), fingerprintOf(firstPin), first.Name, also)
+}
+
+// sameHostKey compares two keys written as the state writes them; a
+// comment or spacing is no difference.
+func sameHostKey(a, b string) bool {
+	ka, errA := resources.ParseHostKey(a)
+	kb, errB := resources.ParseHostKey(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	return bytes.Equal(ka.Marshal(), kb.Marshal())
 }
 
 func fingerprintOf(line string) string {

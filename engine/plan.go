@@ -18,6 +18,13 @@ func makePlan(ctx context.Context, o options, loaded *Loaded) (*Plan, error) {
 		return nil, err
 	}
 	cluster := loaded.Config.Cluster
+	// Before any host is contacted: a host_key the state's pin contradicts
+	// would refuse every connection to the node, with less to say.
+	if !o.Destroy {
+		if err := checkConfiguredHostKeys(cluster, prior); err != nil {
+			return nil, err
+		}
+	}
 	defer cluster.Index()()
 	// A destroy wants nothing, so what earlier applies chose (and the
 	// version they reached) has no say in it.

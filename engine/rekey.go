@@ -52,6 +52,11 @@ func rekeyHost(ctx context.Context, o options, cfg *config.Config, node, wantFin
 	if wantFingerprint != "" && !strings.HasSuffix(r.New, " "+wantFingerprint) && r.New != wantFingerprint {
 		return nil, errorf("%s presents %s, not the %s you expected: nothing was pinned", node, r.New, wantFingerprint)
 	}
+	// The configuration's host_key is the expected key when it has one:
+	// pinning another would only have the next plan refuse it.
+	if hk := target.Connection.HostKey; hk != "" && !sameHostKey(hk, resources.FormatHostKey(k)) {
+		return nil, errorf("%s presents %s, not %s that its connection's host_key names: nothing was pinned", node, r.New, fingerprintOf(hk))
+	}
 	next := st.Copy()
 	setHostKey(next, node, resources.FormatHostKey(k))
 	if next.HostKeys[node] == st.HostKeys[node] {

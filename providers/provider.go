@@ -23,6 +23,10 @@ type Target struct {
 	PasswordEnv    string
 	Agent          bool
 	KnownHostsFile string
+	// HostKey, when set, is the one key the host may present, in
+	// authorized_keys form ("ssh-ed25519 AAAA…"): known_hosts is then not
+	// consulted for it. A public key, so no secret.
+	HostKey        string
 	Sudo           bool
 	ConnectTimeout time.Duration // default 10s
 	Retries        int           // connect attempts after the first, with backoff; default 3

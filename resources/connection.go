@@ -23,6 +23,7 @@ func TargetFor(n Node) providers.Target {
 		PasswordEnv:    c.PasswordEnv,
 		Agent:          c.Agent,
 		KnownHostsFile: c.KnownHostsFile,
+		HostKey:        c.HostKey,
 		Sudo:           c.Sudo,
 		ConnectTimeout: c.Timeout,
 		Retries:        c.Retries,
@@ -37,6 +38,7 @@ func TargetFor(n Node) providers.Target {
 			PrivateKeyFile: b.PrivateKeyFile,
 			PasswordEnv:    b.PasswordEnv,
 			KnownHostsFile: c.KnownHostsFile,
+			HostKey:        b.HostKey,
 			ConnectTimeout: c.Timeout,
 			Retries:        c.Retries,
 		}
@@ -47,7 +49,8 @@ func TargetFor(n Node) providers.Target {
 // ConnectionAttrs is a node's connection as a JSON attribute. Kinds store it
 // so Read and Delete can reach the host from state alone after the node has
 // left the configuration. A password is never stored, only the name of the
-// environment variable holding it.
+// environment variable holding it. A host_key is stored only when set, so
+// that records written before it existed are not a change.
 func ConnectionAttrs(n Node) map[string]any {
 	t := TargetFor(n)
 	m := map[string]any{
@@ -63,14 +66,21 @@ func ConnectionAttrs(n Node) map[string]any {
 		"retries":          float64(t.Retries),
 		"bastion":          nil,
 	}
+	if t.HostKey != "" {
+		m["host_key"] = t.HostKey
+	}
 	if b := t.Bastion; b != nil {
-		m["bastion"] = map[string]any{
+		bm := map[string]any{
 			"host":             b.Address,
 			"port":             float64(b.Port),
 			"user":             b.User,
 			"private_key_file": portablePath(b.PrivateKeyFile),
 			"password_env":     b.PasswordEnv,
 		}
+		if b.HostKey != "" {
+			bm["host_key"] = b.HostKey
+		}
+		m["bastion"] = bm
 	}
 	return m
 }
@@ -104,6 +114,7 @@ func TargetFromAttrs(node string, a Attrs) (providers.Target, error) {
 		PasswordEnv:    AttrString(conn["password_env"]),
 		Agent:          conn["agent"] == true,
 		KnownHostsFile: localPath(AttrString(conn["known_hosts_file"])),
+		HostKey:        AttrString(conn["host_key"]),
 		Sudo:           conn["sudo"] == true,
 		ConnectTimeout: timeout,
 		Retries:        AttrInt(conn["retries"]),
@@ -118,6 +129,7 @@ func TargetFromAttrs(node string, a Attrs) (providers.Target, error) {
 			PrivateKeyFile: localPath(AttrString(b["private_key_file"])),
 			PasswordEnv:    AttrString(b["password_env"]),
 			KnownHostsFile: t.KnownHostsFile,
+			HostKey:        AttrString(b["host_key"]),
 			ConnectTimeout: timeout,
 			Retries:        t.Retries,
 		}

@@ -37,9 +37,9 @@ func (rc *RunContext) ScanHostKey(ctx context.Context, n Node) (gossh.PublicKey,
 }
 
 // CheckKnownHost verifies a scanned key of a node met for the first time
-// as its first dial would (see ssh.CheckFirstContact): a host its
-// known_hosts file knows by other keys is refused, so a scan never offers
-// to pin a key known_hosts contradicts.
+// as its first dial would (see ssh.CheckFirstContact): a key other than
+// its host_key, or a host its known_hosts file knows by other keys, is
+// refused, so a scan never offers to pin a key either contradicts.
 func CheckKnownHost(n Node, key gossh.PublicKey) error {
 	t := TargetFor(n)
 	if t.Type != "" && t.Type != "ssh" {

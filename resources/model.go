@@ -134,11 +134,16 @@ type Node struct {
 	// Ranges locate the node block and its name, address, roles, labels
 	// and arch attributes (shared by every instance of a count or
 	// for_each block).
-	Ranges     SourceRanges
-	Address    string
-	Arch       string // amd64 (default) | arm64 ...; selects packages/<arch>
-	Roles      []string
-	Labels     map[string]string
+	Ranges  SourceRanges
+	Address string
+	Arch    string // amd64 (default) | arm64 ...; selects packages/<arch>
+	Roles   []string
+	Labels  map[string]string
+	// Taints are kept on the Node ("key=value:Effect"), registered with
+	// them; ProviderID is its spec.providerID, which the kubelet
+	// registers (--provider-id) and which never changes after.
+	Taints     []string
+	ProviderID string
 	Connection Connection
 	DependsOn  []string // names of nodes whose host must be applied first
 }
@@ -152,6 +157,7 @@ type Connection struct {
 	PasswordEnv    string // name of an environment variable holding the password; never the password
 	Agent          bool   // use $SSH_AUTH_SOCK
 	KnownHostsFile string // absolute path; default ~/.ssh/known_hosts
+	HostKey        string // "ssh-ed25519 AAAA…" (no comment): the only key the node may present; "" for none
 	Sudo           bool
 	Timeout        time.Duration // connect timeout
 	Retries        int
@@ -165,6 +171,7 @@ type Bastion struct {
 	User           string
 	PrivateKeyFile string
 	PasswordEnv    string
+	HostKey        string // as Connection's: the bastion's own, never inherited
 }
 
 // Addons are the add-ons of a cluster, each an addon resource applied with

@@ -57,8 +57,8 @@ func CheckTargetAttrs(a Attrs) error {
 // The types of a recorded connection's fields (ConnectionAttrs).
 var (
 	connectionFields = map[string]string{"type": "string", "user": "string", "port": "port", "private_key_file": "string",
-		"password_env": "string", "agent": "bool", "known_hosts_file": "string", "sudo": "bool", "timeout": "string", "retries": "count"}
-	bastionFields = map[string]string{"host": "string", "port": "port", "user": "string", "private_key_file": "string", "password_env": "string"}
+		"password_env": "string", "agent": "bool", "known_hosts_file": "string", "host_key": "string", "sudo": "bool", "timeout": "string", "retries": "count"}
+	bastionFields = map[string]string{"host": "string", "port": "port", "user": "string", "private_key_file": "string", "password_env": "string", "host_key": "string"}
 )
 
 // checkFields checks the fields of m that fields names, when present.

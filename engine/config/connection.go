@@ -22,6 +22,7 @@ type connectionBody struct {
 // set here", so a node's block overrides only what it names.
 type connOverride struct {
 	typ, user, privateKey, passwordEnv, knownHosts *string
+	hostKey                                        *string
 	port, retries                                  *int
 	agent, sudo                                    *bool
 	timeout                                        *time.Duration
@@ -31,6 +32,7 @@ type connOverride struct {
 type bastionOverride struct {
 	block                         *hcl.Block
 	host, user, privateKey, pwEnv *string
+	hostKey                       *string
 	port                          *int
 	hostUnknown                   bool // validate mode: host is set, to a value not known
 }
@@ -80,6 +82,7 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 		passwordEnv: envNamePtr(dec, attrs, "password_env"),
 		agent:       dec.boolPtr(attrs, "agent"),
 		knownHosts:  l.pathPtr(dec, attrs, "known_hosts_file"),
+		hostKey:     hostKeyPtr(dec, attrs, "host_key"),
 		sudo:        dec.boolPtr(attrs, "sudo"),
 		timeout:     dec.durationPtr(attrs, "timeout"),
 		retries:     dec.intPtr(attrs, "retries", 0, 100),
@@ -110,6 +113,7 @@ func (l *loader) decodeConnection(dec *decoder, cb *connectionBody) connOverride
 			port:        dec.intPtr(ba, "port", 1, 65535),
 			privateKey:  l.keyFilePtr(dec, ba, "private_key_file"),
 			pwEnv:       envNamePtr(dec, ba, "password_env"),
+			hostKey:     hostKeyPtr(dec, ba, "host_key"),
 			hostUnknown: dec.isUnknown(ba, "host"),
 		}
 		if h := o.bastion.host; h != nil && !isHost(*h) {
@@ -173,6 +177,7 @@ func (o connOverride) apply(c resources.Connection) resources.Connection {
 	set(&c.PasswordEnv, o.passwordEnv)
 	set(&c.Agent, o.agent)
 	set(&c.KnownHostsFile, o.knownHosts)
+	set(&c.HostKey, o.hostKey)
 	set(&c.Sudo, o.sudo)
 	set(&c.Timeout, o.timeout)
 	set(&c.Retries, o.retries)
@@ -181,11 +186,15 @@ func (o connOverride) apply(c resources.Connection) resources.Connection {
 		if c.Bastion != nil {
 			b = *c.Bastion
 		}
+		if h := o.bastion.host; h != nil && *h != b.Host && o.bastion.hostKey == nil {
+			b.HostKey = "" // a key belongs to its host: another host's is not inherited
+		}
 		set(&b.Host, o.bastion.host)
 		set(&b.User, o.bastion.user)
 		set(&b.Port, o.bastion.port)
 		set(&b.PrivateKeyFile, o.bastion.privateKey)
 		set(&b.PasswordEnv, o.bastion.pwEnv)
+		set(&b.HostKey, o.bastion.hostKey)
 		c.Bastion = &b
 	}
 	return c
@@ -210,7 +219,8 @@ func (l *loader) nodeConnectionBase() resources.Connection {
 
 // nodeConnection merges the defaults, the top-level block and the node's
 // own block, then fills the bastion's unset fields from the connection: a
-// jump host usually takes the same user and key.
+// jump host usually takes the same user and key. Not its host_key: that
+// is another host's.
 func (l *loader) nodeConnection(dec *decoder, own *connOverride) resources.Connection {
 	c := l.nodeConnectionBase()
 	if c.Bastion != nil {

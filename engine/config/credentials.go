@@ -24,12 +24,17 @@ var (
 // client-key-data or filebase64 of a key starts.
 const pemInBase64 = "LS0tLS1CRUdJTi"
 
+// openSSHKeyBody is "openssh-key-v1\x00" in Base64: how an OpenSSH
+// private key's body starts, copied without its BEGIN line (into a
+// host_key, where a public key of the same look belongs).
+const openSSHKeyBody = "b3BlbnNzaC1rZXktdjEA"
+
 // secretKind names the credential s holds ("" when none): "a private
 // key", "an age identity" or "a token".
 func secretKind(s string) string {
 	switch {
 	case strings.Contains(s, "PRIVATE KEY") && pemPrivateKey.MatchString(s),
-		strings.Contains(s, "PuTTY-User-Key-File-"), base64PrivateKey(s):
+		strings.Contains(s, "PuTTY-User-Key-File-"), strings.Contains(s, openSSHKeyBody), base64PrivateKey(s):
 		return "a private key"
 	case strings.Contains(s, "AGE-") && ageIdentity.MatchString(s):
 		return "an age identity"
@@ -89,6 +94,7 @@ var secretHints = map[string]string{
 	"recipients": "this is a private key, and a recipient is a public key (age1… or ssh-…)",
 	"address":    "address is the node's IP address or DNS name",
 	"name":       "a name is shown in plans, logs and on the nodes",
+	"host_key":   "host_key is the host's public key (as ssh-keyscan prints it, or its /etc/ssh/ssh_host_ed25519_key.pub), never a private key",
 }
 
 // refuseSecret reports a credential given in clear to an attribute that

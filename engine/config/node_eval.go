@@ -248,6 +248,8 @@ func (l *loader) evalInstance(nb *nodeBlock, r repeat, ctx *hcl.EvalContext) (*n
 	if a := attrs["labels"]; a != nil {
 		checkLabels(dec, a, n.Labels)
 	}
+	n.Taints = decodeTaints(dec, attrs)
+	n.ProviderID = decodeProviderID(dec, attrs)
 
 	var own *connOverride
 	if nb.conn != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -208,5 +209,51 @@ output "cluster" {
 	}
 	if cfg.Outputs[0].Name != "cluster" {
 		t.Errorf("outputs not sorted by name: %v", cfg.Outputs)
+	}
+}
+
+// A node's taints and provider_id reach the model; a taint or provider ID
+// Kubernetes would refuse is refused at its element or attribute.
+func TestNodeTaintsAndProviderID(t *testing.T) {
+	cfg := mustLoad(t, writeDir(t, map[string]string{"main.hcl": minimal + `
+node "w0" {
+  address     = "10.0.0.2"
+  roles       = ["worker"]
+  taints      = ["dedicated=gpu:NoSchedule", "spot:PreferNoSchedule"]
+  provider_id = "eggo://clusters/h1/0b6c1d3e"
+}
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
+`}), VarInput{})
+	w0 := cfg.Cluster.Nodes[0]
+	if !reflect.DeepEqual(w0.Taints, []string{"dedicated=gpu:NoSchedule", "spot:PreferNoSchedule"}) || w0.ProviderID != "eggo://clusters/h1/0b6c1d3e" {
+		t.Errorf("w0 taints %q, provider ID %q", w0.Taints, w0.ProviderID)
+	}
+	for _, c := range []struct{ attrs, summary, detail string }{
+		{`taints = ["dedicated=gpu"]`, "Invalid taint", `The taint "dedicated=gpu" has no effect after ':'`},
+		{`taints = ["a:NoSchedule", "x=y:Sometimes"]`, "Invalid taint", `The taint "x=y:Sometimes" has the effect "Sometimes"`},
+		{`taints = ["-bad:NoSchedule"]`, "Invalid taint", `has the key "-bad", which must start and end with a letter or digit`},
+		{`taints = ["a=1:NoSchedule", "a=2:NoSchedule"]`, "Duplicate taint", `The taint "a=2:NoSchedule" repeats a key and effect`},
+		{`provider_id = "h1"`, "Invalid provider_id", `provider_id "h1" has no scheme`},
+		{`provider_id = "eggo://a b"`, "Invalid provider_id", `holds a space or a control character`},
+		{`provider_id = ""`, "Invalid provider_id", `is empty`},
+	} {
+		_, diags := loadErrors(t, writeDir(t, map[string]string{"main.hcl": minimal + `
+node "w0" {
+  address = "10.0.0.2"
+  roles   = ["worker"]
+  ` + c.attrs + `
+}
+node "m0" {
+  address = "10.0.0.1"
+  roles   = ["master", "etcd"]
+}
+`}), VarInput{})
+		if got := render(nil, diags); !strings.Contains(got, "Error: "+c.summary) || !strings.Contains(got, "main.hcl line 9:") ||
+			!strings.Contains(strings.Join(strings.Fields(got), " "), c.detail) {
+			t.Errorf("%s: %s\nwant %s at line 9: %s", c.attrs, got, c.summary, c.detail)
+		}
 	}
 }

@@ -65,9 +65,15 @@ func clusterRanges(cb *clusterBlock) resources.SourceRanges {
 }
 
 // nodeRanges locates a node block and what the kinds check of a node; one
-// value for all the block's instances.
+// value for all the block's instances. The host_key of the node's own
+// connection block is what a plan blames when the state pins another key
+// (the top-level block's is not: the block is then blamed).
 func nodeRanges(nb *nodeBlock) resources.SourceRanges {
-	return blockRanges(nb.block, nb.content.Attributes, "name", "address", "roles", "labels", "arch")
+	s := blockRanges(nb.block, nb.content.Attributes, "name", "address", "roles", "labels", "arch")
+	if nb.conn != nil {
+		addNestedRanges(s.Attrs, nb.conn.block, "host_key")
+	}
+	return s
 }
 
 // hookRanges locates a hook block and the attributes a hook's placement

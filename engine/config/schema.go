@@ -122,6 +122,7 @@ var connectionSchema = &hcl.BodySchema{
 		{Name: "password_env"},
 		{Name: "agent"},
 		{Name: "known_hosts_file"},
+		{Name: "host_key"},
 		{Name: "sudo"},
 		{Name: "timeout"},
 		{Name: "retries"},
@@ -136,6 +137,7 @@ var bastionSchema = &hcl.BodySchema{
 		{Name: "user"},
 		{Name: "private_key_file"},
 		{Name: "password_env"},
+		{Name: "host_key"},
 	},
 }
 
@@ -146,6 +148,8 @@ var nodeSchema = &hcl.BodySchema{
 		{Name: "arch"},
 		{Name: "roles", Required: true},
 		{Name: "labels"},
+		{Name: "taints"},
+		{Name: "provider_id"},
 		{Name: "depends_on"},
 		{Name: "for_each"},
 		{Name: "count"},

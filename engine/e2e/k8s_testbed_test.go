@@ -56,20 +56,13 @@ var k8sRoles = map[byte]string{
 	'w': `["worker"]`,
 }
 
-// k8sConfigWith writes the 4-host cluster (lb, m0, m1, e0) plus optional
-// workers at a version, with lines for the cluster block.
-func k8sConfigWith(t *testing.T, dir string, tb *nspawntest.Testbed, version, clusterExtra string, workers ...string) {
-	t.Helper()
-	k8sConfigOf(t, dir, tb, k8sCluster{version: version, packages: bundleDir(t, version), extra: clusterExtra,
-		nodes: append([]string{"lb", "m0", "m1", "e0"}, workers...)})
-}
-
 // k8sCluster is what k8sConfigOf writes: a version and its bundle, lines
 // for the cluster and the connection blocks, and the nodes (k8sRoles).
 type k8sCluster struct {
 	version, packages, extra string
 	connection               []string
 	nodes                    []string
+	nodeExtra                map[string]string // more lines of a node's block, by node
 }
 
 func k8sConfigOf(t *testing.T, dir string, tb *nspawntest.Testbed, c k8sCluster) {
@@ -90,7 +83,7 @@ func k8sConfigOf(t *testing.T, dir string, tb *nspawntest.Testbed, c k8sCluster)
 %s
 `, c.version, c.packages, testbedRuntime, c.extra, connectionBlock(tb, c.connection...))
 	for _, n := range c.nodes {
-		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = %s\n}\n", n, addr[n], k8sRoles[n[0]])
+		fmt.Fprintf(&b, "node %q {\n  address = %q\n  roles   = %s\n  %s\n}\n", n, addr[n], k8sRoles[n[0]], c.nodeExtra[n])
 	}
 	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -156,6 +149,12 @@ done`)
 // cluster block and the workers.
 type k8sWriter func(version, extra string, workers ...string)
 
+// w0Registration is what w0 registers with in kubernetesE2E: a provider
+// ID (as Cluster API's Machines find their Nodes) and a taint that
+// schedules nothing away from it.
+var w0Registration = map[string]string{"w0": `provider_id = "eggo://e2e/w0/1"
+  taints      = ["spot=true:PreferNoSchedule"]`}
+
 func kubernetesE2E(t *testing.T, m k8sMode) {
 	bundleDir(t, k8sDefault)
 	bundleDir(t, k8sNext)
@@ -176,7 +175,8 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	// of the two runs and switched to in the other.
 	mode := m
 	config := k8sWriter(func(version, extra string, workers ...string) {
-		k8sConfigWith(t, dir, tb, version, mode.cluster()+"\n"+extra, workers...)
+		k8sConfigOf(t, dir, tb, k8sCluster{version: version, packages: bundleDir(t, version), extra: mode.cluster() + "\n" + extra,
+			nodes: append([]string{"lb", "m0", "m1", "e0"}, workers...), nodeExtra: w0Registration})
 	})
 
 	// Deploy, with the state's secrets sealed to two operators and every
@@ -209,6 +209,10 @@ func kubernetesE2E(t *testing.T, m k8sMode) {
 	}
 	if st := kubectl(t, tb, addr["lb"], `get node w0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'`); st != "True" {
 		t.Errorf("w0 Ready = %q", st)
+	}
+	// w0 registered with its provider_id and taints (w0Registration).
+	if got := kubectl(t, tb, addr["lb"], `get node w0 -o jsonpath='{.spec.providerID} {.spec.taints[?(@.key=="spot")].value}:{.spec.taints[?(@.key=="spot")].effect}'`); got != "eggo://e2e/w0/1 true:PreferNoSchedule" {
+		t.Errorf("w0's providerID and spot taint = %q, want eggo://e2e/w0/1 true:PreferNoSchedule", got)
 	}
 	m.checkControlPlane(t, tb, addr["lb"], k8sDefault, "m0", "m1")
 	kubectl(t, tb, addr["lb"], "run p1 --image="+k8sImages.Pause+" --image-pull-policy=Never --restart=Never")

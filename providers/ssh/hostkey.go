@@ -17,13 +17,15 @@ import (
 
 // HostKeyError is a host key eggo refuses: unknown to known_hosts, or
 // (Mismatch) different from the key known_hosts holds, or (Pinned) different
-// from the key pinned in state. It is never retried.
+// from the key pinned in state, or (Configured) different from the
+// connection's host_key. It is never retried.
 type HostKeyError struct {
 	Host         string   // node name
 	Address      string   // host:port as dialed
-	File         string   // the known_hosts file consulted; empty when Pinned
+	File         string   // the known_hosts file consulted; empty when Pinned or Configured
 	Mismatch     bool     // the host is known, by other keys
 	Pinned       bool     // the expected key is the one pinned in state
+	Configured   bool     // the expected key is the connection's host_key (and the pin, if Pinned)
 	Expected     []string // the keys expected, as type and SHA256 fingerprint (with file:line from known_hosts)
 	Presented    string   // SHA256 fingerprint the server presented
 	KeyType      string   // type of the presented key
@@ -36,6 +38,15 @@ type HostKeyError struct {
 func (e *HostKeyError) HostKeyRefused() bool { return true }
 
 func (e *HostKeyError) Error() string {
+	if e.Configured {
+		fix := "If the host was reinstalled, verify its new key out of band and set host_key to it"
+		if e.Pinned {
+			fix += ", then accept it in the state with: eggo state rekey-host " + e.Host
+		}
+		return fmt.Sprintf("%s: HOST KEY MISMATCH for %s: its host_key is %s but the server presented %s %s. "+
+			"Someone may be intercepting the connection, or the host was reinstalled; eggo will not connect. %s",
+			e.Host, e.Address, strings.Join(e.Expected, ", "), e.KeyType, e.Presented, fix)
+	}
 	if e.Pinned {
 		return fmt.Sprintf("%s: HOST KEY MISMATCH for %s: the key pinned in state is %s but the server presented %s %s. "+
 			"Someone may be intercepting the connection, or the host was reinstalled; eggo will not connect. "+
@@ -71,11 +82,19 @@ type hostKeyCheck struct {
 }
 
 // hostKeyCheckFor picks how the hop t is verified: by the keys pinned in
-// state when o.Pins is set (DialWith clears it for a bastion), else by
-// o.HostKeyCallback, else by known_hosts alone.
+// state when o.Pins is set (DialWith clears it for a bastion), else by its
+// host_key (t.HostKey), else by o.HostKeyCallback, else by known_hosts
+// alone.
 func hostKeyCheckFor(t providers.Target, o Options, addr string) (hostKeyCheck, error) {
 	if o.Pins != nil {
 		return pinCheckFor(t, o.Pins, addr)
+	}
+	configured, err := configuredKey(t)
+	if err != nil {
+		return hostKeyCheck{}, err
+	}
+	if configured != nil {
+		return configuredCheck(t, configured, addr, false), nil
 	}
 	if o.HostKeyCallback != nil {
 		cb, err := o.HostKeyCallback(t)

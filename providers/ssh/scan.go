@@ -20,10 +20,11 @@ var errKeyScanned = errors.New("host key captured; the scan stops before authent
 // ScanHostKey returns the key t presents, as ssh-keyscan does: it completes
 // the key exchange (through t.Bastion when set, the bastion verified as
 // usual) and disconnects without authenticating. The key is NOT verified:
-// it is what `eggo state rekey-host` shows and pins. When o.Pins holds a pin
-// for t, the pin's key type is asked for first, so the scan returns the key
-// a pinned connection would be checked against. Network failures are
-// retried like a connect, each attempt bounded by t's connect timeout.
+// it is what `eggo state rekey-host` shows and pins. When t has a host_key,
+// or else o.Pins holds a pin for t, that key's type is asked for first, so
+// the scan returns the key a connection would be checked against. Network
+// failures are retried like a connect, each attempt bounded by t's connect
+// timeout.
 func ScanHostKey(ctx context.Context, t providers.Target, o Options) (ssh.PublicKey, error) {
 	if o.Backoff <= 0 {
 		o.Backoff = defaultBackoff
@@ -36,8 +37,14 @@ func ScanHostKey(ctx context.Context, t providers.Target, o Options) (ssh.Public
 		defer bastion.Close()
 	}
 	t = withDefaults(t)
+	configured, err := configuredKey(t)
+	if err != nil {
+		return nil, err
+	}
 	algorithms := preferredHostKeyAlgorithms
-	if o.Pins != nil {
+	if configured != nil {
+		algorithms = pinAlgorithms(configured)
+	} else if o.Pins != nil {
 		if pin, ok := o.Pins.Pinned(t.Name); ok {
 			algorithms = pinAlgorithms(pin)
 		}

@@ -2,10 +2,12 @@
 // host, authenticated by key file, ssh-agent or password, with host keys
 // never ignored — verified against known_hosts, or against the keys pinned
 // in state (Options.Pins: recorded on first contact, a different key later
-// refused until `eggo state rekey-host`) — optional bastion hops, bounded
-// connect retries, commands killed on the host when their context ends, and
-// uploads verified by sha256 on the far side. ScanHostKey reads the key a
-// host presents without logging in, as ssh-keyscan does.
+// refused until `eggo state rekey-host`), or against the key the
+// configuration gives (Target.HostKey, from the first contact on) —
+// optional bastion hops, bounded connect retries, commands killed on the
+// host when their context ends, and uploads verified by sha256 on the far
+// side. ScanHostKey reads the key a host presents without logging in, as
+// ssh-keyscan does.
 package ssh
 
 import (
@@ -37,13 +39,15 @@ const (
 type Options struct {
 	// Pins, when set, verifies the target (never its bastion) by the key
 	// pinned for it in state: a different key is a HostKeyError (Pinned)
-	// and is never retried. An unpinned target is checked against its
-	// known_hosts file if that knows the host, else its key is trusted on
-	// first use; either way Pins.Seen receives the key once connected.
+	// and is never retried. An unpinned target must present its HostKey
+	// when set (known_hosts is not consulted); else it is checked against
+	// its known_hosts file if that knows the host, else its key is trusted
+	// on first use; either way Pins.Seen receives the key once connected.
 	Pins HostKeyPins
 	// HostKeyCallback, when set, verifies host keys instead of known_hosts.
 	// It is asked once per hop, so a bastion and its target can be checked
-	// differently; Pins takes precedence for the target.
+	// differently; Pins takes precedence for the target, and a hop's
+	// HostKey over it.
 	HostKeyCallback func(t providers.Target) (ssh.HostKeyCallback, error)
 	// MaxSessions bounds concurrent sessions; DefaultMaxSessions when zero.
 	MaxSessions int
@@ -81,7 +85,7 @@ func DialWith(ctx context.Context, t providers.Target, o Options) (*Conn, error)
 }
 
 // bastionOptions are o for a bastion hop: pins belong to the nodes, so a
-// bastion is verified as ever (HostKeyCallback or known_hosts).
+// bastion is verified as ever (its HostKey, HostKeyCallback or known_hosts).
 func bastionOptions(o Options) Options {
 	o.Pins = nil
 	return o

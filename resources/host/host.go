@@ -71,7 +71,7 @@ func (h *Host) Schema() resources.Schema {
 			"files it gets, so a change of roles adds and removes files"},
 		hostLabels: {Description: "node labels"},
 		hostConnection: {Description: "how to reach the host: type, user, port, private_key_file, password_env, " +
-			"agent, known_hosts_file, sudo, timeout, retries, bastion. A change of type replaces the host; " +
+			"agent, known_hosts_file, host_key (when set), sudo, timeout, retries, bastion. A change of type replaces the host; " +
 			"other changes are recorded only"},
 		hostFiles: {Description: "the package bundle installed: [{path, sha256, mode, size}] sorted by path; " +
 			"an entry with drift set was found changed on the host by refresh, or is about to be created (missing)"},

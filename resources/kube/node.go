@@ -29,8 +29,11 @@ func K8sNodeAddr(node string) string { return "k8s_node." + node }
 const (
 	k8sNodeName   = "node_name"
 	k8sNodeLabels = "labels"
-	k8sNodeTaints = "taints" // ["key:Effect"]: the taints eggo keeps; absent when none
-	k8sNodeVia    = "via"    // {node, address, connection, kubeconfig}: the master eggo talks to the API through
+	k8sNodeTaints = "taints" // ["key=value:Effect" or "key:Effect"]: the taints eggo keeps; absent when none
+	// k8sNodeProviderID is the Node's spec.providerID (the node's
+	// provider_id; absent when none), set once when it registers.
+	k8sNodeProviderID = "provider_id"
+	k8sNodeVia        = "via" // {node, address, connection, kubeconfig}: the master eggo talks to the API through
 )
 
 // Name is "k8s_node".
@@ -39,11 +42,12 @@ func (K8sNode) Name() string { return "k8s_node" }
 // Schema describes a Node object.
 func (K8sNode) Schema() resources.Schema {
 	return resources.Schema{Attributes: map[string]resources.AttrSchema{
-		k8sNodeName:   {Description: "the Node's name", ForceNew: true},
-		k8sNodeLabels: {Description: "labels eggo sets on the Node (node labels plus node-role.kubernetes.io/control-plane or /worker)"},
-		k8sNodeTaints: {Description: "taints eggo keeps on the Node (a master's node-role.kubernetes.io/control-plane:NoSchedule unless schedule_on_masters)"},
-		k8sNodeVia:    {Description: "the master whose admin kubeconfig eggo uses"},
-		AttrPodSubnet: {Description: "the Node's spec.podCIDR: the node's slice of pod_cidr, kept while the node is in the state"},
+		k8sNodeName:       {Description: "the Node's name", ForceNew: true},
+		k8sNodeLabels:     {Description: "labels eggo sets on the Node (node labels plus node-role.kubernetes.io/control-plane or /worker)"},
+		k8sNodeTaints:     {Description: "taints eggo keeps on the Node (a master's node-role.kubernetes.io/control-plane:NoSchedule unless schedule_on_masters, then the node's taints)"},
+		k8sNodeProviderID: {Description: "the Node's spec.providerID, which its kubelet registers and which never changes"},
+		k8sNodeVia:        {Description: "the master whose admin kubeconfig eggo uses"},
+		AttrPodSubnet:     {Description: "the Node's spec.podCIDR: the node's slice of pod_cidr, kept while the node is in the state"},
 	}}
 }
 
@@ -71,8 +75,15 @@ func (K8sNode) Expand(c *resources.Cluster) ([]resources.Desired, error) {
 	out := make([]resources.Desired, 0, len(nodes))
 	for _, n := range nodes {
 		attrs := resources.Attrs{k8sNodeName: n.Name, k8sNodeLabels: nodeLabels(n), k8sNodeVia: via, AttrPodSubnet: subnets[n.Name]}
-		if c.Tainted(n) {
-			attrs[k8sNodeTaints] = []any{resources.ControlPlaneTaint + ":NoSchedule"}
+		if taints := nodeTaints(c, n); len(taints) > 0 {
+			list := make([]any, len(taints))
+			for i, t := range taints {
+				list[i] = t
+			}
+			attrs[k8sNodeTaints] = list
+		}
+		if n.ProviderID != "" {
+			attrs[k8sNodeProviderID] = n.ProviderID
 		}
 		out = append(out, resources.Desired{
 			Addr:      K8sNodeAddr(n.Name),
@@ -170,29 +181,33 @@ func (K8sNode) Read(ctx context.Context, rc *resources.RunContext, prior resourc
 	if kept, recorded := prior.Attrs[k8sNodeTaints].([]any); recorded {
 		present := []any{}
 		for _, t := range kept {
-			if key, _, _ := strings.Cut(resources.AttrString(t), ":"); slices.Contains(live.taintKeys, key) {
+			if slices.Contains(live.taintKeys, taintKey(resources.AttrString(t))) {
 				present = append(present, t)
 			}
 		}
 		out[k8sNodeTaints] = present
+	}
+	if _, recorded := prior.Attrs[k8sNodeProviderID]; recorded {
+		out[k8sNodeProviderID] = live.providerID
 	}
 	return out, nil, nil
 }
 
 // liveNode is what a refresh reads of one Node.
 type liveNode struct {
-	podCIDR   string   // "" when unset
-	taintKeys []string // the keys of its taints
+	podCIDR    string   // "" when unset
+	taintKeys  []string // the keys of its taints
+	providerID string   // "" when unset
 }
 
 // clusterNodes is the Nodes the API holds, listed once per run through the
-// master via. Three columns only: a thousand Nodes' full JSON would be
+// master via. Four columns only: a thousand Nodes' full JSON would be
 // megabytes.
 func clusterNodes(ctx context.Context, rc *resources.RunContext, via map[string]any) (map[string]liveNode, error) {
 	key := fmt.Sprintf("k8s_node/nodes via %s %s %s", resources.AttrString(via["node"]), resources.AttrString(via["address"]), resources.AttrString(via["kubeconfig"]))
 	v, err := rc.Memo(key, func() (any, error) {
 		out, err := KubectlVia(ctx, rc, "listing the cluster's Nodes", via, false, func(k string) string {
-			return k + " get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR,TAINTS:.spec.taints[*].key\n"
+			return k + " get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR,TAINTS:.spec.taints[*].key,PROVIDER:.spec.providerID\n"
 		})
 		if err != nil {
 			return nil, err
@@ -205,9 +220,9 @@ func clusterNodes(ctx context.Context, rc *resources.RunContext, via map[string]
 	return v.(map[string]liveNode), nil
 }
 
-// parseNodes reads the columns of clusterNodes: "w0 10.244.0.0/24 <none>",
-// "m0 10.244.1.0/24 node-role.kubernetes.io/control-plane,other", or
-// "<none>" for a Node without a podCIDR.
+// parseNodes reads the columns of clusterNodes: "w0 10.244.0.0/24 <none>
+// <none>", "m0 10.244.1.0/24 node-role.kubernetes.io/control-plane,other
+// eggo://c/m0/1", "<none>" for what a Node lacks.
 func parseNodes(out string) map[string]liveNode {
 	column := func(f []string, i int) string {
 		if len(f) > i && f[i] != "<none>" {
@@ -221,7 +236,7 @@ func parseNodes(out string) map[string]liveNode {
 		if len(f) == 0 {
 			continue
 		}
-		n := liveNode{podCIDR: column(f, 1)}
+		n := liveNode{podCIDR: column(f, 1), providerID: column(f, 3)}
 		if keys := column(f, 2); keys != "" {
 			n.taintKeys = strings.Split(keys, ",")
 		}
@@ -239,6 +254,9 @@ func (k K8sNode) Plan(_ context.Context, _ *resources.RunContext, prior *resourc
 	}
 	ch.Before = prior.Attrs
 	if err := podSubnetMoves(desired.Addr, prior.Attrs, desired.Attrs); err != nil {
+		return ch, err
+	}
+	if err := providerIDChanges(desired, prior.Attrs); err != nil {
 		return ch, err
 	}
 	ch.Changed = resources.ChangedAttrs(k.Schema(), prior.Attrs, desired.Attrs)
@@ -283,7 +301,8 @@ func labelNode(ctx context.Context, rc *resources.RunContext, desired resources.
 		return registered(k, name, prior == nil) +
 			fmt.Sprintf("%s label node %s --overwrite %s >/dev/null\n", k, shell.Quote(name), strings.Join(args, " ")) +
 			setTaints(k, name, wantTaints, hadTaints) +
-			setPodCIDR(k, name, resources.AttrString(desired.Attrs[AttrPodSubnet]))
+			setPodCIDR(k, name, resources.AttrString(desired.Attrs[AttrPodSubnet])) +
+			setProviderID(k, name, resources.AttrString(desired.Attrs[k8sNodeProviderID]))
 	})
 	if err != nil {
 		return prior, err

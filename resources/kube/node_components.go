@@ -115,10 +115,14 @@ func Kubelet(c *resources.Cluster, n resources.Node) componentSpec {
 		"kubeconfig":        k.kubeconfig,
 		"node-ip":           n.Address,
 	}
-	if c.Tainted(n) {
-		// Registered tainted, so nothing lands on the master in the
-		// moment before its k8s_node (which keeps the taint) runs.
-		own["register-with-taints"] = resources.ControlPlaneTaint + "=:NoSchedule"
+	// Registered tainted, so nothing lands on a master or a tainted
+	// node in the moment before its k8s_node (which keeps the taints)
+	// runs.
+	if taints := nodeTaints(c, n); len(taints) > 0 {
+		own["register-with-taints"] = strings.Join(registerTaints(taints), ",")
+	}
+	if n.ProviderID != "" {
+		own["provider-id"] = n.ProviderID
 	}
 	files := []serviceFile{
 		k.caFile,

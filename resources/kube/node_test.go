@@ -34,9 +34,9 @@ func fakeKubectl(t *testing.T, nodes ...string) (calls string) {
 func fakeKubectlNodes(t *testing.T, calls string, nodes ...string) {
 	t.Helper()
 	var out strings.Builder
-	for _, n := range nodes { // "w0" (no podCIDR), "w0=10.244.0.0/24" or "m0=10.244.0.0/24=key1,key2" (taints)
+	for _, n := range nodes { // "w0" (no podCIDR), "w0=10.244.0.0/24", "m0=10.244.0.0/24=key1,key2" (taints) or "…=…=…=eggo://x" (providerID)
 		f := strings.Split(n, "=")
-		for len(f) < 3 {
+		for len(f) < 4 {
 			f = append(f, "<none>")
 		}
 		out.WriteString(strings.Join(f, "   ") + "\n")
@@ -87,7 +87,7 @@ func TestK8sNodeReadListsNodesOncePerRun(t *testing.T) {
 	defer rc.Close()
 	live := readAll(rc)
 	got := resourcestest.KubectlCalls(t, calls)
-	if len(got) != 1 || got[0] != "--kubeconfig /etc/kubernetes/admin.conf get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR,TAINTS:.spec.taints[*].key" {
+	if len(got) != 1 || got[0] != "--kubeconfig /etc/kubernetes/admin.conf get nodes --no-headers -o custom-columns=NAME:.metadata.name,CIDR:.spec.podCIDR,TAINTS:.spec.taints[*].key,PROVIDER:.spec.providerID" {
 		t.Fatalf("kubectl calls for 4 Nodes in one run = %q, want one listing", got)
 	}
 	for _, o := range objs {
@@ -116,10 +116,10 @@ func TestK8sNodeReadListsNodesOncePerRun(t *testing.T) {
 }
 
 func TestParseNodes(t *testing.T) {
-	got := parseNodes("w0   10.244.0.0/24   <none>\nm-0.example   <none>   node-role.kubernetes.io/control-plane,x\n\nw1 fd00:10:244:1::/64\n")
+	got := parseNodes("w0   10.244.0.0/24   <none>   <none>\nm-0.example   <none>   node-role.kubernetes.io/control-plane,x   eggo://c/m-0/1\n\nw1 fd00:10:244:1::/64\n")
 	want := map[string]liveNode{
 		"w0":          {podCIDR: "10.244.0.0/24"},
-		"m-0.example": {taintKeys: []string{"node-role.kubernetes.io/control-plane", "x"}},
+		"m-0.example": {taintKeys: []string{"node-role.kubernetes.io/control-plane", "x"}, providerID: "eggo://c/m-0/1"},
 		"w1":          {podCIDR: "fd00:10:244:1::/64"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -169,6 +169,83 @@ func TestSetTaints(t *testing.T) {
 	}
 	if none := setTaints("kubectl", "w0", nil, nil); none != "" {
 		t.Errorf("a worker's taints: %q, want nothing", none)
+	}
+	// A taint with a value: set whole, removed by key and effect (kubectl
+	// refuses a value in a removal); a new value for a key and effect
+	// replaces the old one, which is then not removed.
+	gpu := "dedicated=gpu:NoSchedule"
+	if drop := setTaints("kubectl", "w0", nil, []any{gpu}); !strings.Contains(drop, "kubectl taint node 'w0' 'dedicated:NoSchedule-'") {
+		t.Errorf("dropping %s: %q", gpu, drop)
+	}
+	moved := setTaints("kubectl", "w0", []any{"dedicated=ml:NoSchedule"}, []any{gpu})
+	if !strings.Contains(moved, "'dedicated=ml:NoSchedule' --overwrite") || strings.Contains(moved, "NoSchedule-") {
+		t.Errorf("another value for dedicated:NoSchedule: %q, want it set and nothing removed", moved)
+	}
+}
+
+// A node's taints are registered by its kubelet and kept by its k8s_node
+// after a master's control-plane taint; its provider_id is the kubelet's
+// --provider-id and k8s_node's provider_id, which the plan refuses to
+// change once the Node has one, and Read brings back.
+func TestNodeTaintsAndProviderID(t *testing.T) {
+	c := &resources.Cluster{Name: "c", KubernetesVersion: "1.36.5", ConfigDir: "/etc/kubernetes",
+		Network: resources.Network{ServiceCIDR: "10.32.0.0/16", PodCIDR: "10.244.0.0/16"},
+		Nodes: []resources.Node{
+			{Name: "m0", Address: "10.0.0.11", Roles: []string{"master", "etcd"}, Taints: []string{"tier=db:NoExecute"}},
+			{Name: "w0", Address: "10.0.0.21", Roles: []string{"worker"}, Taints: []string{"dedicated:NoSchedule"}, ProviderID: "eggo://ns/h1/uid-1"},
+		}}
+	ds, err := K8sNode{}.Expand(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"m0": "[" + resources.ControlPlaneTaint + ":NoSchedule tier=db:NoExecute]", "w0": "[dedicated:NoSchedule]"}
+	for _, d := range ds {
+		if got := fmt.Sprint(d.Attrs[k8sNodeTaints]); got != want[d.Node] {
+			t.Errorf("%s keeps taints %s, want %s", d.Addr, got, want[d.Node])
+		}
+	}
+	if ds[1].Attrs[k8sNodeProviderID] != "eggo://ns/h1/uid-1" || ds[0].Attrs[k8sNodeProviderID] != nil {
+		t.Errorf("provider IDs %v and %v: want w0's only", ds[0].Attrs[k8sNodeProviderID], ds[1].Attrs[k8sNodeProviderID])
+	}
+	unit := func(n resources.Node) string { return resources.AttrString(Kubelet(c, n).desired(c, n).Attrs[svcUnit]) }
+	m0, w0 := unit(c.Nodes[0]), unit(c.Nodes[1])
+	if !strings.Contains(m0, "--register-with-taints="+resources.ControlPlaneTaint+"=:NoSchedule,tier=db:NoExecute") || strings.Contains(m0, "--provider-id") {
+		t.Errorf("m0's kubelet: %s", m0)
+	}
+	if !strings.Contains(w0, "--register-with-taints=dedicated=:NoSchedule") || !strings.Contains(w0, "--provider-id=eggo://ns/h1/uid-1") {
+		t.Errorf("w0's kubelet: %s", w0)
+	}
+
+	// The plan: the same ID, or one recorded as none, is no change of ID;
+	// another is refused, naming the node and both.
+	prior := resources.Object{Addr: ds[1].Addr, Kind: "k8s_node", Node: "w0", Attrs: resources.Attrs(resources.Normalize(map[string]any(ds[1].Attrs)).(map[string]any))}
+	if _, err := (K8sNode{}).Plan(context.Background(), nil, &prior, ds[1]); err != nil {
+		t.Errorf("the same provider ID: %v", err)
+	}
+	other := ds[1]
+	other.Attrs = resources.Attrs{}
+	for k, v := range ds[1].Attrs {
+		other.Attrs[k] = v
+	}
+	other.Attrs[k8sNodeProviderID] = "eggo://ns/h2/uid-2"
+	_, err = (K8sNode{}).Plan(context.Background(), nil, &prior, other)
+	if err == nil || !strings.Contains(err.Error(), `"eggo://ns/h2/uid-2", but the Node was registered as "eggo://ns/h1/uid-1"`) ||
+		!strings.Contains(err.Error(), "remove node w0") {
+		t.Errorf("another provider ID: %v", err)
+	}
+	if s := setProviderID("kubectl", "w0", "eggo://ns/h1/uid-1"); !strings.Contains(s, `patch node 'w0' --type=merge -p '{"spec":{"providerID":"eggo://ns/h1/uid-1"}}'`) {
+		t.Errorf("setting the provider ID: %q", s)
+	}
+
+	// Read brings back the Node's providerID for a record that has one.
+	fakeKubectl(t, "m0", "w0=10.244.0.0/24=<none>=eggo://ns/h9/uid-9")
+	rc := resources.NewRunContext(nil, nil)
+	defer rc.Close()
+	local := k8sNodeObjects("w0")[0] // through a local master
+	local.Attrs[k8sNodeProviderID] = "eggo://ns/h1/uid-1"
+	live, _, err := K8sNode{}.Read(context.Background(), rc, local)
+	if err != nil || live[k8sNodeProviderID] != "eggo://ns/h9/uid-9" {
+		t.Errorf("Read: provider_id %v, %v; want the Node's", live[k8sNodeProviderID], err)
 	}
 }
 
