@@ -1,5 +1,6 @@
 // Tests of the provider API against a real kube-apiserver (and etcd) from
-// the offline bundle (internal/harness/apitest of the root module), with
+// the offline bundle (internal/harness/apitest of the root module, started
+// by internal/testenv), with
 // Cluster API's own CRDs of the pinned module and eggo's generated CRDs
 // installed: what the server stores, defaults, validates and refuses is
 // the CRDs' doing, not the Go types'.
@@ -7,22 +8,16 @@ package api_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/eggo-project/eggo/internal/harness/apitest"
+
+	"github.com/eggo-project/eggo/capi/internal/testenv"
 
 	bootstrapv1 "github.com/eggo-project/eggo/capi/api/bootstrap/v1alpha1"
 	controlplanev1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
@@ -36,7 +31,7 @@ const eggoCRDDir = "../config/crd/bases"
 var eggoGroups = []string{infrav1.GroupVersion.Group, bootstrapv1.GroupVersion.Group, controlplanev1.GroupVersion.Group}
 
 // env is one kube-apiserver with Cluster API's and eggo's CRDs, shared by
-// the subtests (each in its own namespace).
+// the subtests (each in its own namespace); internal/testenv starts it.
 type env struct {
 	api      *apitest.Server
 	c        client.Client
@@ -44,107 +39,10 @@ type env struct {
 	eggoCRDs []*apiextv1.CustomResourceDefinition // as read from eggoCRDDir
 }
 
-func newScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextv1.AddToScheme, clusterv1.AddToScheme,
-		infrav1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s
-}
-
-// startEnv starts the server and installs the CRDs; the client is made
-// after they are served, so its REST mapper finds them.
 func startEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{api: apitest.Start(t), scheme: newScheme(t)}
-	boot, err := client.New(e.api.Config, client.Options{Scheme: e.scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	capiCRDs := readCRDs(t, filepath.Join(capiModuleDir(t), "core", "config", "crd", "bases"))
-	e.eggoCRDs = readCRDs(t, eggoCRDDir)
-	all := append(append([]*apiextv1.CustomResourceDefinition{}, capiCRDs...), e.eggoCRDs...)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	for _, crd := range all {
-		if err := boot.Create(ctx, crd.DeepCopy()); err != nil {
-			t.Fatalf("installing CRD %s: %v", crd.Name, err)
-		}
-	}
-	for _, crd := range all {
-		waitEstablished(ctx, t, boot, crd.Name)
-	}
-	if e.c, err = client.New(e.api.Config, client.Options{Scheme: e.scheme}); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("installed %d Cluster API and %d eggo CRDs", len(capiCRDs), len(e.eggoCRDs))
-	return e
-}
-
-// capiModuleDir is where the go command keeps the pinned
-// sigs.k8s.io/cluster-api module.
-func capiModuleDir(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || dir == "" {
-		t.Fatalf("go list -m sigs.k8s.io/cluster-api: %q %v", out, err)
-	}
-	return dir
-}
-
-func readCRDs(t *testing.T, dir string) []*apiextv1.CustomResourceDefinition {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no CRDs in %s: %v", dir, err)
-	}
-	var crds []*apiextv1.CustomResourceDefinition
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		crd := &apiextv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(data, crd); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		crds = append(crds, crd)
-	}
-	return crds
-}
-
-func waitEstablished(ctx context.Context, t *testing.T, c client.Client, name string) {
-	t.Helper()
-	var last string
-	for {
-		crd := &apiextv1.CustomResourceDefinition{}
-		err := c.Get(ctx, client.ObjectKey{Name: name}, crd)
-		if err == nil && crdCondition(crd, apiextv1.Established) && crdCondition(crd, apiextv1.NamesAccepted) {
-			return
-		}
-		last = fmt.Sprintf("%v %v", err, crd.Status.Conditions)
-		select {
-		case <-ctx.Done():
-			t.Fatalf("CRD %s not established: %s", name, last)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func crdCondition(crd *apiextv1.CustomResourceDefinition, typ apiextv1.CustomResourceDefinitionConditionType) bool {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == typ && c.Status == apiextv1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	te := testenv.Start(t)
+	return &env{api: te.API, c: te.Client, scheme: te.Scheme, eggoCRDs: te.EggoCRDs}
 }
 
 func ctxFor(t *testing.T) context.Context {

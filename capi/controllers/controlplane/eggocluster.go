@@ -1,0 +1,149 @@
+package controlplane
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	cpv1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
+	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
+	"github.com/eggo-project/eggo/capi/controllers/bootstrap"
+	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// BootstrapData is a machine's eggo description, the key "value" of its
+// EggoConfig's data Secret, as the bootstrap provider writes it.
+type BootstrapData = bootstrap.NodeData
+
+// ParseBootstrapData reads a data Secret's value, refusing one that is
+// not an EggoNode.
+func ParseBootstrapData(value []byte) (BootstrapData, error) {
+	var d BootstrapData
+	if err := json.Unmarshal(value, &d); err != nil {
+		return d, fmt.Errorf("bootstrap data: %v", err)
+	}
+	if d.Kind != bootstrap.NodeDataKind || d.APIVersion != bootstrap.NodeDataAPIVersion {
+		return d, fmt.Errorf("bootstrap data of kind %q, %q: want %s, %s", d.Kind, d.APIVersion, bootstrap.NodeDataKind, bootstrap.NodeDataAPIVersion)
+	}
+	return d, nil
+}
+
+// keptTaints are the taints eggo keeps on a machine's Node: all its data
+// names but Cluster API's uninitialized taint, which core removes once it
+// has synced the Node's labels and which eggo would otherwise put back at
+// every apply.
+func keptTaints(taints []string) []string {
+	var out []string
+	for _, t := range taints {
+		if t != bootstrap.UninitializedTaint {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Machine is one machine of the cluster as the control plane renders it:
+// its name, the host it claimed, the providerID its SSHMachine gives the
+// Node, and its bootstrap data.
+type Machine struct {
+	Name       string
+	Host       *infrav1.SSHHost
+	ProviderID string
+	Data       BootstrapData
+}
+
+// Inputs are the objects an EggoControlPlane's EggoCluster is made from.
+type Inputs struct {
+	ControlPlane *cpv1.EggoControlPlane
+	Cluster      *clusterv1.Cluster
+	APIEndpoint  string // HOST:PORT: the SSHCluster's, "" for the first master's
+	Machines     []Machine
+}
+
+// DesiredEggoCluster is the EggoCluster the control plane keeps: named
+// after the Cluster, in its namespace, its configuration rendered from
+// the machines, approval Manual (the control plane approves only the plans
+// its machines ask for) and deletion by destroy. The caller sets the
+// controller reference.
+//
+// One EggoCluster mounts one SSH key Secret: every claimed host must name
+// the same one (a refusal names two that differ).
+func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
+	cp, cluster := in.ControlPlane, in.Cluster
+	key, err := sharedSSHKey(in.Machines)
+	if err != nil {
+		return nil, err
+	}
+	c := Cluster{
+		Name:        cluster.Name,
+		Version:     cp.Spec.Version,
+		APIEndpoint: in.APIEndpoint,
+		ServiceCIDR: cmp.Or(cp.Spec.Eggo.Network.ServiceCIDR, first(cluster.Spec.ClusterNetwork.Services.CIDRBlocks)),
+		PodCIDR:     cmp.Or(cp.Spec.Eggo.Network.PodCIDR, first(cluster.Spec.ClusterNetwork.Pods.CIDRBlocks)),
+		Recipients:  cp.Spec.Eggo.Recipients,
+	}
+	for _, m := range in.Machines {
+		h := m.Host.Spec
+		labels := map[string]string{}
+		for k, v := range h.NodeLabels {
+			labels[k] = v
+		}
+		for k, v := range m.Data.Labels { // the machine's own win
+			labels[k] = v
+		}
+		c.Nodes = append(c.Nodes, Node{
+			Name: m.Name, Address: h.Address, Port: h.Port, User: h.User, Sudo: h.Sudo, HostKey: h.HostKey,
+			KeyFile: eggov1.MountSSH + "/ssh-privatekey", Roles: m.Data.Roles, ProviderID: m.ProviderID,
+			Labels: labels, Taints: keptTaints(m.Data.Taints),
+		})
+	}
+	hcl, err := Render(c)
+	if err != nil {
+		return nil, err
+	}
+	inline := string(hcl)
+	e := cp.Spec.Eggo
+	return &eggov1.EggoCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: cluster.Name, Namespace: cluster.Namespace,
+			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
+		Spec: eggov1.EggoClusterSpec{
+			Config:             eggov1.ConfigSource{Inline: &inline},
+			Bundle:             e.Bundle,
+			SSHKeySecretRef:    key,
+			IdentitySecretRef:  e.IdentitySecretRef,
+			Image:              e.Image,
+			ServiceAccountName: e.ServiceAccountName,
+			Approval:           eggov1.ApprovalManual,
+			DeletionPolicy:     eggov1.DeletionDestroy,
+		},
+	}, nil
+}
+
+// sharedSSHKey is the one SSH key Secret every claimed host names.
+func sharedSSHKey(machines []Machine) (corev1.LocalObjectReference, error) {
+	var ref corev1.LocalObjectReference
+	var from string
+	for _, m := range machines {
+		name := m.Host.Spec.SSHKeySecretRef.Name
+		switch {
+		case ref.Name == "":
+			ref.Name, from = name, m.Host.Name
+		case name != ref.Name:
+			return ref, fmt.Errorf("the cluster's hosts name different SSH key Secrets (%s: %s; %s: %s): its EggoCluster mounts one, so give the hosts of a cluster one key Secret",
+				from, ref.Name, m.Host.Name, name)
+		}
+	}
+	return ref, nil
+}
+
+func first(items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(items[0])
+}

@@ -1,0 +1,201 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	cpv1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
+	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
+)
+
+// The control plane's permissions (make rbac writes them to
+// config/rbac/controlplane/role.yaml).
+//
+// +kubebuilder:rbac:groups=controlplane.eggo.io,resources=eggocontrolplanes,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=controlplane.eggo.io,resources=eggocontrolplanes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachinetemplates;sshhosts,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=bootstrap.eggo.io,resources=eggoconfigs,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update
+
+// Reconciler keeps an EggoControlPlane's control-plane Machines at its
+// replicas and its EggoCluster's configuration at what the cluster's
+// ready Machines describe. It reads what decides a write past the cache
+// (APIReader), as the host claims are.
+type Reconciler struct {
+	client.Client
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+}
+
+// requeue is how soon a control plane waiting for its machines looks again.
+const requeue = 10 * time.Second
+
+// Reconcile runs one pass.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cp := &cpv1.EggoControlPlane{}
+	if err := r.APIReader.Get(ctx, req.NamespacedName, cp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	cluster, err := r.owningCluster(ctx, cp)
+	if err != nil || cluster == nil {
+		return ctrl.Result{}, err // Cluster API sets the owner: its event comes back here
+	}
+	before := cp.Status.DeepCopy()
+	defer func() { _ = r.saveStatus(ctx, cp, before) }()
+	cp.Status.ObservedGeneration = cp.Generation
+	cp.Status.Selector = clusterv1.ClusterNameLabel + "=" + cluster.Name + "," + clusterv1.MachineControlPlaneLabel
+	if paused(cluster, cp) {
+		setCondition(cp, cpv1.PausedCondition, metav1.ConditionTrue, "Paused", "the Cluster or the control plane is paused: no Machine is made and no plan is asked for")
+		return ctrl.Result{}, nil
+	}
+	setCondition(cp, cpv1.PausedCondition, metav1.ConditionFalse, "NotPaused", "")
+	if !cp.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	if err := r.scale(ctx, cp, cluster); err != nil {
+		return ctrl.Result{}, err
+	}
+	got, err := r.collect(ctx, cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(got.waiting) > 0 {
+		setCondition(cp, cpv1.ScalingUpCondition, metav1.ConditionTrue, "WaitingForMachines",
+			fmt.Sprintf("%d machine(s) wait for a host or bootstrap data: %v", len(got.waiting), got.waiting))
+	} else {
+		setCondition(cp, cpv1.ScalingUpCondition, metav1.ConditionFalse, "NotScalingUp", "")
+	}
+	if !hasMaster(got.ready) {
+		return ctrl.Result{RequeueAfter: requeue}, nil // nothing eggo could plan yet
+	}
+	desired, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: endpoint(cluster), Machines: got.ready})
+	if err != nil {
+		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "InvalidMachines", err.Error())
+		return ctrl.Result{}, nil
+	}
+	if err := r.writeEggoCluster(ctx, cp, desired); err != nil {
+		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "EggoClusterNotWritten", err.Error())
+		return ctrl.Result{}, err
+	}
+	cp.Status.EggoClusterName = desired.Name
+	if len(got.waiting) > 0 {
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// scale creates the control-plane Machines replicas asks for beyond
+// those there, all in one pass: machines made together join in one plan.
+func (r *Reconciler) scale(ctx context.Context, cp *cpv1.EggoControlPlane, cluster *clusterv1.Cluster) error {
+	machines, err := r.controlPlaneMachines(ctx, cp, cluster.Name)
+	if err != nil {
+		return err
+	}
+	want := int32(1)
+	if cp.Spec.Replicas != nil {
+		want = *cp.Spec.Replicas
+	}
+	have := int32(len(machines))
+	for ; have < want; have++ {
+		if err := r.createMachine(ctx, cp, cluster); err != nil {
+			return err
+		}
+	}
+	cp.Status.Replicas = &have
+	return nil
+}
+
+// writeEggoCluster creates or updates the EggoCluster the control plane
+// controls; one of its name it does not control is refused, named, and
+// left as it is.
+func (r *Reconciler) writeEggoCluster(ctx context.Context, cp *cpv1.EggoControlPlane, desired *eggov1.EggoCluster) error {
+	var cur eggov1.EggoCluster
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), &cur)
+	if apierrors.IsNotFound(err) {
+		if err := controllerutil.SetControllerReference(cp, desired, r.Scheme); err != nil {
+			return err
+		}
+		return r.Create(ctx, desired)
+	}
+	if err != nil {
+		return err
+	}
+	if !metav1.IsControlledBy(&cur, cp) {
+		return fmt.Errorf("EggoCluster %s/%s exists and is not this control plane's: not overwritten", cur.Namespace, cur.Name)
+	}
+	if equality.Semantic.DeepEqual(cur.Spec, desired.Spec) {
+		return nil
+	}
+	cur.Spec = desired.Spec
+	return r.Update(ctx, &cur) // at the resourceVersion read
+}
+
+// owningCluster is the Cluster owning cp (Cluster API sets it), nil until
+// there is one.
+func (r *Reconciler) owningCluster(ctx context.Context, cp *cpv1.EggoControlPlane) (*clusterv1.Cluster, error) {
+	for _, ref := range cp.OwnerReferences {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != clusterv1.GroupVersion.Group || ref.Kind != "Cluster" {
+			continue
+		}
+		var c clusterv1.Cluster
+		err = r.APIReader.Get(ctx, client.ObjectKey{Namespace: cp.Namespace, Name: ref.Name}, &c)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return &c, err
+	}
+	return nil, nil
+}
+
+// paused: the Cluster's spec.paused, or the annotation on either.
+func paused(cluster *clusterv1.Cluster, cp *cpv1.EggoControlPlane) bool {
+	_, onCluster := cluster.Annotations[clusterv1.PausedAnnotation]
+	_, onCP := cp.Annotations[clusterv1.PausedAnnotation]
+	return onCluster || onCP || (cluster.Spec.Paused != nil && *cluster.Spec.Paused)
+}
+
+func setCondition(cp *cpv1.EggoControlPlane, typ string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&cp.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: cp.Generation})
+}
+
+func (r *Reconciler) saveStatus(ctx context.Context, cp *cpv1.EggoControlPlane, before *cpv1.EggoControlPlaneStatus) error {
+	if equality.Semantic.DeepEqual(*before, cp.Status) {
+		return nil
+	}
+	return r.Status().Update(ctx, cp)
+}
+
+// SetupWithManager registers the reconciler: on its EggoControlPlanes
+// and the Machines and EggoClusters they control. The manager's scheme
+// must hold eggo.io's EggoCluster.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil {
+		r.Client, r.APIReader, r.Scheme = mgr.GetClient(), mgr.GetAPIReader(), mgr.GetScheme()
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&cpv1.EggoControlPlane{}).
+		Owns(&clusterv1.Machine{}).
+		Owns(&eggov1.EggoCluster{}).
+		WithOptions(opts).
+		Named("eggocontrolplane").
+		Complete(r)
+}

@@ -1,0 +1,150 @@
+// Package controlplane is the EggoControlPlane's controller: it owns the
+// cluster's eggo configuration, rendered from Cluster API's objects into
+// the EggoCluster the GitOps controller plans and applies through its
+// Jobs (capi/DESIGN.md §5).
+package controlplane
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Cluster is what the rendered configuration says: the cluster as the
+// EggoControlPlane, the Cluster, the SSHCluster and the claimed hosts of
+// its machines describe it. Every field comes from objects a user wrote,
+// so every one reaches the configuration as a literal (Render).
+type Cluster struct {
+	Name        string // the Cluster's name: the eggo cluster's
+	Version     string // the control plane's version, "v1.36.5" or "1.36.5"
+	APIEndpoint string // HOST or HOST:PORT, "" for the first master's
+	ServiceCIDR string // "" for eggo's default
+	PodCIDR     string // "" for eggo's default
+	// Recipients seal the state's secrets (the secrets block), as the
+	// GitOps mode seals them; none: no secrets block.
+	Recipients []string
+	Nodes      []Node
+}
+
+// Node is one machine on its claimed host.
+type Node struct {
+	Name       string   // the Machine's name: the node's
+	Address    string   // the host's
+	Port       int32    // SSH port, 0 for 22
+	User       string   // SSH user, "" for root
+	Sudo       bool     // the user runs eggo's commands through sudo
+	HostKey    string   // the host's public key, pinned from the first contact
+	KeyFile    string   // the SSH private key's path in the Job
+	Roles      []string // ["master", "etcd"] or ["worker"]
+	ProviderID string   // eggo://NS/HOST/UID, the Node's spec.providerID
+	Labels     map[string]string
+	Taints     []string // "key=value:Effect"
+}
+
+// nodeName is what a Machine's name must be to name an eggo node: a DNS
+// label, as a Node's name in eggo is.
+var nodeName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// Render writes the cluster's configuration. Values are literals written
+// by hclwrite, which escapes "${" and "%{", so no field can become an
+// expression or a template; names that would have to be something else
+// (a Machine name that is no DNS label) are refused, named.
+func Render(c Cluster) ([]byte, error) {
+	if !nodeName.MatchString(c.Name) {
+		return nil, fmt.Errorf("cluster name %q is not a DNS label: eggo names its objects after it", c.Name)
+	}
+	f := hclwrite.NewEmptyFile()
+	root := f.Body()
+	// The state in the management cluster, in the Job's state namespace.
+	root.AppendNewBlock("backend", []string{"kubernetes"})
+	root.AppendNewline()
+
+	cl := root.AppendNewBlock("cluster", []string{c.Name}).Body()
+	cl.SetAttributeValue("kubernetes_version", cty.StringVal(strings.TrimPrefix(c.Version, "v")))
+	cl.SetAttributeValue("packages", cty.StringVal("./packages")) // the Job links the bundle there
+	if c.APIEndpoint != "" {
+		cl.SetAttributeValue("api_endpoint", cty.StringVal(c.APIEndpoint))
+	}
+	if c.ServiceCIDR != "" || c.PodCIDR != "" {
+		nw := cl.AppendNewBlock("network", nil).Body()
+		if c.ServiceCIDR != "" {
+			nw.SetAttributeValue("service_cidr", cty.StringVal(c.ServiceCIDR))
+		}
+		if c.PodCIDR != "" {
+			nw.SetAttributeValue("pod_cidr", cty.StringVal(c.PodCIDR))
+		}
+	}
+	if len(c.Recipients) > 0 {
+		root.AppendNewline()
+		root.AppendNewBlock("secrets", nil).Body().SetAttributeValue("recipients", stringList(c.Recipients))
+	}
+
+	nodes := append([]Node(nil), c.Nodes...)
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	for _, n := range nodes {
+		if err := renderNode(root, n); err != nil {
+			return nil, err
+		}
+	}
+	return f.Bytes(), nil
+}
+
+func renderNode(root *hclwrite.Body, n Node) error {
+	if !nodeName.MatchString(n.Name) {
+		return fmt.Errorf("machine %q: its name is not a DNS label (lowercase letters, digits and '-', at most 63), which an eggo node's name must be", n.Name)
+	}
+	if !hclsyntax.ValidIdentifier(n.Name) {
+		return fmt.Errorf("machine %q: its name must start with a letter to label an eggo node block", n.Name)
+	}
+	root.AppendNewline()
+	b := root.AppendNewBlock("node", []string{n.Name}).Body()
+	b.SetAttributeValue("address", cty.StringVal(n.Address))
+	b.SetAttributeValue("roles", stringList(n.Roles))
+	if n.ProviderID != "" {
+		b.SetAttributeValue("provider_id", cty.StringVal(n.ProviderID))
+	}
+	if len(n.Labels) > 0 {
+		m := make(map[string]cty.Value, len(n.Labels))
+		for k, v := range n.Labels {
+			m[k] = cty.StringVal(v)
+		}
+		b.SetAttributeValue("labels", cty.MapVal(m))
+	}
+	if len(n.Taints) > 0 {
+		b.SetAttributeValue("taints", stringList(n.Taints))
+	}
+	conn := b.AppendNewBlock("connection", nil).Body()
+	conn.SetAttributeValue("user", cty.StringVal(orDefault(n.User, "root")))
+	if n.Port != 0 && n.Port != 22 {
+		conn.SetAttributeValue("port", cty.NumberIntVal(int64(n.Port)))
+	}
+	conn.SetAttributeValue("private_key_file", cty.StringVal(n.KeyFile))
+	conn.SetAttributeValue("host_key", cty.StringVal(n.HostKey))
+	if n.Sudo {
+		conn.SetAttributeValue("sudo", cty.True)
+	}
+	return nil
+}
+
+func stringList(items []string) cty.Value {
+	if len(items) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	vals := make([]cty.Value, len(items))
+	for i, s := range items {
+		vals[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vals)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
