@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cpv1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
+	"github.com/eggo-project/eggo/capi/internal/paused"
 	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
@@ -61,11 +62,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	defer func() { _ = r.saveStatus(ctx, cp, before) }()
 	cp.Status.ObservedGeneration = cp.Generation
 	cp.Status.Selector = clusterv1.ClusterNameLabel + "=" + cluster.Name + "," + clusterv1.MachineControlPlaneLabel
-	if paused(cluster, cp) {
-		setCondition(cp, cpv1.PausedCondition, metav1.ConditionTrue, "Paused", "the Cluster or the control plane is paused: no Machine is made and no plan is asked for")
+	// Paused: no Machine is made and no plan is asked for.
+	pause := paused.Condition(cluster, cp, "EggoControlPlane")
+	paused.Set(&cp.Status.Conditions, pause)
+	if pause.Status == metav1.ConditionTrue {
 		return ctrl.Result{}, nil
 	}
-	setCondition(cp, cpv1.PausedCondition, metav1.ConditionFalse, "NotPaused", "")
 	if !cp.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
@@ -163,13 +165,6 @@ func (r *Reconciler) owningCluster(ctx context.Context, cp *cpv1.EggoControlPlan
 		return &c, err
 	}
 	return nil, nil
-}
-
-// paused: the Cluster's spec.paused, or the annotation on either.
-func paused(cluster *clusterv1.Cluster, cp *cpv1.EggoControlPlane) bool {
-	_, onCluster := cluster.Annotations[clusterv1.PausedAnnotation]
-	_, onCP := cp.Annotations[clusterv1.PausedAnnotation]
-	return onCluster || onCP || (cluster.Spec.Paused != nil && *cluster.Spec.Paused)
 }
 
 func setCondition(cp *cpv1.EggoControlPlane, typ string, status metav1.ConditionStatus, reason, msg string) {
