@@ -91,7 +91,7 @@ var refusedSessionRetry = time.Minute
 func (c *Conn) newSession(ctx context.Context) (*ssh.Session, error) {
 	deadline := time.Now().Add(refusedSessionRetry)
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		s, err := c.client.NewSession()
+		s, err := c.openSession()
 		var refused *ssh.OpenChannelError
 		if err == nil || !errors.As(err, &refused) || refused.Reason != ssh.ConnectionFailed {
 			return s, err
@@ -105,5 +105,36 @@ func (c *Conn) newSession(ctx context.Context) (*ssh.Session, error) {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%w (refused for want of a free session until cancelled: %w)", err, ctx.Err())
 		}
+	}
+}
+
+// sessionOpenTimeout bounds how long the host may leave a request for a
+// new session unanswered. x/crypto waits for the answer without limit, and
+// a host can answer keepalives yet never a channel open (seen in CI: a
+// host cut off mid-copy and restored; its next session hung the run for
+// the whole test timeout). An unanswered session is a connection eggo can
+// no longer use: it is closed, so every operation on it fails at once.
+var sessionOpenTimeout = time.Minute
+
+// openSession is client.NewSession, bounded by sessionOpenTimeout.
+func (c *Conn) openSession() (*ssh.Session, error) {
+	type opened struct {
+		s   *ssh.Session
+		err error
+	}
+	got := make(chan opened, 1)
+	go func() {
+		s, err := c.client.NewSession()
+		got <- opened{s, err}
+	}()
+	select {
+	case o := <-got:
+		return o.s, o.err
+	case <-time.After(sessionOpenTimeout):
+		_ = c.Close() // unblocks NewSession, with an error
+		if o := <-got; o.s != nil {
+			_ = o.s.Close()
+		}
+		return nil, fmt.Errorf("%s answered no request for a new session in %s: the connection is closed", c.target.Address, sessionOpenTimeout)
 	}
 }
