@@ -49,7 +49,7 @@ type Reconciler struct {
 const requeue = 10 * time.Second
 
 // Reconcile runs one pass.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	cp := &cpv1.EggoControlPlane{}
 	if err := r.APIReader.Get(ctx, req.NamespacedName, cp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -59,7 +59,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err // Cluster API sets the owner: its event comes back here
 	}
 	before := cp.Status.DeepCopy()
-	defer func() { _ = r.saveStatus(ctx, cp, before) }()
+	// The status is written whatever the pass ends with; a failed write
+	// is the pass's error (it runs again), not lost.
+	defer func() {
+		if serr := r.saveStatus(ctx, cp, before); serr != nil && err == nil {
+			err = fmt.Errorf("writing the status: %w", serr)
+		}
+	}()
 	cp.Status.ObservedGeneration = cp.Generation
 	cp.Status.Selector = clusterv1.ClusterNameLabel + "=" + cluster.Name + "," + clusterv1.MachineControlPlaneLabel
 	// Paused: no Machine is made and no plan is asked for.
