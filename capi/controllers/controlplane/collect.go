@@ -33,12 +33,30 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 		client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}); err != nil {
 		return out, err
 	}
+	// The SSHMachines and SSHHosts of the namespace are listed once a
+	// pass, not read once a Machine: a pass runs on every Machine's
+	// event, and n Machines coming up would cost n² reads.
+	var sms infrav1.SSHMachineList
+	var hosts infrav1.SSHHostList
+	if err := r.APIReader.List(ctx, &sms, client.InNamespace(cluster.Namespace)); err != nil {
+		return out, err
+	}
+	if err := r.APIReader.List(ctx, &hosts, client.InNamespace(cluster.Namespace)); err != nil {
+		return out, err
+	}
+	live := pool{machines: map[string]*infrav1.SSHMachine{}, hosts: map[string]*infrav1.SSHHost{}}
+	for i := range sms.Items {
+		live.machines[sms.Items[i].Name] = &sms.Items[i]
+	}
+	for i := range hosts.Items {
+		live.hosts[hosts.Items[i].Name] = &hosts.Items[i]
+	}
 	for i := range list.Items {
 		m := &list.Items[i]
 		if !m.DeletionTimestamp.IsZero() {
 			continue
 		}
-		node, err := r.machine(ctx, m)
+		node, err := r.machine(ctx, m, live)
 		if err != nil {
 			return out, fmt.Errorf("machine %s: %w", m.Name, err)
 		}
@@ -51,24 +69,27 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 	return out, nil
 }
 
+// pool is the namespace's SSHMachines and SSHHosts by name, as listed.
+type pool struct {
+	machines map[string]*infrav1.SSHMachine
+	hosts    map[string]*infrav1.SSHHost
+}
+
 // machine is m as a node of the configuration, or nil while it is not
 // ready to be one.
-func (r *Reconciler) machine(ctx context.Context, m *clusterv1.Machine) (*Machine, error) {
+func (r *Reconciler) machine(ctx context.Context, m *clusterv1.Machine, live pool) (*Machine, error) {
 	ref := m.Spec.InfrastructureRef
 	if ref.APIGroup != infrav1.GroupVersion.Group || ref.Kind != "SSHMachine" || m.Spec.Bootstrap.DataSecretName == nil {
 		return nil, nil
 	}
-	var sm infrav1.SSHMachine
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}, &sm); err != nil {
-		return nil, client.IgnoreNotFound(err)
-	}
-	hostName := sm.Annotations[infrav1.HostAnnotation]
-	if sm.Spec.ProviderID == "" || hostName == "" {
+	sm := live.machines[ref.Name]
+	if sm == nil {
 		return nil, nil
 	}
-	var host infrav1.SSHHost
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: hostName}, &host); err != nil {
-		return nil, client.IgnoreNotFound(err)
+	hostName := sm.Annotations[infrav1.HostAnnotation]
+	host := live.hosts[hostName]
+	if sm.Spec.ProviderID == "" || host == nil {
+		return nil, nil
 	}
 	if c := host.Spec.ClaimRef; c == nil || c.MachineUID != string(sm.UID) {
 		return nil, nil // the claim is not (or no longer) this machine's
@@ -85,7 +106,7 @@ func (r *Reconciler) machine(ctx context.Context, m *clusterv1.Machine) (*Machin
 	if err != nil {
 		return nil, fmt.Errorf("its data Secret %s: %w", sec.Name, err)
 	}
-	return &Machine{Name: m.Name, Host: &host, ProviderID: sm.Spec.ProviderID, Data: data}, nil
+	return &Machine{Name: m.Name, Host: host, ProviderID: sm.Spec.ProviderID, Data: data}, nil
 }
 
 // endpoint is the Cluster's control-plane endpoint as HOST:PORT ("" while
