@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,8 +18,37 @@ import (
 // collected is what the cluster's Machines offer eggo: those ready to be
 // nodes (a claimed host, a providerID, bootstrap data) and how many wait.
 type collected struct {
-	ready   []Machine
-	waiting []string // names of Machines not ready yet
+	ready    []Machine
+	waiting  []string // names of Machines not ready yet
+	deleting []string // names of Machines being deleted
+	// newest is when the youngest waiting Machine was made: Machines made
+	// together are let settle into one configuration (settle).
+	newest time.Time
+}
+
+// settle is how long a new configuration waits for Machines made with
+// those ready: Machines created together (a control plane's replicas, a
+// MachineDeployment's) become ready within seconds of each other, and
+// joining them in one plan and one apply costs one Job pair, not n. A
+// Machine still waiting after it (a pool without a free host) no longer
+// holds the others back.
+const settle = 30 * time.Second
+
+// settling says whether a Machine made less than settle ago still waits.
+func (c collected) settling(now time.Time) bool {
+	return len(c.waiting) > 0 && now.Sub(c.newest) < settle
+}
+
+// planMachines is what a plan of this configuration may touch.
+func (c collected) planMachines() planMachines {
+	m := planMachines{live: map[string]bool{}, deleting: map[string]bool{}}
+	for _, r := range c.ready {
+		m.live[r.Name] = true
+	}
+	for _, n := range c.deleting {
+		m.deleting[n] = true
+	}
+	return m
 }
 
 // collect reads every Machine of the cluster, control plane and workers
@@ -54,6 +84,7 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 	for i := range list.Items {
 		m := &list.Items[i]
 		if !m.DeletionTimestamp.IsZero() {
+			out.deleting = append(out.deleting, m.Name)
 			continue
 		}
 		node, err := r.machine(ctx, m, live)
@@ -62,6 +93,9 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 		}
 		if node == nil {
 			out.waiting = append(out.waiting, m.Name)
+			if t := m.CreationTimestamp.Time; t.After(out.newest) {
+				out.newest = t
+			}
 			continue
 		}
 		out.ready = append(out.ready, *node)

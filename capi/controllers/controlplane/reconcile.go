@@ -28,12 +28,12 @@ import (
 // +kubebuilder:rbac:groups=controlplane.eggo.io,resources=eggocontrolplanes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=controlplane.eggo.io,resources=eggocontrolplanes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachinetemplates;sshhosts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=bootstrap.eggo.io,resources=eggoconfigs,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
-// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update;patch
 
 // Reconciler keeps an EggoControlPlane's control-plane Machines at its
 // replicas and its EggoCluster's configuration at what the cluster's
@@ -77,7 +77,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if !cp.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	if err := r.scale(ctx, cp, cluster); err != nil {
+	// Another's EggoCluster of the Cluster's name is refused before any
+	// Machine is made for a configuration that could not be written.
+	ec, err := r.eggoCluster(ctx, cp, cluster)
+	if err != nil {
+		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "EggoClusterNotWritten", err.Error())
+		return ctrl.Result{}, err
+	}
+	machines, err := r.scale(ctx, cp, cluster)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	got, err := r.collect(ctx, cluster)
@@ -90,31 +98,42 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	} else {
 		setCondition(cp, cpv1.ScalingUpCondition, metav1.ConditionFalse, "NotScalingUp", "")
 	}
-	if !hasMaster(got.ready) {
-		return ctrl.Result{RequeueAfter: requeue}, nil // nothing eggo could plan yet
+	res = ctrl.Result{}
+	switch {
+	case got.settling(time.Now()) || !hasMaster(got.ready):
+		// Machines made together join in one plan: the configuration
+		// waits for them (or for a master eggo could plan at all).
+		res.RequeueAfter = requeue
+	default:
+		desired, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: endpoint(cluster), Machines: got.ready})
+		if err != nil {
+			setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "InvalidMachines", err.Error())
+			return ctrl.Result{}, nil
+		}
+		if ec, err = r.writeEggoCluster(ctx, cp, ec, desired); err != nil {
+			setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "EggoClusterNotWritten", err.Error())
+			return ctrl.Result{}, err
+		}
+		if len(got.waiting) > 0 {
+			res.RequeueAfter = requeue
+		}
 	}
-	desired, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: endpoint(cluster), Machines: got.ready})
-	if err != nil {
-		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "InvalidMachines", err.Error())
-		return ctrl.Result{}, nil
+	if ec == nil {
+		return res, r.observe(ctx, cp, nil, machines)
 	}
-	if err := r.writeEggoCluster(ctx, cp, desired); err != nil {
-		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "EggoClusterNotWritten", err.Error())
+	cp.Status.EggoClusterName = ec.Name
+	if err := r.approve(ctx, cp, ec, got.planMachines()); err != nil {
 		return ctrl.Result{}, err
 	}
-	cp.Status.EggoClusterName = desired.Name
-	if len(got.waiting) > 0 {
-		return ctrl.Result{RequeueAfter: requeue}, nil
-	}
-	return ctrl.Result{}, nil
+	return res, r.observe(ctx, cp, ec, machines)
 }
 
 // scale creates the control-plane Machines replicas asks for beyond
 // those there, all in one pass: machines made together join in one plan.
-func (r *Reconciler) scale(ctx context.Context, cp *cpv1.EggoControlPlane, cluster *clusterv1.Cluster) error {
+func (r *Reconciler) scale(ctx context.Context, cp *cpv1.EggoControlPlane, cluster *clusterv1.Cluster) ([]clusterv1.Machine, error) {
 	machines, err := r.controlPlaneMachines(ctx, cp, cluster.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	want := int32(1)
 	if cp.Spec.Replicas != nil {
@@ -123,36 +142,46 @@ func (r *Reconciler) scale(ctx context.Context, cp *cpv1.EggoControlPlane, clust
 	have := int32(len(machines))
 	for ; have < want; have++ {
 		if err := r.createMachine(ctx, cp, cluster); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	cp.Status.Replicas = &have
-	return nil
+	return machines, nil
 }
 
-// writeEggoCluster creates or updates the EggoCluster the control plane
-// controls; one of its name it does not control is refused, named, and
-// left as it is.
-func (r *Reconciler) writeEggoCluster(ctx context.Context, cp *cpv1.EggoControlPlane, desired *eggov1.EggoCluster) error {
+// eggoCluster is the EggoCluster the control plane writes (named after
+// the Cluster), read past the cache; nil while there is none. One of that
+// name the control plane does not control is refused, named, and left as
+// it is.
+func (r *Reconciler) eggoCluster(ctx context.Context, cp *cpv1.EggoControlPlane, cluster *clusterv1.Cluster) (*eggov1.EggoCluster, error) {
 	var cur eggov1.EggoCluster
-	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), &cur)
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: cluster.Name}, &cur)
 	if apierrors.IsNotFound(err) {
-		if err := controllerutil.SetControllerReference(cp, desired, r.Scheme); err != nil {
-			return err
-		}
-		return r.Create(ctx, desired)
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !metav1.IsControlledBy(&cur, cp) {
-		return fmt.Errorf("EggoCluster %s/%s exists and is not this control plane's: not overwritten", cur.Namespace, cur.Name)
+		return nil, fmt.Errorf("EggoCluster %s/%s exists and is not this control plane's: not overwritten", cur.Namespace, cur.Name)
+	}
+	return &cur, nil
+}
+
+// writeEggoCluster creates the EggoCluster (cur nil) or brings cur's spec
+// to desired's, and returns it as the API server has it.
+func (r *Reconciler) writeEggoCluster(ctx context.Context, cp *cpv1.EggoControlPlane, cur, desired *eggov1.EggoCluster) (*eggov1.EggoCluster, error) {
+	if cur == nil {
+		if err := controllerutil.SetControllerReference(cp, desired, r.Scheme); err != nil {
+			return nil, err
+		}
+		return desired, r.Create(ctx, desired)
 	}
 	if equality.Semantic.DeepEqual(cur.Spec, desired.Spec) {
-		return nil
+		return cur, nil
 	}
 	cur.Spec = desired.Spec
-	return r.Update(ctx, &cur) // at the resourceVersion read
+	return cur, r.Update(ctx, cur) // at the resourceVersion read
 }
 
 // owningCluster is the Cluster owning cp (Cluster API sets it), nil until

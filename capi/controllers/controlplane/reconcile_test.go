@@ -211,12 +211,12 @@ func TestControlPlane(t *testing.T) {
 	e.must(t, e.c.Create(ctx, &eggov1.EggoCluster{ObjectMeta: metav1.ObjectMeta{Name: "work", Namespace: ns},
 		Spec: eggov1.EggoClusterSpec{Config: eggov1.ConfigSource{Inline: &inline}, SSHKeySecretRef: corev1.LocalObjectReference{Name: "k"},
 			Bundle: eggov1.BundleSource{Volume: eggov1.BundleVolume{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "b"}}}}}))
-	e.reconcile(t, ns)
-	ms = e.machines(t, ns)
-	e.provision(t, &ms[0], "h1", "10.0.0.11", `["master","etcd"]`)
 	if _, err := e.r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "work-cp"}}); err == nil ||
 		!strings.Contains(err.Error(), "EggoCluster "+ns+"/work exists and is not this control plane's: not overwritten") {
 		t.Errorf("over another's EggoCluster: %v", err)
+	}
+	if n := len(e.machines(t, ns)); n != 0 {
+		t.Errorf("%d Machines made for a cluster whose EggoCluster is another's", n)
 	}
 	e.must(t, e.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "work"}, &ec))
 	if *ec.Spec.Config.Inline != "theirs" {
