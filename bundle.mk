@@ -8,6 +8,7 @@
 #   make conformance-images         build or reuse the conformance tests' image archives; prints their directory last
 #   make eggo-image                 build or reuse eggo's own image (not part of the bundle); prints its archive last
 #   make management-bundle          a bundle copy carrying eggo's image, to deploy a GitOps management cluster; prints it last
+#   make capi-parts                 build or reuse Cluster API's core manager, clusterctl, its image and core components; prints their directory last
 #   make bundle-runtime             build or reuse only the newest minor's containerd 2 and runc (a bundle part); prints their directory last
 #   make bundle-test                the bundle tools' own tests
 #   make bundle-gomod V=v1.31.5     write the test-only module for another Kubernetes version
@@ -33,7 +34,7 @@ RUNC_VERSION       ?= $(lastword $(subst /, ,$(BUNDLE_RUNTIME)))
 bundle: ## Build (or reuse) the offline bundles in $(CACHE)/bundle/VERSION; prints $(CACHE)/bundle last
 	@$(BUNDLE_SRC)/scripts/build.sh $(CACHE) $(BUNDLE_VERSIONS)
 
-# eggo's own image (eggo and eggo-controller, static, one layer): what an
+# eggo's own image (eggo, eggo-controller and eggo-capi, static, one layer): what an
 # EggoCluster's Jobs and the controller's Deployment run. Not a bundle part:
 # it changes with every eggo commit, the bundle with a Kubernetes version
 # (README.md, "eggo's own image"). Checked in a throwaway containerd when
@@ -77,3 +78,15 @@ bundle-gomod: ## Write tools/bundle/kube/$(V): the Go module that builds Kuberne
 
 bundle-clean: ## Remove the built bundles and their parts (keeps the Go build and module caches)
 	rm -rf $(CACHE)/bundle
+
+# Cluster API's core provider for an offline `clusterctl init` (the
+# management cluster, capi/DESIGN.md): the manager and clusterctl from the
+# tools-only module tools/bundle/capi, the manager's image, and
+# core-components.yaml and metadata.yaml in clusterctl's local repository
+# layout. Not part of make bundle or make test yet. Made with the v1.36.5
+# bundle's kubectl; checked in a throwaway containerd as eggo-image is.
+CAPI_VERSION ?= v1.14.2
+CAPI_KUBECTL ?= $(CACHE)/bundle/v1.36.5/amd64/usr/local/bin/kubectl
+capi-parts: ## Build (or reuse) Cluster API $(CAPI_VERSION)'s manager, clusterctl, image and core components in $(CACHE)/capi/$(CAPI_VERSION); prints it last
+	@CAPI_VERSION=$(CAPI_VERSION) CAPI_KUBECTL=$(CAPI_KUBECTL) $(BUNDLE_SRC)/scripts/capi.sh $(CACHE)/capi/$(CAPI_VERSION) $(EGGO_IMAGE_VERIFY)
+.PHONY: capi-parts

@@ -76,7 +76,7 @@ func TestEggoImage(t *testing.T) {
 	layer := readTarHeaders(t, blob(t, blobs, manifest.Layers[0].Digest))
 
 	bin := t.TempDir()
-	for _, b := range []string{"eggo", "eggo-controller"} {
+	for _, b := range []string{"eggo", "eggo-controller", "eggo-capi"} {
 		f, ok := layer["usr/local/bin/"+b]
 		if !ok || f.hdr.Typeflag != tar.TypeReg || f.hdr.Mode&0o111 != 0o111 {
 			t.Fatalf("/usr/local/bin/%s is not an executable file in the layer (%+v)", b, f.hdr)
@@ -109,6 +109,10 @@ func TestEggoImage(t *testing.T) {
 	out, err = exec.Command(filepath.Join(bin, "eggo-controller"), "--help").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "-health-probe-bind-address") {
 		t.Errorf("eggo-controller --help from the layer: %v: %q", err, out)
+	}
+	out, err = exec.Command(filepath.Join(bin, "eggo-capi"), "--help").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "-provider") {
+		t.Errorf("eggo-capi --help from the layer: %v: %q", err, out)
 	}
 
 	// A second build of the same sources is the first's archive, untouched.
