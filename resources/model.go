@@ -122,7 +122,28 @@ type Certificates struct {
 	CAValidity  time.Duration
 	RenewBefore time.Duration
 	ExtraSANs   []string
+	// Clients are the client blocks, in the order written: each a
+	// certificate of its own (cert.client["NAME"]) and a kubeconfig
+	// beside the state (kubeconfig.client["NAME"]).
+	Clients []ClientCert
 }
+
+// ClientCert is a certificates block's client "NAME": a client
+// certificate of the cluster CA, CN "eggo:client:NAME" with Groups as its
+// organizations, renewed RenewBefore its expiry, and the kubeconfig
+// CLUSTER-NAME.kubeconfig that holds it. A zero Validity or RenewBefore
+// takes the kinds' default (720h, and a third of the validity).
+type ClientCert struct {
+	Name        string // a DNS label, never "admin"
+	Groups      []string
+	Validity    time.Duration
+	RenewBefore time.Duration
+	Source      string      // "file.hcl:12" of the client block
+	Range       SourceRange // the client block's header
+}
+
+// Where is the client block.
+func (c ClientCert) Where() SourceRange { return orSource(c.Range, c.Source) }
 
 // Roles a node may have.
 var Roles = []string{"master", "worker", "etcd", "loadbalance"}

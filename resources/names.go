@@ -47,7 +47,8 @@ const CompFlannel = "flanneld"
 const CompPodRoutes = "eggo-pod-routes"
 
 // Names of the certificates. The per-node ones (apiserver, etcd_server,
-// etcd_peer, kubelet) have one instance per node of their role.
+// etcd_peer, kubelet) have one instance per node of their role; client
+// has one per client block, keyed by its name rather than a node's.
 const (
 	CertAPIServer              = "apiserver"                // per master: kube-apiserver's serving certificate
 	CertAPIServerKubeletClient = "apiserver_kubelet_client" // kube-apiserver → kubelets
@@ -61,6 +62,7 @@ const (
 	CertScheduler              = "scheduler"
 	CertKubeProxy              = "kube_proxy"
 	CertFlannel                = "flannel" // flanneld on every worker (one identity, eggo:flannel)
+	CertClient                 = "client"  // per client block of certificates: cert.client["NAME"]
 )
 
 // CertAddr is the address of a certificate: `cert.admin` for a

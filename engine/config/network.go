@@ -107,6 +107,7 @@ func decodeCertificates(dec *decoder, b *hcl.Block) resources.Certificates {
 		}
 		return b.DefRange
 	}
+	c.Clients = decodeClients(dec, content.Blocks, c.CAValidity, dec.isUnknown(attrs, "ca_validity"))
 	if dec.isUnknown(attrs, "validity", "ca_validity", "renew_before") {
 		return c // validate mode: one side of the comparisons below is not known
 	}

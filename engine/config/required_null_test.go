@@ -15,6 +15,7 @@ var allSchemas = map[string]*hcl.BodySchema{
 	"cluster":            clusterSchema,
 	"network":            networkSchema,
 	"certificates":       certificatesSchema,
+	"client":             clientSchema,
 	"runtime":            runtimeSchema,
 	"addons":             addonsSchema,
 	"connection":         connectionSchema,
@@ -113,6 +114,16 @@ output "o" {
   value = @
 }
 `,
+	"client.groups": `
+cluster "demo" {
+  kubernetes_version = "1.31.4"
+  certificates {
+    client "capi" {
+      groups = @
+    }
+  }
+}
+` + nullNode,
 }
 
 const nullNode = `
@@ -146,6 +157,7 @@ func TestRequiredNull(t *testing.T) {
 		"secrets.recipients":         fmt.Sprintf("[%q]", ageRecipient),
 		"backend etcd.endpoints":     `["https://10.0.0.5:2379"]`,
 		"output.value":               `"x"`,
+		"client.groups":              `["system:masters"]`,
 	}
 	for name, src := range requiredNullCases {
 		attr := name[strings.LastIndex(name, ".")+1:]

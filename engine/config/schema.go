@@ -111,6 +111,16 @@ var certificatesSchema = &hcl.BodySchema{
 		{Name: "renew_before"},
 		{Name: "extra_sans"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "client", LabelNames: []string{"name"}}},
+}
+
+// clientSchema is a certificates block's client "NAME" (certificates_client.go).
+var clientSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "groups", Required: true},
+		{Name: "validity"},
+		{Name: "renew_before"},
+	},
 }
 
 var connectionSchema = &hcl.BodySchema{

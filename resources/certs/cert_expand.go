@@ -9,15 +9,15 @@ import (
 
 // Expand declares the cluster's leaf certificates. The control plane's
 // (apiserver per master, its clients, admin, controller-manager,
-// scheduler) and the Nodes' (kubelet per master and worker, kube-proxy,
-// flanneld) need a
+// scheduler), the Nodes' (kubelet per master and worker, kube-proxy,
+// flanneld) and the certificates block's clients (client.go) need a
 // master, as the cluster CA exists only then; etcd's need etcd nodes.
 func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 	s := certSettingsOf(cl)
 	masters := cl.NodesWithRole("master")
 	nodes := cl.KubeNodes()
 	etcds := cl.NodesWithRole("etcd")
-	out := make([]resources.Desired, 0, len(masters)+2*len(etcds)+len(nodes)+8)
+	out := make([]resources.Desired, 0, len(masters)+2*len(etcds)+len(nodes)+len(cl.Certificates.Clients)+8)
 	add := func(name string, n *resources.Node, issuer string, spec pki.CertSpec, err error) error {
 		d := resources.Desired{Addr: resources.CertAddr(name, ""), Kind: c.Name(), Source: cl.Source, Range: cl.Ranges.Block}
 		if n != nil {
@@ -46,10 +46,7 @@ func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 				return nil, err
 			}
 		}
-		clients := []struct {
-			name, issuer string
-			spec         func(time.Duration) pki.CertSpec
-		}{
+		clients := []clientOf{
 			{resources.CertAPIServerKubeletClient, cluster, pki.APIServerKubeletClientSpec},
 			{resources.CertAPIServerEtcdClient, etcd, pki.APIServerEtcdClientSpec},
 			{resources.CertFrontProxyClient, front, pki.FrontProxyClientSpec},
@@ -58,18 +55,20 @@ func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 			{resources.CertScheduler, cluster, pki.SchedulerSpec},
 		}
 		if len(nodes) > 0 {
-			clients = append(clients, struct {
-				name, issuer string
-				spec         func(time.Duration) pki.CertSpec
-			}{resources.CertKubeProxy, cluster, pki.KubeProxySpec}, struct {
-				name, issuer string
-				spec         func(time.Duration) pki.CertSpec
-			}{resources.CertFlannel, cluster, pki.FlannelSpec})
+			clients = append(clients, clientOf{resources.CertKubeProxy, cluster, pki.KubeProxySpec},
+				clientOf{resources.CertFlannel, cluster, pki.FlannelSpec})
 		}
 		for _, cc := range clients {
 			if err := add(cc.name, nil, cc.issuer, cc.spec(s.validity), nil); err != nil {
 				return nil, err
 			}
+		}
+		for _, cc := range cl.Certificates.Clients {
+			d, err := c.clientCert(cc, cluster, s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
 		}
 		for i, n := range nodes {
 			spec, err := pki.KubeletSpec(pki.Host{Name: n.Name, Address: n.Address}, s.validity)
@@ -90,6 +89,13 @@ func (c *Cert) Expand(cl *resources.Cluster) ([]resources.Desired, error) {
 		}
 	}
 	return out, nil
+}
+
+// clientOf is one of the control plane's client certificates: its name,
+// the CA that signs it and its spec for a validity.
+type clientOf struct {
+	name, issuer string
+	spec         func(time.Duration) pki.CertSpec
 }
 
 // certAttrs are a certificate's desired attributes: its issuer (the CA's

@@ -32,13 +32,13 @@ func (k *Kubeconfig) Update(_ context.Context, rc *resources.RunContext, prior r
 }
 
 func (k *Kubeconfig) write(rc *resources.RunContext, desired resources.Desired) (resources.Attrs, error) {
-	rel, err := kubeconfigPath(resources.AttrString(desired.Attrs[kcCluster]))
+	rel, err := kubeconfigPathOf(desired.Attrs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", desired.Addr, err)
 	}
 	content, known := kubeconfigContent(desired.Attrs)
 	if !known {
-		return nil, fmt.Errorf("%s: the cluster CA or the admin certificate or key is not known", desired.Addr)
+		return nil, fmt.Errorf("%s: the cluster CA or the client certificate or key is not known", desired.Addr)
 	}
 	path := kubeconfigFullPath(rc, rel)
 	if err := atomicfile.Write(path, []byte(content), 0o600); err != nil {

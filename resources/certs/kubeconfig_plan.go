@@ -12,7 +12,7 @@ import (
 // (a new admin certificate, CA or endpoint), when refresh found the file
 // missing or modified, and when the file would move (a renamed cluster).
 func (k *Kubeconfig) Plan(_ context.Context, _ *resources.RunContext, prior *resources.Object, desired resources.Desired) (resources.Change, error) {
-	path, err := kubeconfigPath(resources.AttrString(desired.Attrs[kcCluster]))
+	path, err := kubeconfigPathOf(desired.Attrs)
 	if err != nil {
 		return resources.Change{}, err
 	}

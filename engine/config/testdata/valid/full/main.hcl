@@ -40,6 +40,11 @@ cluster "demo" {
   certificates {
     validity   = "4380h"
     extra_sans = [local.lb_addr, "api.example.com"]
+    client "capi" {
+      groups       = ["system:masters"]
+      validity     = "24h"
+      renew_before = "8h"
+    }
   }
 }
 
