@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/eggo-project/eggo/command/jsonmsg"
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
@@ -22,21 +26,41 @@ import (
 // adminKubeconfigAddr is the state address of the admin kubeconfig the
 // eggo CLI writes beside its state (resources/certs' kubeconfig kind,
 // certs.KubeconfigAdminAddr; jobrun runs eggo as a program and imports
-// none of its packages but its -json contract, command/jsonmsg).
-const adminKubeconfigAddr = "kubeconfig.admin"
+// none of its packages but its -json contract, command/jsonmsg); a
+// certificates block's client NAME has kubeconfig.client["NAME"]
+// (certs.KubeconfigClientAddr).
+const (
+	adminKubeconfigAddr   = "kubeconfig.admin"
+	clientKubeconfigStart = `kubeconfig.client["`
+)
 
 // Access is what an apply publishes for the workload cluster's users.
 type Access struct {
 	Kubeconfig []byte // the admin kubeconfig eggo wrote (it holds the admin key)
 	CACert     []byte // the cluster CA's certificate (PEM); never a key
+	// Clients are the kubeconfigs of the configuration's client
+	// certificates (certificates { client "NAME" }), by NAME: Cluster
+	// API's control plane hands its client's to Cluster API, never the
+	// admin's.
+	Clients map[string][]byte
 }
 
-// adminRecord is what the state records of the admin kubeconfig eggo
-// wrote: its file (relative to the run's directory), sha256 and the CA
-// certificate it embeds. A state without one (no master) gives nil.
-type adminRecord struct{ path, sum, ca string }
+// kubeconfigRecord is what the state records of a kubeconfig eggo wrote:
+// its client ("" for the admin's), file (relative to the run's
+// directory), sha256 and the CA certificate it embeds.
+type kubeconfigRecord struct{ client, path, sum, ca string }
 
-func adminRecordOf(workDir string, show []byte) (*adminRecord, error) {
+// secretName is the Secret the record's kubeconfig is published as.
+func (r kubeconfigRecord) secretName(cluster string) string {
+	if r.client == "" {
+		return v1alpha1.KubeconfigSecretName(cluster)
+	}
+	return v1alpha1.ClientKubeconfigSecretName(cluster, r.client)
+}
+
+// kubeconfigRecordsOf are the state's kubeconfigs, the admin's first. A
+// state without one (no master) gives none.
+func kubeconfigRecordsOf(workDir string, show []byte) ([]kubeconfigRecord, error) {
 	var doc jsonmsg.State
 	if !bytes.HasPrefix(bytes.TrimSpace(show), []byte("{")) {
 		return nil, nil // no state
@@ -44,41 +68,71 @@ func adminRecordOf(workDir string, show []byte) (*adminRecord, error) {
 	if err := json.Unmarshal(show, &doc); err != nil {
 		return nil, fmt.Errorf("eggo show -json: %v", err)
 	}
+	var out []kubeconfigRecord
 	for _, r := range doc.Resources {
-		if r.Address != adminKubeconfigAddr {
+		client, ok := "", r.Address == adminKubeconfigAddr
+		if name, isClient := strings.CutPrefix(r.Address, clientKubeconfigStart); isClient {
+			client, ok = strings.TrimSuffix(name, `"]`), true
+		}
+		if !ok {
 			continue
 		}
 		rel, _ := r.Attributes["path"].(string)
 		sum, _ := r.Attributes["sha256"].(string)
 		ca, _ := r.Attributes["ca"].(string)
 		if rel == "" || sum == "" || ca == "" {
-			return nil, fmt.Errorf("the state's %s has no path, sha256 or ca", adminKubeconfigAddr)
+			return nil, fmt.Errorf("the state's %s has no path, sha256 or ca", r.Address)
 		}
 		path := rel
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(workDir, rel)
 		}
-		return &adminRecord{path: path, sum: sum, ca: ca}, nil
+		rec := kubeconfigRecord{client: client, path: path, sum: sum, ca: ca}
+		if client == "" {
+			out = append([]kubeconfigRecord{rec}, out...)
+		} else {
+			out = append(out, rec)
+		}
 	}
-	return nil, nil
+	return out, nil
 }
 
-// accessFromState finds the admin kubeconfig eggo apply wrote, read as
-// eggo wrote it, and returns it only when its sha256 is the one the state
-// recorded. A cluster without a master has none: nil, no error.
-func accessFromState(workDir string, show []byte) (*Access, error) {
-	rec, err := adminRecordOf(workDir, show)
-	if rec == nil || err != nil {
+// adminRecordOf is the state's admin kubeconfig record, nil without one.
+func adminRecordOf(workDir string, show []byte) (*kubeconfigRecord, error) {
+	recs, err := kubeconfigRecordsOf(workDir, show)
+	if err != nil || len(recs) == 0 || recs[0].client != "" {
 		return nil, err
 	}
-	data, err := os.ReadFile(rec.path)
-	if err != nil {
-		return nil, fmt.Errorf("the admin kubeconfig eggo wrote: %v", err)
+	return &recs[0], nil
+}
+
+// accessFromState finds the kubeconfigs eggo apply wrote, read as eggo
+// wrote them, and returns them only when each one's sha256 is the one
+// the state recorded. A cluster without a master has none: nil, no error.
+func accessFromState(workDir string, show []byte) (*Access, error) {
+	recs, err := kubeconfigRecordsOf(workDir, show)
+	if err != nil || len(recs) == 0 || recs[0].client != "" {
+		return nil, err
 	}
-	if hashOf(data) != rec.sum {
-		return nil, fmt.Errorf("the admin kubeconfig %s is not the one the state records (sha256 differs)", filepath.Base(rec.path))
+	a := &Access{CACert: []byte(recs[0].ca)}
+	for _, rec := range recs {
+		data, err := os.ReadFile(rec.path)
+		if err != nil {
+			return nil, fmt.Errorf("the kubeconfig eggo wrote: %v", err)
+		}
+		if hashOf(data) != rec.sum {
+			return nil, fmt.Errorf("the kubeconfig %s is not the one the state records (sha256 differs)", filepath.Base(rec.path))
+		}
+		if rec.client == "" {
+			a.Kubeconfig = data
+			continue
+		}
+		if a.Clients == nil {
+			a.Clients = map[string][]byte{}
+		}
+		a.Clients[rec.client] = data
 	}
-	return &Access{Kubeconfig: data, CACert: []byte(rec.ca)}, nil
+	return a, nil
 }
 
 // RestoreAccess puts the admin kubeconfig the last apply published back
@@ -91,7 +145,7 @@ func accessFromState(workDir string, show []byte) (*Access, error) {
 // failure is a warning in the Job's log.
 func RestoreAccess(o Options, stderr io.Writer, vars []string) {
 	if err := restoreAccess(o, stderr, vars); err != nil {
-		fmt.Fprintln(stderr, "warning: the admin kubeconfig was not restored from its Secret:", err)
+		fmt.Fprintln(stderr, "warning: a kubeconfig was not restored from its Secret:", err)
 	}
 }
 
@@ -102,7 +156,25 @@ func restoreAccess(o Options, stderr io.Writer, vars []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := cs.CoreV1().Secrets(o.stateNamespace()).Get(ctx, v1alpha1.KubeconfigSecretName(o.Cluster), metav1.GetOptions{})
+	show, err := showState(o, stderr, vars)
+	if err != nil {
+		return err
+	}
+	recs, err := kubeconfigRecordsOf(o.WorkDir, show)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, rec := range recs {
+		errs = append(errs, restoreOne(ctx, cs, o, rec))
+	}
+	return errors.Join(errs...)
+}
+
+// restoreOne writes rec's kubeconfig from its Secret, when the Secret is
+// the EggoCluster's and holds what the state records.
+func restoreOne(ctx context.Context, cs kubernetes.Interface, o Options, rec kubeconfigRecord) error {
+	s, err := cs.CoreV1().Secrets(o.stateNamespace()).Get(ctx, rec.secretName(o.Cluster), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil // never published: nothing to restore
 	}
@@ -112,27 +184,19 @@ func restoreAccess(o Options, stderr io.Writer, vars []string) error {
 	if err := checkOwned(o, "Secret", s, "restored"); err != nil {
 		return err
 	}
-	show, err := showState(o, stderr, vars)
-	if err != nil {
-		return err
-	}
-	rec, err := adminRecordOf(o.WorkDir, show)
-	if rec == nil || err != nil {
-		return err
-	}
 	data := s.Data[v1alpha1.KubeconfigKey]
 	if hashOf(data) != rec.sum {
 		return fmt.Errorf("the Secret %s is not the kubeconfig the state records (sha256 differs): eggo writes it again", s.Name)
 	}
-	return writeRestored(o.WorkDir, rec, data)
+	return writeRestored(o.WorkDir, &rec, data)
 }
 
 // writeRestored writes the kubeconfig where the state records it, only
 // inside the run's directory: the path comes from the state, and a Job
 // writes nothing of it elsewhere.
-func writeRestored(workDir string, rec *adminRecord, data []byte) error {
+func writeRestored(workDir string, rec *kubeconfigRecord, data []byte) error {
 	if rel, err := filepath.Rel(workDir, rec.path); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return fmt.Errorf("the state's admin kubeconfig %s is outside the run's directory: not restored", rec.path)
+		return fmt.Errorf("the state's kubeconfig %s is outside the run's directory: not restored", rec.path)
 	}
 	if err := os.MkdirAll(filepath.Dir(rec.path), 0o700); err != nil {
 		return err
@@ -166,5 +230,25 @@ func PublishAccess(o Options, a Access) error {
 	if err := api.upsert(ctx, o, ca); err != nil {
 		return fmt.Errorf("publishing the CA certificate as Secret %s: %w", ca.Name, err)
 	}
-	return nil
+	for _, client := range slices.Sorted(maps.Keys(a.Clients)) {
+		name := v1alpha1.ClientKubeconfigSecretName(o.Cluster, client)
+		s := &corev1.Secret{ObjectMeta: objectMeta(o, ns, name, contentClientKubeconfig),
+			Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1alpha1.KubeconfigKey: a.Clients[client]}}
+		if err := api.upsert(ctx, o, s); err != nil {
+			return fmt.Errorf("publishing client %s's kubeconfig as Secret %s: %w", client, name, err)
+		}
+	}
+	// A client the configuration no longer declares is no longer published.
+	return prune(ctx, api, o, clientKubeconfigSelector(o), func(name string) bool {
+		for client := range a.Clients {
+			if name == v1alpha1.ClientKubeconfigSecretName(o.Cluster, client) {
+				return true
+			}
+		}
+		return false
+	}, "client kubeconfig", io.Discard)
 }
+
+// contentClientKubeconfig labels (eggo.io/content) a client's published
+// kubeconfig: a destroy finds them by it.
+const contentClientKubeconfig = "client-kubeconfig"

@@ -47,30 +47,43 @@ func DeleteSuperseded(o Options, hash string, stderr io.Writer) error {
 }
 
 func supersede[T metav1.Object](ctx context.Context, s store[T], o Options, keep string, stderr io.Writer) error {
-	items, err := s.list(ctx, planSelector(o))
+	return prune(ctx, s, o, planSelector(o), func(name string) bool { return name == keep }, "superseded plan", stderr)
+}
+
+// prune deletes the objects sel lists but those kept, each checked to be
+// eggo's for the EggoCluster and deleted on condition that it is still
+// what was listed; what names them in messages ("superseded plan").
+func prune[T metav1.Object](ctx context.Context, s store[T], o Options, sel metav1.ListOptions, kept func(string) bool, what string, stderr io.Writer) error {
+	items, err := s.list(ctx, sel)
 	if err != nil {
-		return fmt.Errorf("listing the superseded plans' %ss: %w", s.kind, err)
+		return fmt.Errorf("listing the %ss' %ss: %w", what, s.kind, err)
 	}
 	var errs []error
 	for _, it := range items {
-		if it.GetName() == keep {
+		if kept(it.GetName()) {
 			continue
 		}
 		err := s.deleteOwned(ctx, o, it)
 		var foreign *ForeignError
 		switch {
 		case errors.As(err, &foreign):
-			fmt.Fprintln(stderr, "warning: a superseded plan's object is left:", err)
+			fmt.Fprintf(stderr, "warning: a %s's object is left: %v\n", what, err)
 		case apierrors.IsConflict(err):
-			fmt.Fprintf(stderr, "warning: the superseded plan's %s %s/%s changed since it was listed: not deleted (the next plan deletes it)\n",
-				s.kind, it.GetNamespace(), it.GetName())
+			fmt.Fprintf(stderr, "warning: the %s's %s %s/%s changed since it was listed: not deleted (the next run deletes it)\n",
+				what, s.kind, it.GetNamespace(), it.GetName())
 		case err != nil:
-			errs = append(errs, fmt.Errorf("deleting the superseded plan's %s %s: %w", s.kind, it.GetName(), err))
+			errs = append(errs, fmt.Errorf("deleting the %s's %s %s: %w", what, s.kind, it.GetName(), err))
 		default:
-			fmt.Fprintf(stderr, "deleted the superseded plan's %s %s\n", s.kind, it.GetName())
+			fmt.Fprintf(stderr, "deleted the %s's %s %s\n", what, s.kind, it.GetName())
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// clientKubeconfigSelector lists the EggoCluster's published client
+// kubeconfigs.
+func clientKubeconfigSelector(o Options) metav1.ListOptions {
+	return metav1.ListOptions{LabelSelector: labels.Set{v1alpha1.LabelCluster: o.Cluster, v1alpha1.LabelContent: contentClientKubeconfig}.String()}
 }
 
 // reuseSavedPlan puts the EggoCluster's current saved plan, when it is
@@ -156,7 +169,8 @@ func DeleteLeftovers(o Options, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	api := secrets(cs, o.stateNamespace())
-	errs := []error{supersede(ctx, api, o, "", stderr)}
+	errs := []error{supersede(ctx, api, o, "", stderr),
+		prune(ctx, api, o, clientKubeconfigSelector(o), func(string) bool { return false }, "client kubeconfig", stderr)}
 	for _, name := range []string{v1alpha1.KubeconfigSecretName(o.Cluster), v1alpha1.CASecretName(o.Cluster)} {
 		cur, err := api.api.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {

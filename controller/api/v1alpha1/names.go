@@ -113,6 +113,14 @@ const (
 // kubeconfig (Cluster API's <cluster>-kubeconfig).
 func KubeconfigSecretName(cluster string) string { return cluster + "-kubeconfig" }
 
+// ClientKubeconfigSecretName is the Secret holding the kubeconfig of the
+// configuration's client certificate client (certificates { client
+// "NAME" }), key value: Cluster API's control plane publishes its own as
+// the Cluster's <cluster>-kubeconfig from it.
+func ClientKubeconfigSecretName(cluster, client string) string {
+	return cluster + "-kubeconfig-" + client
+}
+
 // CASecretName is the Secret holding the workload cluster's CA certificate
 // (Cluster API's <cluster>-ca, without its tls.key).
 func CASecretName(cluster string) string { return cluster + "-ca" }
