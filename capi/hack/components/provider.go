@@ -113,9 +113,9 @@ func (p provider) deployment(image string) object {
 	}
 	container := object{
 		"name": "manager", "image": imageVar(image), "imagePullPolicy": "IfNotPresent",
-		"command": []any{"/usr/local/bin/eggo-capi"},
-		"args":    []any{"--provider=" + p.flag, "--leader-elect", "--metrics-bind-address=0", "--health-probe-bind-address=:8081"},
-		"ports":   []any{object{"name": "probes", "containerPort": 8081}},
+		"command":       []any{"/usr/local/bin/eggo-capi"},
+		"args":          []any{"--provider=" + p.flag, "--leader-elect", "--metrics-bind-address=0", "--health-probe-bind-address=:8081"},
+		"ports":         []any{object{"name": "probes", "containerPort": 8081}},
 		"livenessProbe": probe("/healthz", 15), "readinessProbe": probe("/readyz", 5),
 		"securityContext": object{"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true,
 			"capabilities": object{"drop": []any{"ALL"}}},
