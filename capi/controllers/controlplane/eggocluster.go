@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,6 +87,7 @@ func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
 		ServiceCIDR: cmp.Or(cp.Spec.Eggo.Network.ServiceCIDR, first(cluster.Spec.ClusterNetwork.Services.CIDRBlocks)),
 		PodCIDR:     cmp.Or(cp.Spec.Eggo.Network.PodCIDR, first(cluster.Spec.ClusterNetwork.Pods.CIDRBlocks)),
 		Recipients:  cp.Spec.Eggo.Recipients,
+		Client:      capiClient(cp.Spec.Kubeconfig),
 	}
 	for _, m := range in.Machines {
 		h := m.Host.Spec
@@ -139,6 +141,31 @@ func sharedSSHKey(machines []Machine) (corev1.LocalObjectReference, error) {
 		}
 	}
 	return ref, nil
+}
+
+// CAPIClient is the client certificate whose kubeconfig the control plane
+// publishes as the Cluster's <cluster>-kubeconfig.
+const CAPIClient = "capi"
+
+// The published kubeconfig's defaults, as the CRD defaults them (a
+// client that sends none still gets a short-lived certificate).
+const (
+	defaultKubeconfigValidity    = 720 * time.Hour
+	defaultKubeconfigRenewBefore = 240 * time.Hour
+)
+
+// capiClient is the configuration's client "capi": in system:masters, as
+// Cluster API's own control planes make the kubeconfig they publish, with
+// the life spec.kubeconfig gives it.
+func capiClient(k cpv1.KubeconfigSpec) *Client {
+	c := &Client{Name: CAPIClient, Groups: []string{"system:masters"}, Validity: defaultKubeconfigValidity, RenewBefore: defaultKubeconfigRenewBefore}
+	if k.Validity != nil {
+		c.Validity = k.Validity.Duration
+	}
+	if k.RenewBefore != nil {
+		c.RenewBefore = k.RenewBefore.Duration
+	}
+	return c
 }
 
 func first(items []string) string {

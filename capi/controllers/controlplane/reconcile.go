@@ -32,7 +32,7 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachinetemplates;sshhosts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=bootstrap.eggo.io,resources=eggoconfigs,verbs=get;list;watch;create
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 // +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update;patch
 
 // Reconciler keeps an EggoControlPlane's control-plane Machines at its
@@ -92,12 +92,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if len(got.waiting) > 0 {
-		setCondition(cp, cpv1.ScalingUpCondition, metav1.ConditionTrue, "WaitingForMachines",
-			fmt.Sprintf("%d machine(s) wait for a host or bootstrap data: %v", len(got.waiting), got.waiting))
-	} else {
-		setCondition(cp, cpv1.ScalingUpCondition, metav1.ConditionFalse, "NotScalingUp", "")
-	}
+	setScalingUp(cp, got.waiting)
 	res = ctrl.Result{}
 	switch {
 	case got.settling(time.Now()) || !hasMaster(got.ready):
@@ -125,7 +120,32 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.approve(ctx, cp, ec, got.planMachines()); err != nil {
 		return ctrl.Result{}, err
 	}
-	return res, r.observe(ctx, cp, ec, machines)
+	if err := r.observe(ctx, cp, ec, machines); err != nil {
+		return ctrl.Result{}, err
+	}
+	return r.keepAccess(ctx, cp, cluster, ec, res)
+}
+
+// keepAccess publishes the Cluster's kubeconfig and asks for a plan that
+// renews its client certificate once that is due; res comes back with a
+// wake-up at the renewal time at the latest.
+func (r *Reconciler) keepAccess(ctx context.Context, cp *cpv1.EggoControlPlane, cluster *clusterv1.Cluster, ec *eggov1.EggoCluster, res ctrl.Result) (ctrl.Result, error) {
+	notAfter, err := r.publishAccess(ctx, cp, cluster, ec)
+	if err != nil || notAfter.IsZero() {
+		return res, err
+	}
+	cp.Status.KubeconfigNotAfter = &metav1.Time{Time: notAfter}
+	now := time.Now()
+	if renewalDue(notAfter, cp.Spec.Kubeconfig, now) {
+		if current(ec) {
+			return res, r.requestRenewal(ctx, ec, notAfter)
+		}
+		return res, nil // a plan or an apply is under way: it renews it
+	}
+	if until := notAfter.Add(-capiClient(cp.Spec.Kubeconfig).RenewBefore).Sub(now); res.RequeueAfter == 0 || until < res.RequeueAfter {
+		res.RequeueAfter = until
+	}
+	return res, nil
 }
 
 // scale creates the control-plane Machines replicas asks for beyond
@@ -200,6 +220,16 @@ func (r *Reconciler) owningCluster(ctx context.Context, cp *cpv1.EggoControlPlan
 		return &c, err
 	}
 	return nil, nil
+}
+
+// setScalingUp says which Machines wait for a host or bootstrap data.
+func setScalingUp(cp *cpv1.EggoControlPlane, waiting []string) {
+	if len(waiting) == 0 {
+		setCondition(cp, cpv1.ScalingUpCondition, metav1.ConditionFalse, "NotScalingUp", "")
+		return
+	}
+	setCondition(cp, cpv1.ScalingUpCondition, metav1.ConditionTrue, "WaitingForMachines",
+		fmt.Sprintf("%d machine(s) wait for a host or bootstrap data: %v", len(waiting), waiting))
 }
 
 func setCondition(cp *cpv1.EggoControlPlane, typ string, status metav1.ConditionStatus, reason, msg string) {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -28,7 +29,20 @@ type Cluster struct {
 	// Recipients seal the state's secrets (the secrets block), as the
 	// GitOps mode seals them; none: no secrets block.
 	Recipients []string
-	Nodes      []Node
+	// Client is the certificates block's client the control plane
+	// publishes to Cluster API as <cluster>-kubeconfig (never the admin's
+	// kubeconfig); nil: none.
+	Client *Client
+	Nodes  []Node
+}
+
+// Client is a client certificate of the cluster CA with a short life,
+// renewed renew_before its end by an apply.
+type Client struct {
+	Name        string   // the client block's label: "capi"
+	Groups      []string // its organizations: the Kubernetes groups it is in
+	Validity    time.Duration
+	RenewBefore time.Duration
 }
 
 // Node is one machine on its claimed host.
@@ -78,6 +92,12 @@ func Render(c Cluster) ([]byte, error) {
 		if c.PodCIDR != "" {
 			nw.SetAttributeValue("pod_cidr", cty.StringVal(c.PodCIDR))
 		}
+	}
+	if c.Client != nil {
+		cb := cl.AppendNewBlock("certificates", nil).Body().AppendNewBlock("client", []string{c.Client.Name}).Body()
+		cb.SetAttributeValue("groups", stringList(c.Client.Groups))
+		cb.SetAttributeValue("validity", cty.StringVal(c.Client.Validity.String()))
+		cb.SetAttributeValue("renew_before", cty.StringVal(c.Client.RenewBefore.String()))
 	}
 	if len(c.Recipients) > 0 {
 		root.AppendNewline()
