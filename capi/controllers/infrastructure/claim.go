@@ -11,7 +11,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
 	"github.com/eggo-project/eggo/capi/internal/paused"
@@ -129,53 +128,4 @@ func (r *SSHMachineReconciler) forget(ctx context.Context, m *infrav1.SSHMachine
 		return err
 	}
 	return nil // a Conflict: the update event reconciles again
-}
-
-// reconcileDelete releases the host the machine holds, then lets the
-// SSHMachine go.
-//
-// Cleaning the host is not done here: the control plane's destroy of the
-// node (eggo draining it and removing exactly what it installed) comes in
-// a later slice and will run before this release, with the host going
-// Cleaning → Available. Until then the host goes straight back to
-// Available.
-func (r *SSHMachineReconciler) reconcileDelete(ctx context.Context, m *infrav1.SSHMachine) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(m, Finalizer) {
-		return ctrl.Result{}, nil
-	}
-	if name := m.Annotations[infrav1.HostAnnotation]; name != "" {
-		host := &infrav1.SSHHost{}
-		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: name}, host)
-		switch {
-		case apierrors.IsNotFound(err):
-		case err != nil:
-			return ctrl.Result{}, err
-		default:
-			if c := host.Spec.ClaimRef; c != nil && c.MachineUID == string(m.UID) {
-				// Only this machine's claim is ever cleared.
-				host.Spec.ClaimRef = nil
-				if err := r.Client.Update(ctx, host); err != nil {
-					return requeueOnConflict(err)
-				}
-				ctrl.LoggerFrom(ctx).Info("released the host", "host", name)
-			}
-			// Released (now, or by an earlier reconcile that stopped
-			// before the phase): Available again. A host in another phase
-			// (NeedsCleanup) keeps it.
-			if host.Spec.ClaimRef == nil && (host.Status.Phase == infrav1.SSHHostClaimed || host.Status.Phase == "") {
-				host.Status.Phase = infrav1.SSHHostAvailable
-				paused.Set(&host.Status.Conditions, metav1.Condition{Type: infrav1.SSHHostClaimedCondition,
-					Status: metav1.ConditionFalse, Reason: "Released", ObservedGeneration: host.Generation,
-					Message: "released by SSHMachine " + m.Name})
-				if err := r.Client.Status().Update(ctx, host); err != nil {
-					return requeueOnConflict(err)
-				}
-			}
-		}
-	}
-	controllerutil.RemoveFinalizer(m, Finalizer)
-	if err := r.Client.Update(ctx, m); err != nil {
-		return requeueOnConflict(err)
-	}
-	return ctrl.Result{}, nil
 }

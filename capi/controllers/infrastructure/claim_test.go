@@ -42,7 +42,7 @@ const (
 // waiting machine then claims it. The test plays core's Machine
 // controller (Machines, ownerReferences, the dataSecretName copy).
 func TestClaimRace(t *testing.T) {
-	e := testenv.Start(t)
+	e := startEnv(t)
 	ctx := testenv.Ctx(t, 5*time.Minute)
 	ns := e.API.Namespace(t, "claim-race")
 	c := e.Client

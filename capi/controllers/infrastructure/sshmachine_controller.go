@@ -1,7 +1,9 @@
 // Package infrastructure is eggo's Cluster API infrastructure provider:
 // the SSHMachine reconciler claims an SSHHost of its pool for its Machine
-// (never one another machine holds, whatever runs concurrently), and the
-// SSHHost reconciler keeps each host's phase.
+// (never one another machine holds, whatever runs concurrently), learns
+// from the EggoCluster when eggo joined its node and, on deletion, keeps
+// the host until eggo removed the node; the SSHHost reconciler keeps each
+// host's phase.
 package infrastructure
 
 import (
@@ -11,8 +13,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -22,18 +26,21 @@ import (
 	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
 	"github.com/eggo-project/eggo/capi/internal/owner"
 	"github.com/eggo-project/eggo/capi/internal/paused"
+	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
 // The provider's RBAC (make rbac → config/rbac/infrastructure/role.yaml):
 // what the SSHMachine and SSHHost reconcilers and the manager's leader
 // election use, nothing more. SSHHosts are updated (the claim), never
-// created, patched or deleted.
+// created, patched or deleted. EggoClusters are only read (the nodes
+// eggo has in its state).
 //
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines/status,verbs=get;update
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshhosts,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshhosts/status,verbs=get;update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -48,14 +55,24 @@ const (
 	WaitingForHostReason       = "WaitingForHost"
 	WaitingForBootstrapReason  = "WaitingForBootstrapData"
 	WaitingForNodeJoinedReason = "WaitingForNodeJoined"
+	NodeJoinedReason           = "NodeJoined"
+	// WaitingForNodeRemovalReason: a deleted machine (Ready) and its
+	// host (Clean) wait for eggo to remove the node.
+	WaitingForNodeRemovalReason = "WaitingForNodeRemoval"
+	// NodeRemovedReason: the host's Clean condition once eggo removed
+	// the node (or destroyed the cluster).
+	NodeRemovedReason = "NodeRemoved"
 )
 
 // How soon a reconcile runs again: after losing an optimistic-lock race,
 // and while no host is free (a host that frees up also wakes the waiting
-// machines through the SSHHost watch; this is the safety net).
+// machines through the SSHHost watch; this is the safety net), and
+// while a deleted machine waits for eggo to remove its node (the
+// EggoCluster watch wakes it too).
 const (
 	conflictRetry = 200 * time.Millisecond
 	noHostRetry   = 30 * time.Second
+	removalRetry  = 15 * time.Second
 )
 
 // ProviderID is eggo://<namespace>/<host>/<sshmachine-uid>: unique to one
@@ -87,6 +104,10 @@ func (r *SSHMachineReconciler) SetupWithManager(mgr ctrl.Manager, opts controlle
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToSSHMachine)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToSSHMachines)).
 		Watches(&infrav1.SSHHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToSSHMachines)).
+		// An EggoCluster is named after its Cluster: a change of the
+		// nodes eggo has wakes the Cluster's SSHMachines.
+		Watches(&eggov1.EggoCluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToSSHMachines),
+			builder.WithPredicates(nodesChanged)).
 		WithOptions(opts).
 		Named("sshmachine").
 		Complete(r)
@@ -105,7 +126,8 @@ func machineToSSHMachine(_ context.Context, o client.Object) []reconcile.Request
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}}}
 }
 
-// clusterToSSHMachines are the Cluster's SSHMachines (core labels them).
+// clusterToSSHMachines are the SSHMachines of the Cluster o is, or of
+// the Cluster o (an EggoCluster) is named after: core labels them.
 func (r *SSHMachineReconciler) clusterToSSHMachines(ctx context.Context, o client.Object) []reconcile.Request {
 	return r.sshMachines(ctx, o.GetNamespace(), func(m *infrav1.SSHMachine) bool {
 		return m.Labels[clusterv1.ClusterNameLabel] == o.GetName()
@@ -142,8 +164,9 @@ func (r *SSHMachineReconciler) sshMachines(ctx context.Context, ns string, keep 
 	return reqs
 }
 
-// Reconcile claims a host for the SSHMachine, then sets its providerID;
-// on deletion it releases the host.
+// Reconcile claims a host for the SSHMachine, then sets its providerID,
+// then provisioned once eggo joined its node; on deletion it releases the
+// host once eggo removed the node.
 func (r *SSHMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	m := &infrav1.SSHMachine{}
 	if err := r.APIReader.Get(ctx, req.NamespacedName, m); err != nil {
@@ -165,7 +188,7 @@ func (r *SSHMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return r.status(ctx, m, nil, pc)
 	}
 	if !m.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, m)
+		return r.reconcileDelete(ctx, m, clusterName(m, cluster))
 	}
 	if !controllerutil.ContainsFinalizer(m, Finalizer) {
 		controllerutil.AddFinalizer(m, Finalizer)
@@ -204,14 +227,34 @@ func (r *SSHMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 			return requeueOnConflict(err)
 		}
 	}
-	// status.initialization.provisioned stays unset here: it is set once
-	// eggo has joined the host's node (the control plane's apply, a later
-	// slice), with NodeJoined and Ready.
 	addresses := []clusterv1.MachineAddress{
 		{Type: clusterv1.MachineInternalIP, Address: host.Spec.Address},
 		{Type: clusterv1.MachineHostName, Address: host.Name},
 	}
-	return r.status(ctx, m, addresses, pc, claimed, notReady(WaitingForNodeJoinedReason, "waiting for eggo to join the node"))
+	return r.reconcileJoin(ctx, m, cluster.Name, addresses, pc, claimed)
+}
+
+// reconcileJoin sets status.initialization.provisioned, NodeJoined and
+// Ready once eggo applied the machine's node in full; until then Ready
+// is False (WaitingForNodeJoined). Provisioned is never unset: a node a
+// later run leaves Pending (or drops) keeps it, as the contract wants.
+func (r *SSHMachineReconciler) reconcileJoin(ctx context.Context, m *infrav1.SSHMachine, cluster string, addresses []clusterv1.MachineAddress, conds ...metav1.Condition) (ctrl.Result, error) {
+	if provisioned(m) {
+		return r.status(ctx, m, addresses, conds...)
+	}
+	joined, nodeJoined, err := r.joined(ctx, m, cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !joined {
+		return r.status(ctx, m, addresses, append(conds, nodeJoined,
+			notReady(WaitingForNodeJoinedReason, "waiting for eggo to join the node: "+nodeJoined.Message))...)
+	}
+	m.Status.Initialization.Provisioned = ptr.To(true)
+	ctrl.LoggerFrom(ctx).Info("eggo joined the node: provisioned", "node", nodeName(m))
+	return r.writeStatus(ctx, m, true, addresses, append(conds, nodeJoined,
+		metav1.Condition{Type: infrav1.ReadyCondition, Status: metav1.ConditionTrue, Reason: NodeJoinedReason,
+			Message: nodeJoined.Message})...)
 }
 
 func notReady(reason, msg string) metav1.Condition {
@@ -221,7 +264,11 @@ func notReady(reason, msg string) metav1.Condition {
 // status writes conditions (each at m's generation) and, when not nil,
 // addresses, if that changes anything.
 func (r *SSHMachineReconciler) status(ctx context.Context, m *infrav1.SSHMachine, addresses []clusterv1.MachineAddress, conds ...metav1.Condition) (ctrl.Result, error) {
-	changed := false
+	return r.writeStatus(ctx, m, false, addresses, conds...)
+}
+
+// writeStatus is status, writing in any case when changed is true.
+func (r *SSHMachineReconciler) writeStatus(ctx context.Context, m *infrav1.SSHMachine, changed bool, addresses []clusterv1.MachineAddress, conds ...metav1.Condition) (ctrl.Result, error) {
 	for _, c := range conds {
 		c.ObservedGeneration = m.Generation
 		changed = paused.Set(&m.Status.Conditions, c) || changed
