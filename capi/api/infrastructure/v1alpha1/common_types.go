@@ -22,3 +22,12 @@ type HostSelector struct {
 	// +optional
 	MatchLabels map[string]string `json:"matchLabels,omitempty"`
 }
+
+// LoadBalancerNodeName is the eggo node (role loadbalance) the control
+// plane renders on the host an SSHCluster's loadBalancer claimed:
+// "<cluster>-lb". The SSHCluster waits for it to leave eggo's state
+// before it releases the host.
+func LoadBalancerNodeName(cluster string) string { return cluster + "-lb" }
+
+// LoadBalancerPort is where eggo's load balancer serves the API.
+const LoadBalancerPort = 6443
