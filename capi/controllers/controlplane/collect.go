@@ -81,6 +81,9 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 	for i := range hosts.Items {
 		live.hosts[hosts.Items[i].Name] = &hosts.Items[i]
 	}
+	if lb := loadBalancer(cluster, hosts.Items); lb != nil {
+		out.ready = append(out.ready, *lb)
+	}
 	for i := range list.Items {
 		m := &list.Items[i]
 		if !m.DeletionTimestamp.IsZero() {
@@ -101,6 +104,20 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 		out.ready = append(out.ready, *node)
 	}
 	return out, nil
+}
+
+// loadBalancer is the node of eggo's load balancer (role loadbalance) on
+// the host the cluster's SSHCluster claimed for it, nil while there is
+// none: it is no Machine, and no Node (no providerID).
+func loadBalancer(cluster *clusterv1.Cluster, hosts []infrav1.SSHHost) *Machine {
+	for i := range hosts {
+		c := hosts[i].Spec.ClaimRef
+		if c != nil && c.ClusterName == cluster.Name && c.ClusterUID == string(cluster.UID) && c.Purpose == infrav1.ClaimLoadBalancer {
+			return &Machine{Name: infrav1.LoadBalancerNodeName(cluster.Name), Host: &hosts[i],
+				Data: BootstrapData{Roles: []string{"loadbalance"}}}
+		}
+	}
+	return nil
 }
 
 // pool is the namespace's SSHMachines and SSHHosts by name, as listed.

@@ -180,3 +180,36 @@ func TestControlPlaneSettles(t *testing.T) {
 		t.Fatalf("want both workers in one new generation (%d → %d):\n%s", gen, ec.Generation, *ec.Spec.Config.Inline)
 	}
 }
+
+// TestControlPlaneRendersLoadBalancer: the host the SSHCluster claimed
+// for eggo's load balancer is the node <cluster>-lb (role loadbalance, no
+// providerID: it is no Node), and the plan that creates it is approved.
+func TestControlPlaneRendersLoadBalancer(t *testing.T) {
+	e := startCPEnv(t)
+	ctx := context.Background()
+	ns := "cp-lb"
+	cluster := e.setup(t, ns, 1)
+	e.must(t, e.c.Create(ctx, &infrav1.SSHHost{ObjectMeta: metav1.ObjectMeta{Name: "lbhost", Namespace: ns},
+		Spec: infrav1.SSHHostSpec{Pool: "lbs", Address: "10.0.0.100", HostKey: testHostKey, SSHKeySecretRef: infrav1.SecretReference{Name: "pool-key"},
+			ClaimRef: &infrav1.SSHHostClaim{ClusterName: "work", ClusterUID: string(cluster.UID), Purpose: infrav1.ClaimLoadBalancer}}}))
+	e.reconcile(t, ns)
+	ms := e.machines(t, ns)
+	e.provision(t, &ms[0], "h1", "10.0.0.11", `["master","etcd"]`)
+	e.reconcile(t, ns)
+	ec := &eggov1.EggoCluster{}
+	e.must(t, e.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "work"}, ec))
+	hcl := *ec.Spec.Config.Inline
+	lb := hcl[strings.Index(hcl, `node "work-lb"`):]
+	lb = lb[:strings.Index(lb, "\n}\n")]
+	if !strings.Contains(lb, `address = "10.0.0.100"`) || !strings.Contains(lb, `roles   = ["loadbalance"]`) || strings.Contains(lb, "provider_id") {
+		t.Fatalf("the load balancer's node:\n%s", lb)
+	}
+	e.planned(t, ec, "lb00000000000000", &eggov1.PlanSummary{Add: 2, Nodes: []eggov1.NodePlan{
+		{Name: "work-lb", Operations: []string{"create host.work-lb", `create service.kube-lb["work-lb"]`}},
+		{Name: ms[0].Name, Operations: []string{"create host." + ms[0].Name}}}})
+	e.reconcile(t, ns)
+	e.must(t, e.c.Get(ctx, client.ObjectKeyFromObject(ec), ec))
+	if ec.Annotations[eggov1.ApproveAnnotation] != "lb00000000000000" {
+		t.Errorf("the plan creating the load balancer was not approved: %+v", e.controlPlane(t, ns).Status.Conditions)
+	}
+}
