@@ -28,12 +28,12 @@ import (
 // +kubebuilder:rbac:groups=controlplane.eggo.io,resources=eggocontrolplanes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=controlplane.eggo.io,resources=eggocontrolplanes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachinetemplates;sshhosts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=bootstrap.eggo.io,resources=eggoconfigs,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
-// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update;patch;delete
 
 // Reconciler keeps an EggoControlPlane's control-plane Machines at its
 // replicas and its EggoCluster's configuration at what the cluster's
@@ -55,8 +55,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	cluster, err := r.owningCluster(ctx, cp)
+	if err == nil && cluster == nil && !cp.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, cp, "") // the Cluster went first
+	}
 	if err != nil || cluster == nil {
 		return ctrl.Result{}, err // Cluster API sets the owner: its event comes back here
+	}
+	// The finalizer first: the update returns the object as stored.
+	if err := r.ensureFinalizer(ctx, cp); err != nil {
+		return ctrl.Result{}, err
 	}
 	before := cp.Status.DeepCopy()
 	// The status is written whatever the pass ends with; a failed write
@@ -75,7 +82,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ctrl.Result{}, nil
 	}
 	if !cp.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.reconcileDelete(ctx, cp, cluster.Name)
 	}
 	// Another's EggoCluster of the Cluster's name is refused before any
 	// Machine is made for a configuration that could not be written.
@@ -93,25 +100,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ctrl.Result{}, err
 	}
 	setScalingUp(cp, got.waiting)
-	res = ctrl.Result{}
-	switch {
-	case got.settling(time.Now()) || !hasMaster(got.ready):
-		// Machines made together join in one plan: the configuration
-		// waits for them (or for a master eggo could plan at all).
-		res.RequeueAfter = requeue
-	default:
-		desired, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: endpoint(cluster), Machines: got.ready})
-		if err != nil {
-			setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "InvalidMachines", err.Error())
-			return ctrl.Result{}, nil
-		}
-		if ec, err = r.writeEggoCluster(ctx, cp, ec, desired); err != nil {
-			setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "EggoClusterNotWritten", err.Error())
-			return ctrl.Result{}, err
-		}
-		if len(got.waiting) > 0 {
-			res.RequeueAfter = requeue
-		}
+	ec, res, invalid, err := r.configure(ctx, cp, cluster, ec, got)
+	if err != nil || invalid {
+		return res, err // said on the conditions
 	}
 	if ec == nil {
 		return res, r.observe(ctx, cp, nil, machines)
@@ -148,8 +139,35 @@ func (r *Reconciler) keepAccess(ctx context.Context, cp *cpv1.EggoControlPlane, 
 	return res, nil
 }
 
+// configure writes the EggoCluster from the ready Machines, unless
+// Machines made together still settle (they join in one plan) or no
+// master is ready (eggo could plan nothing): then it asks to look again.
+// It returns the EggoCluster as it is (nil while there is none), and
+// invalid when the Machines make no valid configuration.
+func (r *Reconciler) configure(ctx context.Context, cp *cpv1.EggoControlPlane, cluster *clusterv1.Cluster, ec *eggov1.EggoCluster, got collected) (*eggov1.EggoCluster, ctrl.Result, bool, error) {
+	if got.settling(time.Now()) || !hasMaster(got.ready) {
+		return ec, ctrl.Result{RequeueAfter: requeue}, false, nil
+	}
+	desired, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: endpoint(cluster), Machines: got.ready})
+	if err != nil {
+		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "InvalidMachines", err.Error())
+		return ec, ctrl.Result{}, true, nil
+	}
+	if ec, err = r.writeEggoCluster(ctx, cp, ec, desired); err != nil {
+		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "EggoClusterNotWritten", err.Error())
+		return nil, ctrl.Result{}, false, err
+	}
+	if len(got.waiting) > 0 {
+		return ec, ctrl.Result{RequeueAfter: requeue}, false, nil
+	}
+	return ec, ctrl.Result{}, false, nil
+}
+
 // scale creates the control-plane Machines replicas asks for beyond
-// those there, all in one pass: machines made together join in one plan.
+// those there, all in one pass (machines made together join in one
+// plan), or deletes one beyond it: one at a time, each Machine's node
+// leaving etcd before the next is asked to, and the newest first, since
+// the first master may be the one that serves the endpoint.
 func (r *Reconciler) scale(ctx context.Context, cp *cpv1.EggoControlPlane, cluster *clusterv1.Cluster) ([]clusterv1.Machine, error) {
 	machines, err := r.controlPlaneMachines(ctx, cp, cluster.Name)
 	if err != nil {
@@ -160,12 +178,35 @@ func (r *Reconciler) scale(ctx context.Context, cp *cpv1.EggoControlPlane, clust
 		want = *cp.Spec.Replicas
 	}
 	have := int32(len(machines))
-	for ; have < want; have++ {
-		if err := r.createMachine(ctx, cp, cluster); err != nil {
-			return nil, err
+	cp.Status.Replicas = &have
+	var live []clusterv1.Machine
+	for _, m := range machines {
+		if m.DeletionTimestamp.IsZero() {
+			live = append(live, m)
 		}
 	}
-	cp.Status.Replicas = &have
+	switch n := int32(len(live)); {
+	case n < want && len(live) == len(machines):
+		for ; n < want; n++ {
+			if err := r.createMachine(ctx, cp, cluster); err != nil {
+				return nil, err
+			}
+		}
+	case n > want && len(live) == len(machines):
+		newest := &live[len(live)-1] // oldest first
+		if err := r.Delete(ctx, newest); err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("scaling down: deleting Machine %s: %w", newest.Name, err)
+		}
+		setCondition(cp, cpv1.ScalingDownCondition, metav1.ConditionTrue, "DeletingMachine",
+			fmt.Sprintf("Machine %s goes: eggo removes its node", newest.Name))
+		return machines, nil
+	}
+	if len(live) < len(machines) {
+		setCondition(cp, cpv1.ScalingDownCondition, metav1.ConditionTrue, "WaitingForMachineRemoval",
+			fmt.Sprintf("%d control-plane Machine(s) wait for eggo to remove their nodes", len(machines)-len(live)))
+	} else {
+		setCondition(cp, cpv1.ScalingDownCondition, metav1.ConditionFalse, "NotScalingDown", "")
+	}
 	return machines, nil
 }
 
