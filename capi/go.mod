@@ -3,6 +3,7 @@ module github.com/eggo-project/eggo/capi
 go 1.26.8
 
 require (
+	github.com/drone/envsubst/v2 v2.0.0-20210730161058-179042472c46
 	github.com/eggo-project/eggo v0.0.0-00010101000000-000000000000
 	github.com/go-logr/logr v1.4.4
 	github.com/hashicorp/hcl/v2 v2.25.0
