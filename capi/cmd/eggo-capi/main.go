@@ -37,7 +37,7 @@ const (
 
 const usage = `eggo-capi runs one of eggo's Cluster API providers.
 
-  --provider=infrastructure  the SSHMachine (host claim) and SSHHost reconcilers
+  --provider=infrastructure  the SSHCluster (endpoint), SSHMachine (host claim) and SSHHost reconcilers
   --provider=bootstrap       the EggoConfig reconciler (bootstrap data Secrets)
   --provider=control-plane   the EggoControlPlane reconciler: its control-plane Machines,
                              and the EggoCluster it renders from the cluster's Machines

@@ -3,11 +3,8 @@ package infrastructure
 import (
 	"context"
 	"fmt"
-	"sort"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,115 +14,103 @@ import (
 )
 
 // claim returns the host the live API shows held by m, or nil (with what
-// to do) while it is not. The steps are those of DESIGN.md: (1) choose a
-// host and record the choice on the SSHMachine (the annotation) first;
-// (2) claim it by a compare-and-swap Update of its claimRef at the
-// resourceVersion read; (3) proceed only once the live host carries m's
-// UID. A Conflict retries from a fresh read; a host someone else holds is
-// forgotten and the choice starts over.
-func (r *SSHMachineReconciler) claim(ctx context.Context, m *infrav1.SSHMachine, cluster *clusterv1.Cluster) (*infrav1.SSHHost, ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
+// to do) while it is not, by the discipline of host.go. A control-plane
+// machine (cp) first takes its cluster's endpoint host: the one its
+// SSHCluster's controlPlaneHostSelector reserved (purpose
+// ControlPlaneEndpoint, no machine yet), by a compare-and-swap that sets
+// machineName and machineUID; while that SSHCluster has not reserved it
+// yet, the machine waits. A worker never takes it.
+func (r *SSHMachineReconciler) claim(ctx context.Context, m *infrav1.SSHMachine, cluster *clusterv1.Cluster, cp bool) (*infrav1.SSHHost, ctrl.Result, error) {
 	pc := paused.Condition(cluster, m, "SSHMachine")
-	name := m.Annotations[infrav1.HostAnnotation]
-	if name == "" {
-		chosen, err := r.chooseHost(ctx, m)
-		if err != nil {
-			return nil, ctrl.Result{}, err
-		}
-		if chosen == "" {
-			res, err := r.status(ctx, m, nil, pc,
-				metav1.Condition{Type: infrav1.SSHMachineHostClaimedCondition, Status: metav1.ConditionFalse,
-					Reason: NoHostAvailableReason, Message: fmt.Sprintf("no Available SSHHost of pool %q matches", m.Spec.HostSelector.Pool)},
-				notReady(WaitingForHostReason, "waiting for a free SSHHost"))
-			if res.IsZero() && err == nil {
-				res.RequeueAfter = noHostRetry
+	cl := claimant{client: r.Client, reader: r.APIReader, obj: m,
+		holds: func(c *infrav1.SSHHostClaim) bool { return c.MachineUID == string(m.UID) },
+		take: func(h *infrav1.SSHHost) bool {
+			switch c := h.Spec.ClaimRef; {
+			case c == nil && claimable(h, m.Spec.HostSelector):
+				h.Spec.ClaimRef = &infrav1.SSHHostClaim{ClusterName: cluster.Name, ClusterUID: string(cluster.UID),
+					Purpose: infrav1.ClaimMachine, MachineName: m.Name, MachineUID: string(m.UID)}
+			case cp && reservation(c, string(cluster.UID)):
+				c.MachineName, c.MachineUID = m.Name, string(m.UID)
+			default:
+				return false
 			}
-			return nil, res, err
-		}
-		if m.Annotations == nil {
-			m.Annotations = map[string]string{}
-		}
-		m.Annotations[infrav1.HostAnnotation] = chosen
-		if err := r.Client.Update(ctx, m); err != nil {
-			res, err := requeueOnConflict(err)
-			return nil, res, err
-		}
-		name = chosen
-		log.V(1).Info("chose a host", "host", name)
+			return true
+		}}
+	name := m.Annotations[infrav1.HostAnnotation]
+	if name != "" {
+		return cl.claim(ctx, name)
 	}
-
-	host := &infrav1.SSHHost{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: name}, host); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, ctrl.Result{}, r.forget(ctx, m, "the host is gone")
-		}
+	chosen, wait, err := r.chooseHost(ctx, m, cluster, cp)
+	if err != nil {
 		return nil, ctrl.Result{}, err
 	}
-	switch c := host.Spec.ClaimRef; {
-	case c == nil:
-		if !claimable(host, m.Spec.HostSelector) {
-			return nil, ctrl.Result{}, r.forget(ctx, m, "the host is no longer claimable")
+	if chosen == "" {
+		claimed := metav1.Condition{Type: infrav1.SSHMachineHostClaimedCondition, Status: metav1.ConditionFalse,
+			Reason: NoHostAvailableReason, Message: fmt.Sprintf("no Available SSHHost of pool %q matches", m.Spec.HostSelector.Pool)}
+		ready := notReady(WaitingForHostReason, "waiting for a free SSHHost")
+		if wait != "" {
+			claimed.Reason, claimed.Message = WaitingForEndpointHostReason, wait
+			ready = notReady(WaitingForEndpointHostReason, wait)
 		}
-		host.Spec.ClaimRef = &infrav1.SSHHostClaim{ClusterName: cluster.Name, ClusterUID: string(cluster.UID),
-			Purpose: infrav1.ClaimMachine, MachineName: m.Name, MachineUID: string(m.UID)}
-		// Update sends the resourceVersion just read: the server refuses
-		// it (Conflict) if anyone wrote the host since.
-		if err := r.Client.Update(ctx, host); err != nil {
-			log.V(1).Info("claim lost a race; reading again", "host", name, "error", err.Error())
-			res, err := requeueOnConflict(err)
-			return nil, res, err
+		res, err := r.status(ctx, m, nil, pc, claimed, ready)
+		if res.IsZero() && err == nil {
+			res.RequeueAfter = noHostRetry
 		}
-		log.Info("claimed a host", "host", name)
-		// Read it back live: proceed only on what the server holds.
-		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(host), host); err != nil {
-			return nil, ctrl.Result{}, err
-		}
-		if c := host.Spec.ClaimRef; c == nil || c.MachineUID != string(m.UID) {
-			return nil, ctrl.Result{RequeueAfter: conflictRetry}, nil
-		}
-		return host, ctrl.Result{}, nil
-	case c.MachineUID == string(m.UID):
-		return host, ctrl.Result{}, nil
-	default:
-		return nil, ctrl.Result{}, r.forget(ctx, m, "the host is claimed by "+c.ClusterName+"/"+c.MachineName)
+		return nil, res, err
 	}
+	if res, err := cl.record(ctx, chosen); err != nil || !res.IsZero() {
+		return nil, res, err
+	}
+	return cl.claim(ctx, chosen)
 }
 
-// chooseHost is the first, by name, of the live SSHHosts of m's namespace
-// that its selector matches, unclaimed and Available (or new); "" if none.
-func (r *SSHMachineReconciler) chooseHost(ctx context.Context, m *infrav1.SSHMachine) (string, error) {
+// chooseHost is the host m is to claim: for a control-plane machine its
+// cluster's endpoint host while no machine holds it, else the first free
+// host of its selector; "" if none, with, when not "", why m waits for
+// the endpoint host rather than take another.
+func (r *SSHMachineReconciler) chooseHost(ctx context.Context, m *infrav1.SSHMachine, cluster *clusterv1.Cluster, cp bool) (string, string, error) {
+	if cp {
+		name, wait, err := r.endpointHost(ctx, m.Namespace, cluster)
+		if name != "" || wait != "" || err != nil {
+			return name, wait, err
+		}
+	}
+	name, err := chooseFree(ctx, r.APIReader, m.Namespace, m.Spec.HostSelector)
+	return name, "", err
+}
+
+// endpointHost is, for a cluster whose SSHCluster reserves the first
+// master's host (controlPlaneHostSelector), that host while no machine
+// holds it; or, while the SSHCluster has reserved none yet, why to wait.
+// Both are "" for a cluster of another kind, or once a machine holds it.
+func (r *SSHMachineReconciler) endpointHost(ctx context.Context, ns string, cluster *clusterv1.Cluster) (string, string, error) {
+	ref := cluster.Spec.InfrastructureRef
+	if ref.APIGroup != infrav1.GroupVersion.Group || ref.Kind != "SSHCluster" || ref.Name == "" {
+		return "", "", nil
+	}
+	sc := &infrav1.SSHCluster{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, sc); err != nil {
+		return "", "", client.IgnoreNotFound(err)
+	}
+	if sc.Spec.ControlPlaneHostSelector == nil {
+		return "", "", nil
+	}
 	hosts := &infrav1.SSHHostList{}
-	if err := r.APIReader.List(ctx, hosts, client.InNamespace(m.Namespace),
-		client.MatchingLabels(m.Spec.HostSelector.MatchLabels)); err != nil {
-		return "", err
+	if err := r.APIReader.List(ctx, hosts, client.InNamespace(ns)); err != nil {
+		return "", "", err
 	}
-	var names []string
 	for i := range hosts.Items {
-		if claimable(&hosts.Items[i], m.Spec.HostSelector) {
-			names = append(names, hosts.Items[i].Name)
+		c := hosts.Items[i].Spec.ClaimRef
+		if c == nil || c.ClusterUID != string(cluster.UID) || c.Purpose != infrav1.ClaimControlPlaneEndpoint {
+			continue
 		}
+		if c.MachineUID == "" {
+			return hosts.Items[i].Name, "", nil
+		}
+		return "", "", nil // a machine holds it: take another
 	}
-	if len(names) == 0 {
-		return "", nil
+	if sc.Status.Initialization.Provisioned != nil && *sc.Status.Initialization.Provisioned {
+		return "", "", nil
 	}
-	sort.Strings(names)
-	return names[0], nil
-}
-
-// claimable says whether sel matches h and h is free: no claim, phase
-// Available or not set yet, not being deleted.
-func claimable(h *infrav1.SSHHost, sel infrav1.HostSelector) bool {
-	return h.Spec.ClaimRef == nil && h.DeletionTimestamp.IsZero() &&
-		(h.Status.Phase == "" || h.Status.Phase == infrav1.SSHHostAvailable) &&
-		h.Spec.Pool == sel.Pool && labels.SelectorFromSet(sel.MatchLabels).Matches(labels.Set(h.Labels))
-}
-
-// forget clears m's choice of host, so the next reconcile chooses again.
-func (r *SSHMachineReconciler) forget(ctx context.Context, m *infrav1.SSHMachine, why string) error {
-	ctrl.LoggerFrom(ctx).Info("forgetting the chosen host", "host", m.Annotations[infrav1.HostAnnotation], "why", why)
-	delete(m.Annotations, infrav1.HostAnnotation)
-	if err := r.Client.Update(ctx, m); err != nil && !apierrors.IsConflict(err) {
-		return err
-	}
-	return nil // a Conflict: the update event reconciles again
+	return "", "waiting for the SSHCluster " + sc.Name + " to reserve the endpoint host", nil
 }

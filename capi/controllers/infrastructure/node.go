@@ -39,12 +39,12 @@ func nodeName(m *infrav1.SSHMachine) string {
 
 // eggoCluster reads, live, the EggoCluster of the Cluster named cluster
 // in ns: nil (and no error) when there is none.
-func (r *SSHMachineReconciler) eggoCluster(ctx context.Context, ns, cluster string) (*eggov1.EggoCluster, error) {
+func eggoCluster(ctx context.Context, r client.Reader, ns, cluster string) (*eggov1.EggoCluster, error) {
 	if cluster == "" {
 		return nil, nil
 	}
 	ec := &eggov1.EggoCluster{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: cluster}, ec); err != nil {
+	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: cluster}, ec); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -74,7 +74,7 @@ func (r *SSHMachineReconciler) joined(ctx context.Context, m *infrav1.SSHMachine
 	node := nodeName(m)
 	cond := metav1.Condition{Type: infrav1.SSHMachineNodeJoinedCondition, Status: metav1.ConditionFalse,
 		Reason: WaitingForNodeJoinedReason}
-	ec, err := r.eggoCluster(ctx, m.Namespace, cluster)
+	ec, err := eggoCluster(ctx, r.APIReader, m.Namespace, cluster)
 	if err != nil {
 		return false, cond, err
 	}
@@ -102,8 +102,8 @@ func provisioned(m *infrav1.SSHMachine) bool {
 }
 
 // nodesChanged passes an EggoCluster's creation and deletion, and an
-// update only when its status.nodes changed: all that the SSHMachines
-// read of it.
+// update only when its status.nodes or status.activeJob changed: all
+// that the SSHMachines and SSHClusters read of it.
 var nodesChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		o, ok1 := e.ObjectOld.(*eggov1.EggoCluster)
@@ -111,7 +111,8 @@ var nodesChanged = predicate.Funcs{
 		if !ok1 || !ok2 {
 			return true
 		}
-		return !equalNodes(o.Status.Nodes, n.Status.Nodes) || !n.DeletionTimestamp.Equal(o.DeletionTimestamp)
+		return !equalNodes(o.Status.Nodes, n.Status.Nodes) || o.Status.ActiveJob != n.Status.ActiveJob ||
+			!n.DeletionTimestamp.Equal(o.DeletionTimestamp)
 	},
 }
 

@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
-	"github.com/eggo-project/eggo/capi/internal/paused"
 )
 
 // reconcileDelete lets the SSHMachine go once eggo no longer has its
@@ -31,7 +28,7 @@ func (r *SSHMachineReconciler) reconcileDelete(ctx context.Context, m *infrav1.S
 	if !controllerutil.ContainsFinalizer(m, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	host, err := r.chosenHost(ctx, m)
+	host, err := chosenHost(ctx, r.APIReader, m)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -39,7 +36,7 @@ func (r *SSHMachineReconciler) reconcileDelete(ctx context.Context, m *infrav1.S
 	if cluster == "" && ours {
 		cluster = host.Spec.ClaimRef.ClusterName
 	}
-	ec, err := r.eggoCluster(ctx, m.Namespace, cluster)
+	ec, err := eggoCluster(ctx, r.APIReader, m.Namespace, cluster)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -74,36 +71,14 @@ func (r *SSHMachineReconciler) reconcileDelete(ctx context.Context, m *infrav1.S
 	return ctrl.Result{}, nil
 }
 
-// chosenHost is, live, the host m's annotation names; nil if none.
-func (r *SSHMachineReconciler) chosenHost(ctx context.Context, m *infrav1.SSHMachine) (*infrav1.SSHHost, error) {
-	name := m.Annotations[infrav1.HostAnnotation]
-	if name == "" {
-		return nil, nil
-	}
-	host := &infrav1.SSHHost{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: name}, host)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return host, nil
-}
-
 // waitForRemoval keeps m (and the host it holds, when not nil) while
 // eggo's state has its node: the host shows Cleaning, m Ready=False.
 func (r *SSHMachineReconciler) waitForRemoval(ctx context.Context, m *infrav1.SSHMachine, host *infrav1.SSHHost, cluster, state string) (ctrl.Result, error) {
 	msg := fmt.Sprintf("waiting for eggo to remove node %s (%s) from the EggoCluster %s", nodeName(m), state, cluster)
-	if host != nil && host.Status.Phase != infrav1.SSHHostCleaning && host.Status.Phase != infrav1.SSHHostNeedsCleanup {
-		host.Status.Phase = infrav1.SSHHostCleaning
-		paused.Set(&host.Status.Conditions, metav1.Condition{Type: infrav1.SSHHostCleanCondition,
-			Status: metav1.ConditionFalse, Reason: WaitingForNodeRemovalReason, ObservedGeneration: host.Generation,
-			Message: msg})
-		if err := r.Client.Status().Update(ctx, host); err != nil {
-			return requeueOnConflict(err)
+	if host != nil {
+		if res, err := markCleaning(ctx, r.Client, host, msg); err != nil || !res.IsZero() {
+			return res, err
 		}
-		ctrl.LoggerFrom(ctx).Info("waiting for eggo to remove the node before releasing the host", "host", host.Name, "node", nodeName(m))
 	}
 	res, err := r.status(ctx, m, nil, notReady(WaitingForNodeRemovalReason, msg))
 	if err != nil || !res.IsZero() {
@@ -113,36 +88,36 @@ func (r *SSHMachineReconciler) waitForRemoval(ctx context.Context, m *infrav1.SS
 }
 
 // release clears m's claim on host (only m's claim is ever cleared) and
-// makes a released host Available again; why says what allowed it. A
-// result that is not zero, or an error, means: not yet.
+// makes a released host Available again; why says what allowed it. The
+// endpoint host an SSHCluster reserved (purpose ControlPlaneEndpoint)
+// stays its SSHCluster's while that exists: m unsets only machineName
+// and machineUID, and the host, clean, is Claimed again, for the next
+// master; once the SSHCluster is gone, m clears the claim. A result that
+// is not zero, or an error, means: not yet.
 func (r *SSHMachineReconciler) release(ctx context.Context, m *infrav1.SSHMachine, host *infrav1.SSHHost, why string) (ctrl.Result, error) {
 	if c := host.Spec.ClaimRef; c != nil && c.MachineUID == string(m.UID) {
-		host.Spec.ClaimRef = nil
+		kept := false
+		if c.Purpose == infrav1.ClaimControlPlaneEndpoint {
+			var err error
+			if kept, err = sshClusterOf(ctx, r.APIReader, host.Namespace, c.ClusterUID); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		if kept {
+			c.MachineName, c.MachineUID = "", ""
+		} else {
+			host.Spec.ClaimRef = nil
+		}
 		if err := r.Client.Update(ctx, host); err != nil {
 			return requeueOnConflict(err)
 		}
-		ctrl.LoggerFrom(ctx).Info("released the host", "host", host.Name, "why", why)
+		ctrl.LoggerFrom(ctx).Info("released the host", "host", host.Name, "why", why, "keptForSSHCluster", kept)
 	}
-	// Released (now, or by an earlier reconcile that stopped before the
-	// phase): Available again. A host in another phase (NeedsCleanup)
-	// keeps it.
-	if host.Spec.ClaimRef != nil {
-		return ctrl.Result{}, nil
+	if c := host.Spec.ClaimRef; c != nil && reservation(c, c.ClusterUID) && host.Status.Phase == infrav1.SSHHostCleaning {
+		return setPhase(ctx, r.Client, host, infrav1.SSHHostClaimed,
+			metav1.Condition{Type: infrav1.SSHHostCleanCondition, Status: metav1.ConditionTrue, Reason: NodeRemovedReason, Message: why},
+			metav1.Condition{Type: infrav1.SSHHostClaimedCondition, Status: metav1.ConditionTrue, Reason: HostClaimedReason,
+				Message: "reserved by the SSHCluster of Cluster " + c.ClusterName + ", released by SSHMachine " + m.Name})
 	}
-	switch host.Status.Phase {
-	case infrav1.SSHHostCleaning:
-		paused.Set(&host.Status.Conditions, metav1.Condition{Type: infrav1.SSHHostCleanCondition,
-			Status: metav1.ConditionTrue, Reason: NodeRemovedReason, ObservedGeneration: host.Generation, Message: why})
-	case infrav1.SSHHostClaimed, "":
-	default:
-		return ctrl.Result{}, nil
-	}
-	host.Status.Phase = infrav1.SSHHostAvailable
-	paused.Set(&host.Status.Conditions, metav1.Condition{Type: infrav1.SSHHostClaimedCondition,
-		Status: metav1.ConditionFalse, Reason: "Released", ObservedGeneration: host.Generation,
-		Message: "released by SSHMachine " + m.Name + ": " + why})
-	if err := r.Client.Status().Update(ctx, host); err != nil {
-		return requeueOnConflict(err)
-	}
-	return ctrl.Result{}, nil
+	return makeAvailable(ctx, r.Client, host, "SSHMachine "+m.Name, why)
 }

@@ -55,6 +55,9 @@ func (r *SSHHostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 
 // Setup registers the infrastructure provider's reconcilers.
 func Setup(mgr ctrl.Manager, opts controller.Options) error {
+	if err := (&SSHClusterReconciler{}).SetupWithManager(mgr, opts); err != nil {
+		return err
+	}
 	if err := (&SSHMachineReconciler{}).SetupWithManager(mgr, opts); err != nil {
 		return err
 	}

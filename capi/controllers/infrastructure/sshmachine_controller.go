@@ -1,5 +1,7 @@
 // Package infrastructure is eggo's Cluster API infrastructure provider:
-// the SSHMachine reconciler claims an SSHHost of its pool for its Machine
+// the SSHCluster reconciler provides the control plane's endpoint (given,
+// or served by a host it claims: eggo's load balancer, or the first
+// master's host); the SSHMachine reconciler claims an SSHHost of its pool for its Machine
 // (never one another machine holds, whatever runs concurrently), learns
 // from the EggoCluster when eggo joined its node and, on deletion, keeps
 // the host until eggo removed the node; the SSHHost reconciler keeps each
@@ -31,7 +33,8 @@ import (
 
 // The provider's RBAC (make rbac → config/rbac/infrastructure/role.yaml):
 // what the SSHMachine and SSHHost reconcilers and the manager's leader
-// election use, nothing more. SSHHosts are updated (the claim), never
+// election use (the SSHCluster reconciler's own are in
+// sshcluster_controller.go), nothing more. SSHHosts are updated (the claim), never
 // created, patched or deleted. EggoClusters are only read (the nodes
 // eggo has in its state).
 //
@@ -50,12 +53,15 @@ const Finalizer = "infrastructure.eggo.io/sshmachine"
 
 // Reasons of the SSHMachine's conditions.
 const (
-	HostClaimedReason          = "HostClaimed"
-	NoHostAvailableReason      = "NoHostAvailable"
-	WaitingForHostReason       = "WaitingForHost"
-	WaitingForBootstrapReason  = "WaitingForBootstrapData"
-	WaitingForNodeJoinedReason = "WaitingForNodeJoined"
-	NodeJoinedReason           = "NodeJoined"
+	HostClaimedReason     = "HostClaimed"
+	NoHostAvailableReason = "NoHostAvailable"
+	// WaitingForEndpointHostReason: a control-plane machine waits for
+	// its SSHCluster to reserve the endpoint host it is to take.
+	WaitingForEndpointHostReason = "WaitingForEndpointHost"
+	WaitingForHostReason         = "WaitingForHost"
+	WaitingForBootstrapReason    = "WaitingForBootstrapData"
+	WaitingForNodeJoinedReason   = "WaitingForNodeJoined"
+	NodeJoinedReason             = "NodeJoined"
 	// WaitingForNodeRemovalReason: a deleted machine (Ready) and its
 	// host (Clean) wait for eggo to remove the node.
 	WaitingForNodeRemovalReason = "WaitingForNodeRemoval"
@@ -201,19 +207,18 @@ func (r *SSHMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return r.status(ctx, m, nil, pc)
 	}
 
-	host, res, err := r.claim(ctx, m, cluster)
+	_, cp := machine.Labels[clusterv1.MachineControlPlaneLabel]
+	host, res, err := r.claim(ctx, m, cluster, cp)
 	if host == nil || err != nil {
 		return res, err
 	}
 	claimed := metav1.Condition{Type: infrav1.SSHMachineHostClaimedCondition, Status: metav1.ConditionTrue,
 		Reason: HostClaimedReason, Message: "claimed SSHHost " + host.Name}
 	if host.Status.Phase != infrav1.SSHHostClaimed {
-		host.Status.Phase = infrav1.SSHHostClaimed
-		paused.Set(&host.Status.Conditions, metav1.Condition{Type: infrav1.SSHHostClaimedCondition,
-			Status: metav1.ConditionTrue, Reason: HostClaimedReason, ObservedGeneration: host.Generation,
-			Message: fmt.Sprintf("claimed by SSHMachine %s of Cluster %s", m.Name, cluster.Name)})
-		if err := r.Client.Status().Update(ctx, host); err != nil {
-			return requeueOnConflict(err)
+		if res, err := setPhase(ctx, r.Client, host, infrav1.SSHHostClaimed, metav1.Condition{Type: infrav1.SSHHostClaimedCondition,
+			Status: metav1.ConditionTrue, Reason: HostClaimedReason,
+			Message: fmt.Sprintf("claimed by SSHMachine %s of Cluster %s", m.Name, cluster.Name)}); err != nil || !res.IsZero() {
+			return res, err
 		}
 	}
 	// As the contract's InfraMachine: wait for the bootstrap data before
