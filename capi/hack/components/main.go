@@ -12,7 +12,8 @@
 // control plane's carries the GitOps controller (controller/config), whose
 // Jobs it runs: clusterctl installs both, and moves EggoClusters with it.
 // Every image is ${EGGO_IMAGE:=IMAGE}, so `clusterctl init` can name
-// another.
+// another. DIR/cert-manager/v1.21.1/cert-manager.yaml is eggo-certs, the
+// cert-manager clusterctl installs (certmanager.go; its image is IMAGE).
 package main
 
 import (
@@ -65,7 +66,7 @@ func write(root, out, version, image string) error {
 			}
 		}
 	}
-	return nil
+	return writeCertManager(root, out, image)
 }
 
 // metadata maps the providers' release series to Cluster API's contract

@@ -5,6 +5,7 @@
 #
 #   /usr/local/bin/eggo, /usr/local/bin/eggo-controller   static (CGO_ENABLED=0), -trimpath
 #   /usr/local/bin/eggo-capi                              the Cluster API providers (capi/, a module of its own)
+#   /usr/local/bin/eggo-certs                             the cert-manager stand-in clusterctl installs (capi/cmd/eggo-certs)
 #   /etc/passwd, /etc/group                               root and nonroot (65532)
 #   /tmp, /home/nonroot                                   writable (mode 1777: every entry is root's)
 #
@@ -75,12 +76,13 @@ log "eggo-image: go build eggo, eggo-controller and eggo-capi ($version)"
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath \
   -ldflags "-s -w -X github.com/eggo-project/eggo/engine.Version=$version" \
   -o "$work/" . ./cmd/eggo-controller)
-(cd "$repo/capi" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w" -o "$work/" ./cmd/eggo-capi)
+(cd "$repo/capi" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w" -o "$work/" ./cmd/eggo-capi ./cmd/eggo-certs)
 (cd "$BUNDLE_SRC" && go build -o "$work/ociarchive" ./cmd/ociarchive)
 got=$("$work/eggo" version 2>&1) || die "eggo-image: eggo version failed: $got"
 [[ $got == "eggo v$version "* ]] || die "eggo-image: eggo version says '$got', want 'eggo v$version …'"
 "$work/eggo-controller" --help >/dev/null 2>&1 || die "eggo-image: eggo-controller --help failed"
 "$work/eggo-capi" --help >/dev/null 2>&1 || die "eggo-image: eggo-capi --help failed"
+"$work/eggo-certs" --help >/dev/null 2>&1 || die "eggo-image: eggo-certs --help failed"
 
 tree=$work/tree
 mkdir -p "$tree/etc" "$tree/tmp" "$tree/home/nonroot"
@@ -90,7 +92,8 @@ printf 'root:x:0:\nnonroot:x:65532:\n' >"$tree/etc/group"
 chmod 644 "$tree/etc/passwd" "$tree/etc/group"
 "$work/ociarchive" -name "$name" -entrypoint /usr/local/bin/eggo-controller -user 65532:65532 \
   -env PATH=/usr/local/bin -env HOME=/home/nonroot -workdir /home/nonroot -o "$tmp/eggo.tar" -tree "$tree" \
-  "$work/eggo=/usr/local/bin/eggo" "$work/eggo-controller=/usr/local/bin/eggo-controller" "$work/eggo-capi=/usr/local/bin/eggo-capi"
+  "$work/eggo=/usr/local/bin/eggo" "$work/eggo-controller=/usr/local/bin/eggo-controller" "$work/eggo-capi=/usr/local/bin/eggo-capi" \
+  "$work/eggo-certs=/usr/local/bin/eggo-certs"
 echo "$name" >"$tmp/name"
 log "eggo-image: $name written ($(du -h --apparent-size "$tmp/eggo.tar" | cut -f1)) in $((SECONDS - started)) s"
 if [[ -n $bindir ]]; then
