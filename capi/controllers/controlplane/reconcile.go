@@ -16,8 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	cpv1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
+	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
 	"github.com/eggo-project/eggo/capi/internal/paused"
 	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
@@ -285,8 +287,9 @@ func (r *Reconciler) saveStatus(ctx context.Context, cp *cpv1.EggoControlPlane, 
 	return r.Status().Update(ctx, cp)
 }
 
-// SetupWithManager registers the reconciler: on its EggoControlPlanes
-// and the Machines and EggoClusters they control. The manager's scheme
+// SetupWithManager registers the reconciler: on its EggoControlPlanes,
+// the EggoClusters they control, and the Machines, SSHMachines and
+// SSHHosts of their Clusters (watch.go). The manager's scheme
 // must hold eggo.io's EggoCluster.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil {
@@ -294,8 +297,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&cpv1.EggoControlPlane{}).
-		Owns(&clusterv1.Machine{}).
 		Owns(&eggov1.EggoCluster{}).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.byClusterLabel)).
+		Watches(&infrav1.SSHMachine{}, handler.EnqueueRequestsFromMapFunc(r.byClusterLabel)).
+		Watches(&infrav1.SSHHost{}, handler.EnqueueRequestsFromMapFunc(r.byHostClaim)).
 		WithOptions(opts).
 		Named("eggocontrolplane").
 		Complete(r)
