@@ -6,8 +6,7 @@
 #
 #  1. units: the packages without clusters (but those the race step runs),
 #     alone — their clocks (a Lease renewed every 0.7 s, a clock-skew
-#     reading) must not wait on the clusters' load; then the capi/ module's
-#     tests;
+#     reading) must not wait on the clusters' load;
 #  2. the engine's end-to-end tests (engine/e2e, the longest first —
 #     slots_test.go says why; TestEtcdStaticPodsOnTestbed runs the
 #     conformance smoke of the pod implementation) beside one chain: the
@@ -15,9 +14,12 @@
 #     workload cluster, with the binary implementation's conformance smoke),
 #     then the race step (the unit tests of the
 #     engine, the graph and the providers, and the engine's testbed tests
-#     that boot no Kubernetes: RACE_ONLY, run once, here), the fuzz runs and
-#     the bundle tools' tests — a chain that holds one of the E2E_CLUSTERS
-#     slots to its end, then gives it to the engine's tests;
+#     that boot no Kubernetes: RACE_ONLY, run once, here), the fuzz runs,
+#     the bundle tools' tests and the capi/ module's tests (its controllers
+#     against real API servers, beside Cluster API's own core manager when
+#     make capi-parts has built it: 4 min, off the critical path here) — a
+#     chain that holds one of the E2E_CLUSTERS slots to its end, then gives
+#     it to the engine's tests;
 #  3. resources/hookrun, alone and last: it measures a hook's time limits on
 #     real hosts (SIGTERM, then SIGKILL after the grace), which the clusters'
 #     load would stretch.
@@ -57,10 +59,6 @@ race_pkgs=(./engine/... ./graph/... ./providers/...)
 units=$(comm -23 <(go list ./... | sort) <(go list "${race_pkgs[@]}" | sort) | grep -v -e '/resources/hookrun$' -e '/e2e$')
 # shellcheck disable=SC2086 # one package per word
 step units go test -count=1 -timeout 20m $units || exit 1
-# The Cluster API providers' module (capi/: its own go.mod, so ./... above
-# does not reach it): its tests against a real API server, and its CRDs
-# and deep copies checked fresh.
-step capi "$MAKE" --no-print-directory -C capi test || exit 1
 step conformance-images "$MAKE" --no-print-directory conformance-images >/dev/null || exit 1
 export EGGO_E2E_CONFORMANCE_FOCUS=$CONFORMANCE_SMOKE EGGO_E2E_CLUSTERS=$E2E_CLUSTERS
 
@@ -74,7 +72,11 @@ chain() {
     step race env CGO_ENABLED=1 go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestOldEggo|TestEtcdStaticPods' \
       "${race_pkgs[@]}" &&
     step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x FUZZTIME_NESTING=1000x &&
-    step bundle-test "$MAKE" --no-print-directory bundle-test
+    step bundle-test "$MAKE" --no-print-directory bundle-test &&
+    # The Cluster API providers' module (capi/: its own go.mod, so ./...
+    # does not reach it): its tests, and its CRDs, roles and deep copies
+    # checked fresh.
+    step capi "$MAKE" --no-print-directory -C capi test
   rc=$?
   rm -f "$EGGO_E2E_SLOTS_HELD/chain"
   return $rc
