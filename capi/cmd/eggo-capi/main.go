@@ -15,9 +15,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bootstrapv1 "github.com/eggo-project/eggo/capi/api/bootstrap/v1alpha1"
 	controlplanev1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
@@ -25,6 +23,7 @@ import (
 	"github.com/eggo-project/eggo/capi/controllers/bootstrap"
 	"github.com/eggo-project/eggo/capi/controllers/controlplane"
 	"github.com/eggo-project/eggo/capi/controllers/infrastructure"
+	"github.com/eggo-project/eggo/capi/internal/manager"
 	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
@@ -77,17 +76,14 @@ func newScheme() (*runtime.Scheme, error) {
 
 // options are the manager's, from the flags.
 type options struct {
-	provider, metricsAddr, probeAddr, leaseNamespace string
-	leaderElect                                      bool
+	manager.Options
+	provider string
 }
 
 func main() {
 	var o options
 	flag.StringVar(&o.provider, "provider", "", "the provider to run: infrastructure, bootstrap or control-plane")
-	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `the metrics endpoint's address ("0" turns it off)`)
-	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "the /healthz and /readyz endpoints' address")
-	flag.BoolVar(&o.leaderElect, "leader-elect", true, "take the provider's lease before reconciling (one active replica)")
-	flag.StringVar(&o.leaseNamespace, "leader-election-namespace", "", "the lease's namespace (default: the pod's)")
+	o.BindFlags(flag.CommandLine, "the provider's")
 	zopts := zap.Options{}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Usage = func() {
@@ -121,27 +117,9 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:  o.probeAddr,
-		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        LeaseName(o.provider),
-		LeaderElectionNamespace: o.leaseNamespace,
+	return manager.Run(ctx, cfg, scheme, o.Options, LeaseName(o.provider), func(mgr ctrl.Manager) error {
+		return setup(o.provider, mgr, controller.Options{})
 	})
-	if err != nil {
-		return err
-	}
-	if err := setup(o.provider, mgr, controller.Options{}); err != nil {
-		return err
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
 }
 
 // LeaseName is the provider's leader-election lease: one per provider, so

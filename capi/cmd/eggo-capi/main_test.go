@@ -18,6 +18,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
+	"github.com/eggo-project/eggo/capi/internal/manager"
 	"github.com/eggo-project/eggo/capi/internal/testenv"
 )
 
@@ -59,8 +60,8 @@ func TestRunTakesTheLeaseAndReconciles(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, cfg, options{provider: Infrastructure, metricsAddr: "0", probeAddr: "127.0.0.1:0",
-			leaderElect: true, leaseNamespace: ns})
+		done <- run(ctx, cfg, options{provider: Infrastructure, Options: manager.Options{MetricsAddr: "0", ProbeAddr: "127.0.0.1:0",
+			LeaderElect: true, LeaseNamespace: ns}})
 	}()
 	t.Cleanup(func() {
 		cancel()

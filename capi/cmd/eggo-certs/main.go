@@ -17,11 +17,10 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eggo-project/eggo/capi/controllers/certs"
+	"github.com/eggo-project/eggo/capi/internal/manager"
 )
 
 // LeaseName is eggo-certs' leader-election lease.
@@ -40,16 +39,13 @@ Flags:
 
 // options are the manager's, from the flags.
 type options struct {
-	metricsAddr, probeAddr, leaseNamespace, clusterResourceNamespace string
-	leaderElect                                                      bool
+	manager.Options
+	clusterResourceNamespace string
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `the metrics endpoint's address ("0" turns it off)`)
-	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "the /healthz and /readyz endpoints' address")
-	flag.BoolVar(&o.leaderElect, "leader-elect", true, "take the lease before reconciling (one active replica)")
-	flag.StringVar(&o.leaseNamespace, "leader-election-namespace", "", "the lease's namespace (default: the pod's)")
+	o.BindFlags(flag.CommandLine, "the")
 	flag.StringVar(&o.clusterResourceNamespace, "cluster-resource-namespace", "cert-manager",
 		"the namespace of the Secrets ClusterIssuers of type ca name")
 	zopts := zap.Options{}
@@ -91,25 +87,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:  o.probeAddr,
-		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        LeaseName,
-		LeaderElectionNamespace: o.leaseNamespace,
+	return manager.Run(ctx, cfg, scheme, o.Options, LeaseName, func(mgr ctrl.Manager) error {
+		return certs.Setup(mgr, certs.Options{ClusterResourceNamespace: o.clusterResourceNamespace, Controller: controller.Options{}})
 	})
-	if err != nil {
-		return err
-	}
-	if err := certs.Setup(mgr, certs.Options{ClusterResourceNamespace: o.clusterResourceNamespace, Controller: controller.Options{}}); err != nil {
-		return err
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.Start(ctx)
 }

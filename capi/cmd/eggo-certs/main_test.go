@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/eggo-project/eggo/capi/controllers/certs"
+	"github.com/eggo-project/eggo/capi/internal/manager"
 	"github.com/eggo-project/eggo/capi/internal/testenv"
 )
 
@@ -66,8 +67,8 @@ func TestRunTakesTheLeaseAndReconciles(t *testing.T) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(runCtx, cfg, options{metricsAddr: "0", probeAddr: "127.0.0.1:0", leaderElect: true,
-			leaseNamespace: ns, clusterResourceNamespace: ns})
+		done <- run(runCtx, cfg, options{Options: manager.Options{MetricsAddr: "0", ProbeAddr: "127.0.0.1:0", LeaderElect: true,
+			LeaseNamespace: ns}, clusterResourceNamespace: ns})
 	}()
 	t.Cleanup(func() {
 		cancel()
