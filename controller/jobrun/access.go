@@ -156,6 +156,15 @@ func restoreAccess(o Options, stderr io.Writer, vars []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// A client's kubeconfig is published with the admin's, never
+	// without: no admin Secret, nothing to restore and no eggo show.
+	_, err = cs.CoreV1().Secrets(o.stateNamespace()).Get(ctx, v1alpha1.KubeconfigSecretName(o.Cluster), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	show, err := showState(o, stderr, vars)
 	if err != nil {
 		return err
