@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,7 +73,17 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 	if err := r.APIReader.List(ctx, &hosts, client.InNamespace(cluster.Namespace)); err != nil {
 		return out, err
 	}
-	live := pool{machines: map[string]*infrav1.SSHMachine{}, hosts: map[string]*infrav1.SSHHost{}}
+	// The bootstrap data Secrets too, by the cluster-name label the
+	// bootstrap provider puts on them: one list, not a read a Machine.
+	var secrets corev1.SecretList
+	if err := r.APIReader.List(ctx, &secrets, client.InNamespace(cluster.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}); err != nil {
+		return out, err
+	}
+	live := pool{machines: map[string]*infrav1.SSHMachine{}, hosts: map[string]*infrav1.SSHHost{}, secrets: map[string]*corev1.Secret{}}
+	for i := range secrets.Items {
+		live.secrets[secrets.Items[i].Name] = &secrets.Items[i]
+	}
 	for i := range sms.Items {
 		live.machines[sms.Items[i].Name] = &sms.Items[i]
 	}
@@ -90,7 +99,7 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 			out.deleting = append(out.deleting, m.Name)
 			continue
 		}
-		node, err := r.machine(ctx, m, live)
+		node, err := r.machine(m, live)
 		if err != nil {
 			return out, fmt.Errorf("machine %s: %w", m.Name, err)
 		}
@@ -120,15 +129,17 @@ func loadBalancer(cluster *clusterv1.Cluster, hosts []infrav1.SSHHost) *Machine 
 	return nil
 }
 
-// pool is the namespace's SSHMachines and SSHHosts by name, as listed.
+// pool is the namespace's SSHMachines and SSHHosts and the cluster's
+// Secrets by name, as listed.
 type pool struct {
 	machines map[string]*infrav1.SSHMachine
 	hosts    map[string]*infrav1.SSHHost
+	secrets  map[string]*corev1.Secret // the cluster's, labelled with its name
 }
 
 // machine is m as a node of the configuration, or nil while it is not
 // ready to be one.
-func (r *Reconciler) machine(ctx context.Context, m *clusterv1.Machine, live pool) (*Machine, error) {
+func (r *Reconciler) machine(m *clusterv1.Machine, live pool) (*Machine, error) {
 	ref := m.Spec.InfrastructureRef
 	if ref.APIGroup != infrav1.GroupVersion.Group || ref.Kind != "SSHMachine" || m.Spec.Bootstrap.DataSecretName == nil {
 		return nil, nil
@@ -145,13 +156,9 @@ func (r *Reconciler) machine(ctx context.Context, m *clusterv1.Machine, live poo
 	if c := host.Spec.ClaimRef; c == nil || c.MachineUID != string(sm.UID) {
 		return nil, nil // the claim is not (or no longer) this machine's
 	}
-	var sec corev1.Secret
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: *m.Spec.Bootstrap.DataSecretName}, &sec)
-	if apierrors.IsNotFound(err) {
+	sec := live.secrets[*m.Spec.Bootstrap.DataSecretName]
+	if sec == nil {
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	data, err := ParseBootstrapData(sec.Data["value"])
 	if err != nil {

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -53,7 +54,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cp *cpv1.EggoControlPl
 	if cluster == "" {
 		cluster = cp.Labels[clusterv1.ClusterNameLabel]
 	}
-	if name := cmpOr(cp.Status.EggoClusterName, cluster); name != "" {
+	if name := cmp.Or(cp.Status.EggoClusterName, cluster); name != "" {
 		var ec eggov1.EggoCluster
 		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: cp.Namespace, Name: name}, &ec)
 		switch {
@@ -88,11 +89,4 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cp *cpv1.EggoControlPl
 	}
 	controllerutil.RemoveFinalizer(cp, Finalizer)
 	return ctrl.Result{}, r.Update(ctx, cp)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,10 +1,12 @@
 package controlplane
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,7 +76,7 @@ func (r *Reconciler) published(ctx context.Context, ec *eggov1.EggoCluster, ns, 
 		return nil, err
 	}
 	if ns == ec.Namespace {
-		if !metav1.IsControlledBy(&s, ec) && !ownedBy(&s, ec) {
+		if !ownedBy(&s, ec) {
 			return nil, nil
 		}
 	} else if s.Labels[eggov1.LabelClusterNamespace] != ec.Namespace || s.Annotations[eggov1.AnnotationClusterUID] != string(ec.UID) {
@@ -113,7 +115,7 @@ func (r *Reconciler) writeContractSecret(ctx context.Context, cp *cpv1.EggoContr
 	if !metav1.IsControlledBy(&cur, cp) {
 		return fmt.Errorf("Secret %s/%s exists and is not this control plane's: not overwritten", cur.Namespace, name)
 	}
-	if equalData(cur.Data, data) && cur.Annotations[NotAfterAnnotation] == annotations[NotAfterAnnotation] {
+	if maps.EqualFunc(cur.Data, data, bytes.Equal) && cur.Annotations[NotAfterAnnotation] == annotations[NotAfterAnnotation] {
 		return nil
 	}
 	cur.Data = data
@@ -124,18 +126,6 @@ func (r *Reconciler) writeContractSecret(ctx context.Context, cp *cpv1.EggoContr
 		cur.Annotations[k] = v
 	}
 	return r.Update(ctx, &cur)
-}
-
-func equalData(a, b map[string][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if string(b[k]) != string(v) {
-			return false
-		}
-	}
-	return true
 }
 
 // clientNotAfter is the end of the client certificate a kubeconfig holds.

@@ -34,7 +34,7 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachinetemplates;sshhosts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=bootstrap.eggo.io,resources=eggoconfigs,verbs=get;list;watch;create
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;create;update
 // +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update;patch;delete
 
 // Reconciler keeps an EggoControlPlane's control-plane Machines at its

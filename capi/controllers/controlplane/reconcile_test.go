@@ -124,7 +124,8 @@ func (e *cpEnv) provision(t *testing.T, m *clusterv1.Machine, host, address stri
 	sm.Annotations = map[string]string{infrav1.HostAnnotation: host}
 	sm.Spec.ProviderID = "eggo://" + m.Namespace + "/" + host + "/" + string(sm.UID)
 	e.must(t, e.c.Update(ctx, &sm))
-	e.must(t, e.c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace},
+	e.must(t, e.c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace,
+		Labels: map[string]string{clusterv1.ClusterNameLabel: m.Spec.ClusterName}},
 		Type: clusterv1.ClusterSecretType, Data: map[string][]byte{"value": []byte(`{"kind":"EggoNode","apiVersion":"bootstrap.eggo.io/v1alpha1","name":"` +
 			m.Name + `","roles":` + roles + `,"kubernetesVersion":"v1.36.5"}`)}}))
 	name := m.Name
