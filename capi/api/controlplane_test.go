@@ -69,7 +69,9 @@ func (e *env) testControlPlaneKubeconfigDefaults(t *testing.T) {
 	}{
 		{controlplanev1.KubeconfigSpec{Validity: d(24 * time.Hour)}, "renewBefore must be shorter"}, // the default 240h
 		{controlplanev1.KubeconfigSpec{Validity: d(48 * time.Hour), RenewBefore: d(48 * time.Hour)}, "renewBefore must be shorter"},
-		{controlplanev1.KubeconfigSpec{RenewBefore: d(0)}, "renewBefore must be positive"},
+		{controlplanev1.KubeconfigSpec{RenewBefore: d(0)}, "renewBefore must be at least 1m"},
+		{controlplanev1.KubeconfigSpec{Validity: d(time.Hour), RenewBefore: d(30 * time.Second)}, "renewBefore must be at least 1m"},
+		{controlplanev1.KubeconfigSpec{Validity: d(87601 * time.Hour)}, "validity must not outlive the cluster CA"},
 		{controlplanev1.KubeconfigSpec{Validity: d(time.Minute), RenewBefore: d(time.Second)}, "validity must be at least 1h"},
 	} {
 		bad := controlPlane(ns, "bad", 1)

@@ -181,12 +181,13 @@ type KubeconfigSpec struct {
 	// +optional
 	// +kubebuilder:default="720h"
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1h')",message="kubeconfig.validity must be at least 1h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('87600h')",message="kubeconfig.validity must not outlive the cluster CA (87600h, eggo's ca_validity)"
 	Validity *metav1.Duration `json:"validity,omitempty"`
 
 	// RenewBefore is how long before its end a plan renews it.
 	// +optional
 	// +kubebuilder:default="240h"
-	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="kubeconfig.renewBefore must be positive"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m')",message="kubeconfig.renewBefore must be at least 1m: with less, the certificate expires before a plan can renew it"
 	RenewBefore *metav1.Duration `json:"renewBefore,omitempty"`
 }
 
