@@ -65,4 +65,6 @@ func TestAPI(t *testing.T) {
 	t.Run("ControlPlaneVersionIsRequired", e.testControlPlaneVersionIsRequired)
 	t.Run("ControlPlaneKubeconfigDefaults", e.testControlPlaneKubeconfigDefaults)
 	t.Run("ControlPlaneScaleSubresource", e.testControlPlaneScaleSubresource)
+	t.Run("ControlPlaneAddonsAndRuntime", e.testControlPlaneAddonsAndRuntime)
+	t.Run("ControlPlaneAddonsAndRuntimeRefused", e.testControlPlaneAddonsAndRuntimeRefused)
 }

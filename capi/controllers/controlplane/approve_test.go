@@ -26,6 +26,13 @@ func TestJudgePlan(t *testing.T) {
 			node("md-1", "update host.md-1")), ""},
 		{"certificates renewed", plan(nil, node("(cluster)", "replace cert.admin"), node("md-1", "replace cert.kubelet[\"md-1\"]")), ""},
 		{"a deleted Machine's node removed", plan(nil, node("md-0", "delete host.md-0", "delete k8s_node.md-0")), ""},
+		// An edit of spec.eggo.addons or spec.eggo.runtime: the add-ons
+		// and each node's services change in place, the nodes stay.
+		{"CoreDNS turned on or retuned", plan(nil, node("(cluster)", "create addon.coredns", "update addon.coredns")), ""},
+		{"CoreDNS turned off", plan(nil, node("(cluster)", "delete addon.coredns")), ""},
+		{"kube-proxy turned off", plan(nil, node("md-1", "delete service.kube-proxy[\"md-1\"]")), ""},
+		{"runtime settings changed", plan(nil, node("cp-1", "update service.containerd[\"cp-1\"]", "update service.kubelet[\"cp-1\"]"),
+			node("md-1", "update service.containerd[\"md-1\"]", "replace service.kubelet[\"md-1\"]")), ""},
 		{"no summary", nil, "no summary"},
 		{"hooks", plan([]string{"hook.x"}), "runs hooks"},
 		{"a live Machine's host deleted", plan(nil, node("cp-1", "delete host.cp-1")), "delete host.cp-1 while Machine cp-1 stays"},

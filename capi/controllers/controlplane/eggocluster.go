@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	cpv1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
@@ -88,6 +89,8 @@ func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
 		PodCIDR:     cmp.Or(cp.Spec.Eggo.Network.PodCIDR, first(cluster.Spec.ClusterNetwork.Pods.CIDRBlocks)),
 		Recipients:  cp.Spec.Eggo.Recipients,
 		Client:      capiClient(cp.Spec.Kubeconfig),
+		Addons:      addonsBlock(cp.Spec.Eggo.Addons),
+		Runtime:     runtimeBlock(cp.Spec.Eggo.Runtime),
 	}
 	for _, m := range in.Machines {
 		h := m.Host.Spec
@@ -173,4 +176,41 @@ func first(items []string) string {
 		return ""
 	}
 	return strings.TrimSpace(items[0])
+}
+
+// addonsBlock is the configuration's addons block from spec.eggo.addons:
+// CoreDNS on unless coreDNS is false (a Cluster API cluster has cluster
+// DNS, as kubeadm's has); the rest only when set. An empty upstream list
+// stays one (cluster names only), apart from an unset one.
+func addonsBlock(a cpv1.AddonsSpec) Addons {
+	out := Addons{CoreDNS: ptr.To(ptr.Deref(a.CoreDNS, true)), CoreDNSReplicas: a.CoreDNSReplicas, KubeProxy: a.KubeProxy}
+	if a.CoreDNSUpstream != nil {
+		up := make([]string, 0, len(*a.CoreDNSUpstream))
+		for _, u := range *a.CoreDNSUpstream {
+			up = append(up, string(u))
+		}
+		out.CoreDNSUpstream = &up
+	}
+	return out
+}
+
+// runtimeBlock is the configuration's runtime block from spec.eggo.runtime.
+func runtimeBlock(r cpv1.RuntimeSpec) Runtime {
+	out := Runtime{RestrictOOMScoreAdj: r.RestrictOOMScoreAdj, CgroupRootPerNode: r.CgroupRootPerNode,
+		ImageGCHighPercent: r.ImageGCHighPercent, ImageGCLowPercent: r.ImageGCLowPercent}
+	if len(r.EvictionHard) > 0 {
+		out.EvictionHard = make(map[string]string, len(r.EvictionHard))
+		for k, v := range r.EvictionHard {
+			out.EvictionHard[k] = string(v)
+		}
+	}
+	if len(r.RegistryMirrors) > 0 {
+		out.RegistryMirrors = make(map[string][]string, len(r.RegistryMirrors))
+		for host, mirrors := range r.RegistryMirrors {
+			for _, m := range mirrors {
+				out.RegistryMirrors[host] = append(out.RegistryMirrors[host], string(m))
+			}
+		}
+	}
+	return out
 }

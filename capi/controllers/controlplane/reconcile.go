@@ -36,6 +36,11 @@ import (
 // +kubebuilder:rbac:groups=bootstrap.eggo.io,resources=eggoconfigs,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;create;update
 // +kubebuilder:rbac:groups=eggo.io,resources=eggoclusters,verbs=get;list;watch;create;update;patch;delete
+// The manager's leader election (its Deployment runs --leader-elect): the
+// Lease and the events that record who leads.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconciler keeps an EggoControlPlane's control-plane Machines at its
 // replicas and its EggoCluster's configuration at what the cluster's

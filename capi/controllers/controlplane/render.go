@@ -7,6 +7,7 @@ package controlplane
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,7 +34,33 @@ type Cluster struct {
 	// publishes to Cluster API as <cluster>-kubeconfig (never the admin's
 	// kubeconfig); nil: none.
 	Client *Client
-	Nodes  []Node
+	// Addons and Runtime are the cluster block's addons and runtime
+	// blocks: each attribute written only when set.
+	Addons  Addons
+	Runtime Runtime
+	Nodes   []Node
+}
+
+// Addons is the addons block; nil is not written (eggo's default).
+type Addons struct {
+	// CoreDNS true is written only when a node is a worker: eggo refuses
+	// CoreDNS with nowhere to run (the masters are tainted).
+	CoreDNS         *bool
+	CoreDNSReplicas *int32
+	// CoreDNSUpstream nil is eggo's default; an empty list is written as
+	// one: CoreDNS answers the cluster's names only.
+	CoreDNSUpstream *[]string
+	KubeProxy       *bool
+}
+
+// Runtime is the runtime block; nil and empty are not written.
+type Runtime struct {
+	RestrictOOMScoreAdj *bool
+	CgroupRootPerNode   *bool
+	EvictionHard        map[string]string
+	ImageGCHighPercent  *int32
+	ImageGCLowPercent   *int32
+	RegistryMirrors     map[string][]string
 }
 
 // Client is a client certificate of the cluster CA with a short life,
@@ -99,6 +126,8 @@ func Render(c Cluster) ([]byte, error) {
 		cb.SetAttributeValue("validity", cty.StringVal(c.Client.Validity.String()))
 		cb.SetAttributeValue("renew_before", cty.StringVal(c.Client.RenewBefore.String()))
 	}
+	renderAddons(cl, c.Addons, hasWorker(c.Nodes))
+	renderRuntime(cl, c.Runtime)
 	if len(c.Recipients) > 0 {
 		root.AppendNewline()
 		root.AppendNewBlock("secrets", nil).Body().SetAttributeValue("recipients", stringList(c.Recipients))
@@ -149,6 +178,76 @@ func renderNode(root *hclwrite.Body, n Node) error {
 		conn.SetAttributeValue("sudo", cty.True)
 	}
 	return nil
+}
+
+// renderAddons writes the addons block when anything in it is set.
+// CoreDNS on without a worker is left out: eggo would refuse the whole
+// configuration (CoreDNS without workers), and the first worker's plan
+// adds it.
+func renderAddons(cl *hclwrite.Body, a Addons, worker bool) {
+	if a.CoreDNS != nil && *a.CoreDNS && !worker {
+		a.CoreDNS = nil
+	}
+	if a == (Addons{}) {
+		return
+	}
+	b := cl.AppendNewBlock("addons", nil).Body()
+	setBool(b, "coredns", a.CoreDNS)
+	setInt(b, "coredns_replicas", a.CoreDNSReplicas)
+	if a.CoreDNSUpstream != nil {
+		b.SetAttributeValue("coredns_upstream", stringList(*a.CoreDNSUpstream))
+	}
+	setBool(b, "kube_proxy", a.KubeProxy)
+}
+
+// renderRuntime writes the runtime block when anything in it is set.
+func renderRuntime(cl *hclwrite.Body, r Runtime) {
+	if r.RestrictOOMScoreAdj == nil && r.CgroupRootPerNode == nil && len(r.EvictionHard) == 0 &&
+		r.ImageGCHighPercent == nil && r.ImageGCLowPercent == nil && len(r.RegistryMirrors) == 0 {
+		return
+	}
+	b := cl.AppendNewBlock("runtime", nil).Body()
+	setBool(b, "restrict_oom_score_adj", r.RestrictOOMScoreAdj)
+	setBool(b, "cgroup_root_per_node", r.CgroupRootPerNode)
+	if len(r.EvictionHard) > 0 {
+		m := make(map[string]cty.Value, len(r.EvictionHard))
+		for k, v := range r.EvictionHard {
+			m[k] = cty.StringVal(v)
+		}
+		b.SetAttributeValue("eviction_hard", cty.MapVal(m))
+	}
+	setInt(b, "image_gc_high_percent", r.ImageGCHighPercent)
+	setInt(b, "image_gc_low_percent", r.ImageGCLowPercent)
+	if len(r.RegistryMirrors) > 0 {
+		m := make(map[string]cty.Value, len(r.RegistryMirrors))
+		for k, v := range r.RegistryMirrors {
+			m[k] = stringList(v)
+		}
+		b.SetAttributeValue("registry_mirrors", cty.MapVal(m))
+	}
+}
+
+func setBool(b *hclwrite.Body, name string, v *bool) {
+	if v != nil {
+		b.SetAttributeValue(name, cty.BoolVal(*v))
+	}
+}
+
+func setInt(b *hclwrite.Body, name string, v *int32) {
+	if v != nil {
+		b.SetAttributeValue(name, cty.NumberIntVal(int64(*v)))
+	}
+}
+
+// hasWorker says whether a node has the worker role, where CoreDNS's
+// pods run.
+func hasWorker(nodes []Node) bool {
+	for _, n := range nodes {
+		if slices.Contains(n.Roles, "worker") {
+			return true
+		}
+	}
+	return false
 }
 
 func stringList(items []string) cty.Value {

@@ -7,13 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	cpv1 "github.com/eggo-project/eggo/capi/api/controlplane/v1alpha1"
 	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
 	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
 	"github.com/eggo-project/eggo/engine/config"
+	"github.com/eggo-project/eggo/resources"
 )
 
 const testHostKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHn2BtDkKJ3s9iHd4QJdVbs8QUVTWrbLvLy6Pb3mWUuV"
@@ -124,6 +129,10 @@ func TestDesiredEggoCluster(t *testing.T) {
 	if c.Network.ServiceCIDR != "10.96.0.0/16" || c.Network.PodCIDR != "10.200.0.0/16" || cfg.Secrets == nil || len(cfg.Secrets.Recipients) != 1 {
 		t.Errorf("network %+v (want the Cluster's services, the control plane's pods), secrets %v", c.Network, cfg.Secrets)
 	}
+	if !c.Addons.CoreDNS || !reflect.DeepEqual(c.Addons.CoreDNSUpstream, []string{"/etc/resolv.conf"}) || c.Addons.SkipKubeProxy ||
+		!reflect.DeepEqual(c.Runtime, resources.Runtime{}) {
+		t.Errorf("addons %+v (want CoreDNS on by default, eggo's upstream, kube-proxy), runtime %+v (want eggo's)", c.Addons, c.Runtime)
+	}
 	w := c.Nodes[1]
 	if w.Labels["pool"] != "machine" || w.Labels["rack"] != "r1" || !reflect.DeepEqual(w.Taints, []string{"a:NoSchedule"}) || w.Connection.PrivateKeyFile != eggov1.MountSSH+"/ssh-privatekey" ||
 		w.ProviderID != "eggo://clusters/h2/u2" || w.Address != "10.0.0.2" {
@@ -134,5 +143,168 @@ func TestDesiredEggoCluster(t *testing.T) {
 	_, err = DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, Machines: machines})
 	if err == nil || !strings.Contains(err.Error(), "(h1: pool-key; h2: other-key)") {
 		t.Errorf("hosts with two keys: %v", err)
+	}
+}
+
+// settingsCluster is a cluster of one master and, with worker, one worker.
+func settingsCluster(worker bool, a Addons, r Runtime) Cluster {
+	c := Cluster{Name: "work", Version: "v1.36.5", Addons: a, Runtime: r, Nodes: []Node{
+		{Name: "work-cp-a", Address: "10.0.0.11", HostKey: testHostKey, KeyFile: "/k", Roles: []string{"master", "etcd"}}}}
+	if worker {
+		c.Nodes = append(c.Nodes, Node{Name: "work-md-b", Address: "10.0.0.21", HostKey: testHostKey, KeyFile: "/k", Roles: []string{"worker"}})
+	}
+	return c
+}
+
+// loadInEggo loads a rendered configuration with eggo's own loader.
+func loadInEggo(t *testing.T, data []byte) *resources.Cluster {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cluster.hcl"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, diags := config.Load(dir, config.VarInput{})
+	if diags.HasErrors() {
+		t.Fatalf("eggo refuses the rendered configuration: %s\n%s", diags.Error(), data)
+	}
+	return cfg.Cluster
+}
+
+// The addons and runtime blocks say what is set and nothing else, and eggo
+// reads them as the control plane meant: CoreDNS on with a worker (left
+// out without one, where eggo would refuse the configuration), an empty
+// upstream list apart from an unset one, the runtime's every attribute.
+func TestRenderAddonsAndRuntime(t *testing.T) {
+	defaults := resources.Addons{CoreDNSReplicas: 1, CoreDNSUpstream: []string{"/etc/resolv.conf"}}
+	full := Runtime{RestrictOOMScoreAdj: ptr.To(true), CgroupRootPerNode: ptr.To(true),
+		EvictionHard:       map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"},
+		ImageGCHighPercent: ptr.To[int32](70), ImageGCLowPercent: ptr.To[int32](60),
+		RegistryMirrors: map[string][]string{"docker.io": {"http://10.0.0.5:5000", "https://m.example"}, "_default": {"http://10.0.0.6:5000"}}}
+	for _, c := range []struct {
+		name        string
+		cluster     Cluster
+		has, hasNot []string // in the rendered configuration
+		addons      resources.Addons
+		runtime     resources.Runtime
+	}{
+		{"nothing set", settingsCluster(true, Addons{}, Runtime{}), nil, []string{"addons", "runtime"}, resources.Addons{CoreDNSReplicas: 1, CoreDNSUpstream: []string{"/etc/resolv.conf"}}, resources.Runtime{}},
+		{"CoreDNS with a worker", settingsCluster(true, Addons{CoreDNS: ptr.To(true)}, Runtime{}), []string{"addons {", "coredns = true"},
+			[]string{"coredns_upstream", "kube_proxy", "runtime"}, resources.Addons{CoreDNS: true, CoreDNSReplicas: 1, CoreDNSUpstream: defaults.CoreDNSUpstream}, resources.Runtime{}},
+		{"CoreDNS without a worker is left out", settingsCluster(false, Addons{CoreDNS: ptr.To(true)}, Runtime{}), nil, []string{"addons", "coredns"}, defaults, resources.Runtime{}},
+		{"CoreDNS without a worker, other add-on settings kept", settingsCluster(false, Addons{CoreDNS: ptr.To(true), KubeProxy: ptr.To(false)}, Runtime{}),
+			[]string{"kube_proxy = false"}, []string{"coredns"}, resources.Addons{SkipKubeProxy: true, CoreDNSReplicas: 1, CoreDNSUpstream: defaults.CoreDNSUpstream}, resources.Runtime{}},
+		{"CoreDNS off", settingsCluster(true, Addons{CoreDNS: ptr.To(false)}, Runtime{}), []string{"coredns = false"}, nil, defaults, resources.Runtime{}},
+		{"cluster names only", settingsCluster(true, Addons{CoreDNS: ptr.To(true), CoreDNSUpstream: &[]string{}, CoreDNSReplicas: ptr.To[int32](3)}, Runtime{}),
+			[]string{"coredns_upstream = []", "coredns_replicas = 3"}, nil, resources.Addons{CoreDNS: true, CoreDNSReplicas: 3, CoreDNSUpstream: []string{}}, resources.Runtime{}},
+		{"upstreams", settingsCluster(true, Addons{CoreDNS: ptr.To(true), CoreDNSUpstream: &[]string{"10.0.0.53", "[fd00::53]:5353"}, KubeProxy: ptr.To(true)}, Runtime{}),
+			[]string{`coredns_upstream = ["10.0.0.53", "[fd00::53]:5353"]`, "kube_proxy = true"}, nil,
+			resources.Addons{CoreDNS: true, CoreDNSReplicas: 1, CoreDNSUpstream: []string{"10.0.0.53", "[fd00::53]:5353"}}, resources.Runtime{}},
+		{"the whole runtime", settingsCluster(true, Addons{CoreDNS: ptr.To(false)}, full),
+			[]string{"runtime {", "restrict_oom_score_adj = true", "cgroup_root_per_node = true", `"memory.available" = "100Mi"`, "image_gc_high_percent = 70", "image_gc_low_percent = 60", "registry_mirrors"}, nil,
+			defaults, resources.Runtime{RestrictOOMScoreAdj: true, CgroupRootPerNode: true, EvictionHard: full.EvictionHard, ImageGCHighPercent: 70, ImageGCLowPercent: 60, RegistryMirrors: full.RegistryMirrors}},
+		{"one runtime attribute", settingsCluster(true, Addons{CoreDNS: ptr.To(false)}, Runtime{ImageGCHighPercent: ptr.To[int32](90)}),
+			[]string{"image_gc_high_percent = 90"}, []string{"image_gc_low", "eviction_hard", "restrict_oom", "cgroup_root", "registry_mirrors"}, defaults, resources.Runtime{ImageGCHighPercent: 90}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data, err := Render(c.cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hcl := string(data)
+			flat := strings.Join(strings.Fields(hcl), " ") // hclwrite aligns the = of neighbours
+			for _, s := range c.has {
+				if !strings.Contains(flat, s) {
+					t.Errorf("no %q in\n%s", s, hcl)
+				}
+			}
+			for _, s := range c.hasNot {
+				if strings.Contains(hcl, s) {
+					t.Errorf("%q in\n%s", s, hcl)
+				}
+			}
+			got := loadInEggo(t, data)
+			if !reflect.DeepEqual(got.Addons, c.addons) {
+				t.Errorf("eggo reads addons %#v, want %#v\n%s", got.Addons, c.addons, hcl)
+			}
+			if !reflect.DeepEqual(got.Runtime, c.runtime) {
+				t.Errorf("eggo reads runtime %#v, want %#v\n%s", got.Runtime, c.runtime, hcl)
+			}
+		})
+	}
+}
+
+// A value holding HCL's template syntax, in any attribute of the addons
+// and runtime blocks, even a map key, is written as the string it is: read
+// back without any function or variable, each is that string.
+func TestRenderSettingsStayLiterals(t *testing.T) {
+	hostile := `${file("/etc/shadow")}`
+	tmpl := `%{if true}x%{endif}`
+	data, err := Render(settingsCluster(true, Addons{CoreDNS: ptr.To(true), CoreDNSUpstream: &[]string{hostile, tmpl}},
+		Runtime{EvictionHard: map[string]string{"memory.available": hostile, hostile: tmpl},
+			RegistryMirrors: map[string][]string{hostile: {tmpl, hostile}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, diags := hclsyntax.ParseConfig(data, "cluster.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatalf("%s\n%s", diags.Error(), data)
+	}
+	blocks := map[string]*hclsyntax.Body{}
+	for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+		if b.Type != "cluster" {
+			continue
+		}
+		for _, inner := range b.Body.Blocks {
+			blocks[inner.Type] = inner.Body
+		}
+	}
+	value := func(block, name string) cty.Value {
+		b := blocks[block]
+		if b == nil || b.Attributes[name] == nil {
+			t.Fatalf("no %s.%s in\n%s", block, name, data)
+		}
+		v, diags := b.Attributes[name].Expr.Value(nil) // no functions, no variables
+		if diags.HasErrors() {
+			t.Fatalf("%s.%s is no literal: %s\n%s", block, name, diags.Error(), data)
+		}
+		return v
+	}
+	want := map[string]cty.Value{
+		"coredns_upstream": cty.TupleVal([]cty.Value{cty.StringVal(hostile), cty.StringVal(tmpl)}),
+		"eviction_hard":    cty.ObjectVal(map[string]cty.Value{"memory.available": cty.StringVal(hostile), hostile: cty.StringVal(tmpl)}),
+		"registry_mirrors": cty.ObjectVal(map[string]cty.Value{hostile: cty.TupleVal([]cty.Value{cty.StringVal(tmpl), cty.StringVal(hostile)})}),
+	}
+	for name, w := range want {
+		block := "runtime"
+		if name == "coredns_upstream" {
+			block = "addons"
+		}
+		if got := value(block, name); !got.RawEquals(w) {
+			t.Errorf("%s = %#v, want %#v\n%s", name, got, w, data)
+		}
+	}
+}
+
+// spec.eggo.addons and spec.eggo.runtime reach the configuration as set:
+// coreDNS false turns CoreDNS off, an empty upstream list stays empty.
+func TestDesiredEggoClusterSettings(t *testing.T) {
+	cp := &cpv1.EggoControlPlane{Spec: cpv1.EggoControlPlaneSpec{Version: "v1.36.5", Eggo: cpv1.EggoSpec{
+		Addons: cpv1.AddonsSpec{CoreDNS: ptr.To(false), CoreDNSUpstream: &[]cpv1.DNSUpstream{}, CoreDNSReplicas: ptr.To[int32](2), KubeProxy: ptr.To(false)},
+		Runtime: cpv1.RuntimeSpec{RestrictOOMScoreAdj: ptr.To(false), EvictionHard: map[string]cpv1.EvictionThreshold{"pid.available": "5%"},
+			ImageGCLowPercent: ptr.To[int32](10), RegistryMirrors: map[string]cpv1.RegistryMirrorList{"docker.io": {"http://10.0.0.5:5000"}}}}}}
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "work", Namespace: "clusters"}}
+	machines := []Machine{{Name: "work-cp-a", Host: host("h1", "k"), Data: BootstrapData{Roles: []string{"master", "etcd"}}},
+		{Name: "work-md-b", Host: host("h2", "k"), Data: BootstrapData{Roles: []string{"worker"}}}}
+	e, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, Machines: machines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := loadInEggo(t, []byte(*e.Spec.Config.Inline))
+	if want := (resources.Addons{SkipKubeProxy: true, CoreDNSReplicas: 2, CoreDNSUpstream: []string{}}); !reflect.DeepEqual(c.Addons, want) {
+		t.Errorf("addons %#v, want %#v", c.Addons, want)
+	}
+	want := resources.Runtime{EvictionHard: map[string]string{"pid.available": "5%"}, ImageGCLowPercent: 10, RegistryMirrors: map[string][]string{"docker.io": {"http://10.0.0.5:5000"}}}
+	if !reflect.DeepEqual(c.Runtime, want) || !strings.Contains(*e.Spec.Config.Inline, "restrict_oom_score_adj = false") {
+		t.Errorf("runtime %#v, want %#v\n%s", c.Runtime, want, *e.Spec.Config.Inline)
 	}
 }

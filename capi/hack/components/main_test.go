@@ -85,3 +85,59 @@ func TestComponents(t *testing.T) {
 		t.Errorf("the cluster template's kinds: %s", got)
 	}
 }
+
+// TestComponentsLeaderElection: every manager runs --leader-elect, so the
+// role bound to its ServiceAccount grants the Lease it holds (a manager
+// without it never leads: it waits forever and reconciles nothing).
+func TestComponentsLeaderElection(t *testing.T) {
+	out := t.TempDir()
+	if err := write(filepath.Join("..", ".."), out, "v0.1.0", "eggo.io/eggo:t1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range providers {
+		objs, err := readObjects(filepath.Join(out, p.label(), "v0.1.0", p.componentsFile()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !grants(objs, p.name(), "coordination.k8s.io", "leases", "get", "create", "update") {
+			t.Errorf("%s: ClusterRole %s grants no get, create and update of leases: its manager cannot lead", p.label(), p.name())
+		}
+	}
+}
+
+// grants says whether ClusterRole role among objs allows every verb on
+// resource of group.
+func grants(objs []object, role, group, resource string, verbs ...string) bool {
+	for _, o := range objs {
+		if o["kind"] != "ClusterRole" || o["metadata"].(object)["name"] != role {
+			continue
+		}
+		allowed := map[string]bool{}
+		rules, _ := o["rules"].([]any)
+		for _, r := range rules {
+			r, _ := r.(object)
+			if contains(r["apiGroups"], group) && contains(r["resources"], resource) {
+				for _, v := range r["verbs"].([]any) {
+					allowed[v.(string)] = true
+				}
+			}
+		}
+		for _, v := range verbs {
+			if !allowed[v] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func contains(list any, s string) bool {
+	items, _ := list.([]any)
+	for _, i := range items {
+		if i == s {
+			return true
+		}
+	}
+	return false
+}

@@ -155,6 +155,16 @@ type EggoSpec struct {
 	// Cluster's clusterNetwork, else eggo's).
 	// +optional
 	Network NetworkSpec `json:"network,omitempty,omitzero"`
+
+	// Addons are eggo's built-in add-ons: CoreDNS (on unless
+	// addons.coreDNS is false) and kube-proxy (eggo's default: on).
+	// +optional
+	Addons AddonsSpec `json:"addons,omitempty,omitzero"`
+
+	// Runtime is containerd's and the kubelet's settings on every node
+	// (default: eggo's).
+	// +optional
+	Runtime RuntimeSpec `json:"runtime,omitempty,omitzero"`
 }
 
 // NetworkSpec is the cluster's address ranges.
