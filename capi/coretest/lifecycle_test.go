@@ -26,9 +26,10 @@ import (
 // provisioned and its control plane initialized and available, the
 // <cluster>-kubeconfig core reads in place; the MachineDeployment scales
 // 1 → 2 → 1, the Machine core deletes leaving the cluster through eggo's
-// plan and its host going back to the pool; a control-plane version bump
-// rolls in place; deleting the Cluster destroys it through eggo and
-// returns every host to the pool.
+// plan and its host going back to the pool; the control-plane Machine is
+// UpToDate once applied; a control-plane version bump rolls in place, the
+// Machine UpToDate again once recorded; deleting the Cluster destroys it
+// through eggo and returns every host to the pool.
 func TestWithClusterAPICore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a kube-apiserver and Cluster API's core manager")
@@ -62,6 +63,7 @@ func TestWithClusterAPICore(t *testing.T) {
 	_, md := machineNamesN(t, c, 1, 1)
 	gitops(t, c, 2, kubeconfig, append([]string{lb}, append(cp, md...)...)...)
 	machinesRunning(t, c, append(cp, md...)...)
+	machineUpToDate(t, c, cp[0])
 
 	// 1 → 2 workers: the new Machine joins in the next plan.
 	scaleWorkers(t, c, 2)
@@ -106,6 +108,7 @@ func TestWithClusterAPICore(t *testing.T) {
 		must(t, c.Get(ctx(t), client.ObjectKeyFromObject(&ecp), &ecp))
 		return m.Spec.Version == "v1.37.2" && ecp.Status.Version == "v1.37.2", m.Spec.Version + " " + ecp.Status.Version
 	})
+	machineUpToDate(t, c, cp[0])
 
 	// Deleting the Cluster: the worker leaves through a plan, then the
 	// control plane destroys the cluster through its EggoCluster; every
@@ -119,6 +122,25 @@ func TestWithClusterAPICore(t *testing.T) {
 		return apierrors.IsNotFound(err) && len(ms.Items) == 0, fmt.Sprintf("%d Machines, Cluster: %v", len(ms.Items), err)
 	})
 	freeHosts(t, c, 4)
+}
+
+// machineUpToDate waits until control-plane Machine name is UpToDate (the
+// control plane sets it: core leaves it to a control-plane Machine's
+// owner) and core, aggregating it, says the Cluster's control-plane
+// Machines are up to date.
+func machineUpToDate(t *testing.T, c client.Client, name string) {
+	t.Helper()
+	eventually(t, time.Minute, "Machine "+name+" and the Cluster's control-plane Machines UpToDate", func() (bool, string) {
+		var m clusterv1.Machine
+		var cl clusterv1.Cluster
+		must(t, c.Get(ctx(t), client.ObjectKey{Namespace: ns, Name: name}, &m))
+		must(t, c.Get(ctx(t), client.ObjectKey{Namespace: ns, Name: cluster}, &cl))
+		mc := meta.FindStatusCondition(m.Status.Conditions, clusterv1.MachineUpToDateCondition)
+		cc := meta.FindStatusCondition(cl.Status.Conditions, clusterv1.ClusterControlPlaneMachinesUpToDateCondition)
+		ok := mc != nil && mc.Status == metav1.ConditionTrue && mc.Reason == clusterv1.MachineUpToDateReason &&
+			cc != nil && cc.Status == metav1.ConditionTrue
+		return ok, fmt.Sprintf("Machine %+v, Cluster %+v", mc, cc)
+	})
 }
 
 // freeHosts waits until n hosts of the pool are unclaimed and Available.

@@ -41,6 +41,14 @@ func (e *cpEnv) appliedAll(t *testing.T, ec *eggov1.EggoCluster, hash string, no
 	e.must(t, e.c.Status().Update(context.Background(), ec))
 }
 
+// upToDate is the UpToDate condition of Machine name, as stored.
+func (e *cpEnv) upToDate(t *testing.T, ns, name string) *metav1.Condition {
+	t.Helper()
+	var m clusterv1.Machine
+	e.must(t, e.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &m))
+	return meta.FindStatusCondition(m.Status.Conditions, clusterv1.MachineUpToDateCondition)
+}
+
 func (e *cpEnv) controlPlane(t *testing.T, ns string) *cpv1.EggoControlPlane {
 	t.Helper()
 	var cp cpv1.EggoControlPlane
@@ -52,7 +60,9 @@ func (e *cpEnv) controlPlane(t *testing.T, ns string) *cpv1.EggoControlPlane {
 // plan that creates its Machines' nodes and refuses one that would take a
 // live Machine's host; after the apply it is initialized and Available
 // with its replicas counted; a version bump is rolled in place and the
-// Machines then say the new version.
+// Machines then say the new version. Each Machine's UpToDate condition
+// follows the up-to-date count: False until applied, True after, False
+// naming both versions while the roll is pending, True once recorded.
 func TestControlPlaneApprovesAndObserves(t *testing.T) {
 	e := startCPEnv(t)
 	ctx := context.Background()
@@ -68,6 +78,9 @@ func TestControlPlaneApprovesAndObserves(t *testing.T) {
 	if cp := e.controlPlane(t, ns); meta.IsStatusConditionTrue(cp.Status.Conditions, cpv1.AvailableCondition) ||
 		cp.Status.Initialization.ControlPlaneInitialized != nil {
 		t.Fatalf("before any apply: %+v", cp.Status)
+	}
+	if c := e.upToDate(t, ns, cpm); c == nil || c.Status != metav1.ConditionFalse || c.Reason != clusterv1.MachineNotUpToDateReason {
+		t.Errorf("the Machine's UpToDate before any apply: %+v", c)
 	}
 
 	// A plan that would delete the live master's host: not approved.
@@ -105,6 +118,9 @@ func TestControlPlaneApprovesAndObserves(t *testing.T) {
 		meta.IsStatusConditionTrue(st.Conditions, cpv1.RollingOutCondition) {
 		t.Fatalf("after the apply: %+v", st)
 	}
+	if c := e.upToDate(t, ns, cpm); c == nil || c.Status != metav1.ConditionTrue || c.Reason != clusterv1.MachineUpToDateReason {
+		t.Errorf("the Machine's UpToDate after the apply: %+v", c)
+	}
 
 	// A version bump: the spec is rewritten; until eggo applied it the
 	// replica is not up to date and the roll is on.
@@ -123,6 +139,10 @@ func TestControlPlaneApprovesAndObserves(t *testing.T) {
 		!meta.IsStatusConditionTrue(st.Conditions, cpv1.AvailableCondition) {
 		t.Errorf("during the roll: %+v", st)
 	}
+	if c := e.upToDate(t, ns, cpm); c == nil || c.Status != metav1.ConditionFalse || c.Reason != clusterv1.MachineNotUpToDateReason ||
+		!strings.Contains(c.Message, "* Version v1.36.5, v1.37.2 required") {
+		t.Errorf("the Machine's UpToDate during the roll: %+v", c)
+	}
 	e.must(t, e.c.Get(ctx, client.ObjectKeyFromObject(ec), ec))
 	if ec.Annotations[eggov1.ApproveAnnotation] != "up00000000000000" {
 		t.Errorf("the in-place upgrade's plan was not approved")
@@ -132,6 +152,9 @@ func TestControlPlaneApprovesAndObserves(t *testing.T) {
 	st = e.controlPlane(t, ns).Status
 	if *st.UpToDateReplicas != 1 || st.Version != "v1.37.2" || meta.IsStatusConditionTrue(st.Conditions, cpv1.RollingOutCondition) {
 		t.Errorf("after the roll: %+v", st)
+	}
+	if c := e.upToDate(t, ns, cpm); c == nil || c.Status != metav1.ConditionTrue || c.Reason != clusterv1.MachineUpToDateReason || c.Message != "" {
+		t.Errorf("the Machine's UpToDate after the roll: %+v", c)
 	}
 	var m clusterv1.Machine
 	e.must(t, e.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: cpm}, &m))

@@ -47,15 +47,17 @@ func current(ec *eggov1.EggoCluster) bool {
 }
 
 // observe copies what eggo did into the control plane's status: the
-// replica counts, versions, initialization and the contract's conditions.
+// replica counts, versions, initialization and the contract's conditions;
+// and into each of its Machines' UpToDate condition (uptodate.go).
 // machines are the control plane's; ec is nil before the first write.
 func (r *Reconciler) observe(ctx context.Context, cp *cpv1.EggoControlPlane, ec *eggov1.EggoCluster, machines []clusterv1.Machine) error {
 	if ec == nil {
 		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, noEggoClusterYetReason, "no control-plane Machine is ready for eggo yet")
-		return nil
+		_, err := r.reconcileUpToDate(ctx, cp, nil, machines)
+		return err
 	}
 	isCurrent := current(ec)
-	var ready, upToDate int32
+	var ready int32
 	for i := range machines {
 		m := &machines[i]
 		if !applied(ec, m.Name) {
@@ -68,10 +70,11 @@ func (r *Reconciler) observe(ctx context.Context, cp *cpv1.EggoControlPlane, ec 
 				return err
 			}
 		}
-		if isCurrent {
-			upToDate++
-		}
 	}
+	// Counted after the versions are recorded: machineUpToDate compares
+	// them. A failed condition patch does not keep the counts from the
+	// status; the pass returns it once they are set.
+	upToDate, patchErr := r.reconcileUpToDate(ctx, cp, ec, machines)
 	cp.Status.ReadyReplicas, cp.Status.AvailableReplicas, cp.Status.UpToDateReplicas = &ready, &ready, &upToDate
 	if isCurrent && ready > 0 {
 		cp.Status.Version = cp.Spec.Version
@@ -83,7 +86,7 @@ func (r *Reconciler) observe(ctx context.Context, cp *cpv1.EggoControlPlane, ec 
 		cp.Status.LastAppliedPlanHash = ec.Status.LastAppliedPlanHash
 	}
 	observeConditions(cp, ec, int32(len(machines)), ready, upToDate)
-	return nil
+	return patchErr
 }
 
 // observeConditions sets Available, MachinesReady, MachinesUpToDate,

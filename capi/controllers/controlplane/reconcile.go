@@ -31,6 +31,8 @@ import (
 // +kubebuilder:rbac:groups=controlplane.eggo.io,resources=eggocontrolplanes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
+// The UpToDate condition of its Machines is the control plane's to set (uptodate.go).
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachinetemplates;sshhosts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.eggo.io,resources=sshmachines,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=bootstrap.eggo.io,resources=eggoconfigs,verbs=get;list;watch;create
