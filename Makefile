@@ -77,9 +77,9 @@ RACE_ONLY := TestHostOnTestbed|TestHooksOnTestbed|TestHostKeysOnTestbed
 # 35–80 on two cores, and static-pod etcd's roll lost a polled request to
 # "leader changed" and an sshd refused a session, in two runs out of two.
 E2E_CLUSTERS := 3
-test: deps check bundle ## All tests: unit, race, real sshd, testbed end to end (real Kubernetes clusters), the conformance smokes; each step says its time
+test: deps check bundle capi-parts ## All tests: unit, race, real sshd, testbed end to end (real Kubernetes clusters, Cluster API's among them), the conformance smokes; each step says its time
 	@RACE_ONLY='$(RACE_ONLY)' CONFORMANCE_SMOKE='$(CONFORMANCE_SMOKE)' INOTIFY_INSTANCES=$(INOTIFY_INSTANCES) \
-	E2E_CLUSTERS=$(E2E_CLUSTERS) MAKE='$(MAKE)' tools/maketest/test.sh
+	E2E_CLUSTERS=$(E2E_CLUSTERS) MAKE='$(MAKE)' EGGO_CAPI_PARTS=$(CACHE)/capi/$(CAPI_VERSION) tools/maketest/test.sh
 
 bench: ## Benchmarks: 1000-node plans, graph walk overhead, state encode/read
 	go test -run '^$$' -bench . -benchmem -benchtime 5x ./engine/... ./graph/... ./state/... ./resources/... ./engine/config/...

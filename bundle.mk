@@ -83,8 +83,10 @@ bundle-clean: ## Remove the built bundles and their parts (keeps the Go build an
 # management cluster, capi/DESIGN.md): the manager and clusterctl from the
 # tools-only module tools/bundle/capi, the manager's image, and
 # core-components.yaml and metadata.yaml in clusterctl's local repository
-# layout. Not part of make bundle or make test yet. Made with the v1.36.5
-# bundle's kubectl; checked in a throwaway containerd as eggo-image is.
+# layout. make test builds it first (the GitOps end-to-end test's
+# management cluster becomes Cluster API's; capi/coretest runs core beside
+# eggo's providers). Made with the v1.36.5 bundle's kubectl; checked in a
+# throwaway containerd as eggo-image is.
 CAPI_VERSION ?= v1.14.2
 CAPI_KUBECTL ?= $(CACHE)/bundle/v1.36.5/amd64/usr/local/bin/kubectl
 capi-parts: ## Build (or reuse) Cluster API $(CAPI_VERSION)'s manager, clusterctl, image and core components in $(CACHE)/capi/$(CAPI_VERSION); prints it last

@@ -23,9 +23,10 @@ const capiCluster = "capw"
 // `clusterctl generate cluster` (eggo's load balancer on ww1, a master and
 // a MachineDeployment's worker from the pool wm, ww0, ww2) comes up
 // Available through eggo's Jobs; `clusterctl get kubeconfig` reaches it as
-// the control plane's own client, never the admin; the conformance smoke
-// judges it; the MachineDeployment scales 1 → 2 → 1 and the released host
-// is as it was; deleting the Cluster destroys it and gives every host back
+// the control plane's own client, never the admin; every Machine is Ready
+// and up to date; the conformance smoke judges it; the MachineDeployment
+// scales 1 → 2 (the control plane's manager killed meanwhile) → 1 and the
+// released host is as it was; deleting the Cluster destroys it and gives every host back
 // as it was.
 func clusterAPIOnTestbed(t *testing.T, m *management) {
 	mg := m.mg
@@ -50,9 +51,12 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 	waitFor(t, "the Cluster Available", 15*time.Minute, func() (bool, string) {
 		return capiCondition(mg, "cluster", capiCluster, "Available") == "True", capiSummary(mg)
 	}, diag)
-	lap("a Cluster from clusterctl generate cluster is Available:\n%s", cc.run(nil, "describe", "cluster", capiCluster, "-n", ns))
+	lap("a Cluster from clusterctl generate cluster is Available")
 
 	// clusterctl get kubeconfig: the control plane's client, not the admin.
+	if typ := mg.run("-n", ns, "get", "secret", capiCluster+"-kubeconfig", "-o", "jsonpath={.type}"); typ != "cluster.x-k8s.io/secret" {
+		t.Errorf("Secret %s-kubeconfig is of type %q, want cluster.x-k8s.io/secret", capiCluster, typ)
+	}
 	work := kube{t: t, kubectl: m.kubectl, kubeconfig: filepath.Join(t.TempDir(), capiCluster+".kubeconfig")}
 	writeFile(t, work.kubeconfig, cc.run(nil, "get", "kubeconfig", capiCluster, "-n", ns))
 	if who := work.run("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); who != "eggo:client:capi" {
@@ -62,6 +66,11 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 		out, _ := work.try("get", "nodes", "--no-headers")
 		return readyNodes(out) == 2, out
 	}, diag)
+	waitFor(t, "every Machine Ready and up to date", 5*time.Minute, func() (bool, string) {
+		out := cc.run(nil, "describe", "cluster", capiCluster, "-n", ns)
+		return allMachinesReady(t, mg), out
+	}, diag)
+	lap("both Nodes Ready:\n%s", cc.run(nil, "describe", "cluster", capiCluster, "-n", ns))
 	if m.smoke != nil {
 		sum, err := m.smoke.Run(context.Background(), work.kubeconfig)
 		if err != nil {
@@ -75,6 +84,9 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 	// as it was.
 	md := capiCluster + "-md-0"
 	mg.run("-n", ns, "scale", "machinedeployment", md, "--replicas=2")
+	// The control plane's manager is killed as the new Machine comes: its
+	// next leader picks the work up from the objects alone.
+	mg.run("-n", "eggo-system", "delete", "pod", "-l", "app.kubernetes.io/name=eggo-capi-controlplane", "--wait=false")
 	waitFor(t, "the second worker's Node Ready", 12*time.Minute, func() (bool, string) {
 		out, _ := work.try("get", "nodes", "--no-headers")
 		return readyNodes(out) == 3, out + capiSummary(mg)
@@ -144,8 +156,8 @@ func capiPool(t *testing.T, m *management) {
 		map[string]any{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": map[string]any{"name": pv},
 			"spec": map[string]any{"capacity": map[string]any{"storage": "1Gi"}, "accessModes": []string{"ReadOnlyMany"},
 				"storageClassName": "", "persistentVolumeReclaimPolicy": "Retain",
-				"hostPath":         map[string]any{"path": bundleMount, "type": "Directory"},
-				"claimRef":         map[string]any{"namespace": ns, "name": "eggo-bundle"}}},
+				"hostPath": map[string]any{"path": bundleMount, "type": "Directory"},
+				"claimRef": map[string]any{"namespace": ns, "name": "eggo-bundle"}}},
 		map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": map[string]any{"name": "eggo-bundle", "namespace": ns},
 			"spec": map[string]any{"accessModes": []string{"ReadOnlyMany"}, "storageClassName": "", "volumeName": pv,
 				"resources": map[string]any{"requests": map[string]any{"storage": "1Gi"}}}})
@@ -161,6 +173,33 @@ func testbedEggo(eggo map[string]any) {
 		"evictionHard": map[string]any{"memory.available": "100Mi", "nodefs.available": "1Gi", "imagefs.available": "1Gi", "nodefs.inodesFree": "5%"},
 	}
 	eggo["addons"] = map[string]any{"coreDNS": true, "coreDNSUpstream": []string{}}
+}
+
+// allMachinesReady says whether every Machine of ns is Ready and
+// UpToDate (the control plane's own, whose UpToDate the control plane
+// sets, as the MachineDeployment's).
+func allMachinesReady(t *testing.T, mg kube) bool {
+	t.Helper()
+	var list struct {
+		Items []struct {
+			Status struct {
+				Conditions []struct{ Type, Status string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(mg.run("-n", ns, "get", "machines", "-o", "json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range list.Items {
+		ok := map[string]bool{}
+		for _, c := range m.Status.Conditions {
+			ok[c.Type] = c.Status == "True"
+		}
+		if !ok["Ready"] || !ok["UpToDate"] {
+			return false
+		}
+	}
+	return len(list.Items) > 0
 }
 
 // capiCondition is a condition's status on a Cluster API object of ns.
@@ -233,4 +272,3 @@ func diagnoseCAPI(mg kube) string {
 	}
 	return b.String()
 }
-

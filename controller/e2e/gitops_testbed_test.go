@@ -13,10 +13,8 @@ import (
 	"time"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
-	"github.com/eggo-project/eggo/internal/harness/eggotest"
 	"github.com/eggo-project/eggo/internal/harness/nspawntest"
 	"github.com/eggo-project/eggo/resources"
-	"github.com/eggo-project/eggo/tools/conformance"
 )
 
 // testbedRuntime is the runtime block both clusters need on the testbed:
@@ -44,9 +42,10 @@ const (
 	bundleMount = "/srv/eggo-bundles"
 )
 
-// TestGitOpsOnTestbed is issue 17's end-to-end run. The eggo CLI deploys
-// a one-host management cluster whose bundle carries eggo's own image;
-// the controller and its CRD are installed from controller/config; then
+// TestGitOpsOnTestbed is issue 17's end-to-end run, then issue 29's. The
+// eggo CLI deploys a one-host management cluster whose bundle carries
+// eggo's own image and Cluster API's core image; the controller and its
+// CRD are installed from controller/config; then
 // an EggoCluster, Manual approval, runs Jobs that deploy a workload
 // cluster on two other hosts. On the way: the first apply's pod is killed
 // mid-apply and the next Job converges from the state it left; a plan of
@@ -55,50 +54,11 @@ const (
 // is not applied under it; the hosts' keys are pinned in the state; no
 // key or token is in any CR, ConfigMap, Job, pod, event or log; deleting
 // the EggoCluster destroys the workload cluster and leaves its hosts as
-// they were.
+// they were. Then the same management cluster becomes Cluster API's
+// (clusterAPIOnTestbed).
 func TestGitOpsOnTestbed(t *testing.T) {
-	bundle := bundleDir(t)
-	repo := repoRoot(t)
-	eggo := eggotest.Binary(t)
-	archive, image := eggoImage(t, repo)
-	t.Logf("eggo's image %s (%s)", image, archive)
-
-	// The Jobs' bundle: make bundle's, or (to run the conformance smoke
-	// against the workload cluster) a copy carrying the tests' images.
-	smoke, err := conformance.NewSmoke(repo, k8sVersion, bundle, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundles, bundlePath := filepath.Dir(bundle), filepath.Base(bundle)
-	if smoke != nil {
-		bundles, bundlePath = filepath.Dir(smoke.Bundle), filepath.Base(smoke.Bundle)
-	}
-	tb := nspawntest.UpForTestWith(t, nspawntest.Options{Names: []string{"mg", "wm", "ww0", "ww1"}, Containers: true,
-		ReadOnlyBinds: map[string]string{bundleMount: bundles}})
-	addr := map[string]string{}
-	for _, h := range tb.Hosts {
-		addr[h.Name] = h.Address
-	}
-	before := map[string]string{}
-	for _, h := range []string{"wm", "ww0", "ww1"} {
-		before[h] = tb.TreeForTest(t, h)
-	}
-
-	// The management cluster, by the CLI, with eggo's image in its bundle.
-	mgmtDir := t.TempDir()
-	writeFile(t, filepath.Join(mgmtDir, "main.hcl"), mgmtHCL(tb, addr["mg"], managementBundle(t, repo, bundle, archive)))
-	start := time.Now()
-	run(t, mgmtDir, eggo, "apply", "-auto-approve")
-	t.Logf("management cluster deployed in %s", time.Since(start).Round(time.Second))
-	kubectl := filepath.Join(bundle, "amd64/usr/local/bin/kubectl")
-	mg := kube{t: t, kubectl: kubectl, kubeconfig: filepath.Join(mgmtDir, "mgmt.kubeconfig")}
-	waitFor(t, "the management node Ready", 3*time.Minute, func() (bool, string) {
-		out, _ := mg.try("get", "nodes", "--no-headers")
-		return strings.Contains(out, " Ready "), out
-	}, func() string { return "" })
-
-	// The controller, from the committed manifests with the image's tag.
-	installController(t, mg, repo, image)
+	m := managementOnTestbed(t)
+	mg, tb, addr, kubectl := m.mg, m.tb, m.addr, m.kubectl
 	diag := func() string { return diagnose(mg) }
 
 	// The workload cluster's SSH key, opted in to the EggoCluster by its
@@ -106,7 +66,7 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	keyFile := tb.Hosts[0].KeyFile
 	mg.run("-n", ns, "create", "secret", "generic", cluster+"-ssh", "--type=kubernetes.io/ssh-auth", "--from-file=ssh-privatekey="+keyFile)
 	mg.run("-n", ns, "annotate", "secret", cluster+"-ssh", v1alpha1.AnnotationSecretClusters+"="+cluster)
-	spec := workloadSpec{addr: addr, workers: []string{"ww0"}, attempt: "1", bundlePath: bundlePath, dns: smoke != nil}
+	spec := workloadSpec{addr: addr, workers: []string{"ww0"}, attempt: "1", bundlePath: m.bundlePath}
 	// The admission policy is in force: a hostPath bundle is refused until
 	// the platform admin allows it (the testbed's bundle is on the node).
 	if out, err := runErr("", []byte(spec.yaml(t)), mg.kubectl, "--kubeconfig", mg.kubeconfig, "apply", "-f", "-"); err == nil ||
@@ -213,16 +173,6 @@ func TestGitOpsOnTestbed(t *testing.T) {
 		return nodeReady(out, "ww1"), out
 	}, diag)
 
-	// The conformance suite judges the cluster the Jobs built (when asked:
-	// EGGO_E2E_CONFORMANCE_FOCUS).
-	if smoke != nil {
-		sum, err := smoke.Run(context.Background(), work.kubeconfig)
-		if err != nil {
-			t.Error(err)
-		}
-		lap("conformance against the workload cluster: %s", sum)
-	}
-
 	// 7. An edit after that approval is planned and waits: the approval
 	// names the joined plan's hash, never the new one.
 	spec.ww1Labels = `{ pool = "b" }`
@@ -279,11 +229,11 @@ func TestGitOpsOnTestbed(t *testing.T) {
 	if out := mg.run("-n", stateNs, "get", "secrets", "-l", v1alpha1.LabelCluster+"="+cluster, "-o", "name"); strings.TrimSpace(out) != "secret/eggo-state-"+cluster {
 		t.Errorf("Secrets of %s in %s after the destroy: %q, want the state's head alone", cluster, stateNs, out)
 	}
-	for h, tree := range before {
-		if after := tb.TreeForTest(t, h); after != tree {
-			t.Errorf("destroy left %s changed:\n%s", h, nspawntest.TreeDiff(tree, after))
-		}
-	}
+	m.checkTreesAsBefore(t, "the destroy", "wm", "ww0", "ww1")
+
+	// 11. The same management cluster as Cluster API's: clusterctl init,
+	// and a Cluster of Machines on the hosts the EggoCluster gave back.
+	clusterAPIOnTestbed(t, m)
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -291,33 +241,6 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// mgmtHCL is the management cluster: one host that is master, etcd
-// member and worker (the controller and the Jobs run there).
-func mgmtHCL(tb *nspawntest.Testbed, address, bundle string) string {
-	h := tb.Hosts[0]
-	return fmt.Sprintf(`cluster "mgmt" {
-  kubernetes_version = %q
-  packages           = %q
-  network {
-    service_cidr = "10.32.0.0/16"
-    pod_cidr     = "10.244.0.0/16"
-  }
-`+testbedRuntime+`
-}
-
-connection {
-  user             = %q
-  private_key_file = %q
-  known_hosts_file = %q
-}
-
-node "mg" {
-  address = %q
-  roles   = ["master", "etcd", "worker"]
-}
-`, k8sVersion, bundle, h.User, h.KeyFile, h.KnownHostsFile, address)
 }
 
 // workloadSpec is the EggoCluster as the test edits it.
@@ -328,7 +251,6 @@ type workloadSpec struct {
 	ww1Labels string
 	// bundlePath is the bundle's directory in the Jobs' bundle volume.
 	bundlePath string
-	dns        bool // CoreDNS (the conformance tests' DNS checks need it)
 }
 
 func (s workloadSpec) hcl() string {
@@ -351,7 +273,7 @@ cluster %q {
     pod_cidr     = "10.245.0.0/16"
   }
 `+testbedRuntime+`
-%s}
+}
 
 connection {
   user             = "root"
@@ -362,7 +284,7 @@ node "wm" {
   address = %q
   roles   = ["master", "etcd"]
 }
-`, cluster, k8sVersion, s.dnsBlock(), s.addr["wm"])
+`, cluster, k8sVersion, s.addr["wm"])
 	for _, w := range s.workers {
 		fmt.Fprintf(&b, "\nnode %q {\n  address = %q\n  roles   = [\"worker\"]\n", w, s.addr[w])
 		if w == "ww1" && s.ww1Labels != "" {
@@ -371,15 +293,6 @@ node "wm" {
 		b.WriteString("}\n")
 	}
 	return b.String()
-}
-
-// dnsBlock is CoreDNS answering the cluster's names only (the testbed's
-// hosts have no resolver to forward to), when asked for.
-func (s workloadSpec) dnsBlock() string {
-	if !s.dns {
-		return ""
-	}
-	return "  addons {\n    coredns          = true\n    coredns_upstream = []\n  }\n"
 }
 
 func (s workloadSpec) yaml(t *testing.T) string {

@@ -80,10 +80,10 @@ func eggoImage(t *testing.T, repo string) (archive, name string) {
 // managementBundle is the bundle the management cluster is deployed from,
 // as make management-bundle makes it: a copy of the bundle carrying eggo's
 // image among those every node's containerd imports at start.
-func managementBundle(t *testing.T, repo, bundle, archive string) string {
+func managementBundle(t *testing.T, repo, bundle, archive string, more ...string) string {
 	t.Helper()
-	out := run(t, repo, filepath.Join(repo, "tools/bundle/scripts/management-bundle.sh"), bundle, archive,
-		filepath.Join(t.TempDir(), "v"+k8sVersion))
+	args := append([]string{bundle, archive, filepath.Join(t.TempDir(), "v"+k8sVersion)}, more...)
+	out := run(t, repo, filepath.Join(repo, "tools/bundle/scripts/management-bundle.sh"), args...)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	return lines[len(lines)-1]
 }

@@ -125,4 +125,3 @@ node "mg" {
 }
 `, k8sVersion, bundle, h.User, h.KeyFile, h.KnownHostsFile, address)
 }
-

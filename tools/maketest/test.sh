@@ -11,20 +11,19 @@
 #     slots_test.go says why; TestEtcdStaticPodsOnTestbed runs the
 #     conformance smoke of the pod implementation) beside one chain: the
 #     GitOps end-to-end test (controller/e2e: a management cluster and a
-#     workload cluster, with the binary implementation's conformance smoke),
-#     then the race step (the unit tests of the
-#     engine, the graph and the providers, and the engine's testbed tests
-#     that boot no Kubernetes: RACE_ONLY, run once, here), the fuzz runs,
-#     the bundle tools' tests and the capi/ module's tests (its controllers
-#     against real API servers, beside Cluster API's own core manager when
-#     make capi-parts has built it) — a chain that holds one of the
-#     E2E_CLUSTERS slots to its end, then gives it to the engine's tests.
-#     Under the clusters' load the race step and the fuzz runs are slow
-#     (493 s and 334 s in the run of cdc68db, against about 100 s and 60 s
-#     alone), so the chain ends after the engine's tests (2,603 s against
-#     2,324 s) and capi's 222 s run mostly alone at its end: no faster than
-#     before the clusters, no slower;
-#  3. resources/hookrun, alone and last: it measures a hook's time limits on
+#     workload cluster; then the same management cluster as Cluster API's,
+#     clusterctl init from make capi-parts and a Cluster of Machines on the
+#     hosts the workload cluster gave back, with the binary implementation's
+#     conformance smoke), the bundle tools' tests and the capi/ module's
+#     tests (its controllers against real API servers, beside Cluster API's
+#     own core manager) — a chain that holds one of the E2E_CLUSTERS slots
+#     to its end, then gives it to the engine's tests;
+#  3. the race step (the unit tests of the engine, the graph and the
+#     providers, and the engine's testbed tests that boot no Kubernetes:
+#     RACE_ONLY, run once, here) and the fuzz runs, after the clusters: under
+#     their load they took 493 s and 334 s in the run of cdc68db (about 100 s
+#     and 60 s alone), and made the chain end last;
+#  4. resources/hookrun, alone and last: it measures a hook's time limits on
 #     real hosts (SIGTERM, then SIGKILL after the grace), which the clusters'
 #     load would stretch.
 #
@@ -67,15 +66,13 @@ step conformance-images "$MAKE" --no-print-directory conformance-images >/dev/nu
 export EGGO_E2E_CONFORMANCE_FOCUS=$CONFORMANCE_SMOKE EGGO_E2E_CLUSTERS=$E2E_CLUSTERS
 
 # The chain holds its slot to its end: given back after the GitOps test
-# (CI8), the race step ran beside three clusters (802 s, not 159) and
-# static-pod etcd's roll lost a polled request to "leader changed".
+# (CI8), what followed ran beside three clusters (the race step: 802 s,
+# not 159) and static-pod etcd's roll lost a polled request to "leader
+# changed".
 chain() {
   local rc
   touch "$EGGO_E2E_SLOTS_HELD/chain"
-  step gitops-e2e go test -count=1 -v -timeout 45m ./controller/e2e/ &&
-    step race env CGO_ENABLED=1 go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestOldEggo|TestEtcdStaticPods' \
-      "${race_pkgs[@]}" &&
-    step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x FUZZTIME_NESTING=1000x &&
+  step gitops-e2e go test -count=1 -v -timeout 60m ./controller/e2e/ &&
     step bundle-test "$MAKE" --no-print-directory bundle-test &&
     # The Cluster API providers' module (capi/: its own go.mod, so ./...
     # does not reach it): its tests, and its CRDs, roles and deep copies
@@ -94,5 +91,8 @@ wait "$chain_pid"
 chain=$?
 ((engine == 0 && chain == 0)) || exit 1
 
+step race env CGO_ENABLED=1 go test -count=1 -race -timeout 20m -skip 'TestKubernetes|TestPodNetwork|TestOldEggo|TestEtcdStaticPods' \
+  "${race_pkgs[@]}" || exit 1
+step fuzz "$MAKE" --no-print-directory fuzz FUZZTIME=20000x FUZZTIME_NESTING=1000x || exit 1
 step hookrun go test -count=1 -timeout 15m ./resources/hookrun/ || exit 1
 echo "make test: everything passed in $((SECONDS - started)) s" >&2
