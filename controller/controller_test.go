@@ -28,6 +28,7 @@ func TestController(t *testing.T) {
 	t.Run("an edit of a referenced ConfigMap plans again", e.testConfigMapEdit)
 	t.Run("eggo.io/plan-requested plans an unchanged spec again", e.testPlanRequest)
 	t.Run("an EggoCluster's writer gets only what the admin allowed", e.testAdmission)
+	t.Run("additional SSH key Secrets opt in and are mounted each at its path", e.testAdditionalSSHKeys)
 	t.Run("deletion runs a destroy Job behind the finalizer", e.testDestroyOnDelete)
 	t.Run("a failed destroy runs again when asked", e.testDestroyRetry)
 	t.Run("deletionPolicy Orphan lets go without a Job", e.testOrphan)

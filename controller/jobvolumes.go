@@ -1,12 +1,14 @@
 package controller
 
 import (
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
-// volumes of a Job: the configuration (plan, destroy), the SSH key, the
+// volumes of a Job: the configuration (plan, destroy), the SSH keys, the
 // identity, the bundle and a work directory. An apply Job reads its saved
 // plan from the state namespace through the API: a pod mounts Secrets of
 // its own namespace only.
@@ -37,8 +39,16 @@ func volumes(c *v1alpha1.EggoCluster, r jobRequest) []corev1.Volume {
 	if c.Spec.IdentitySecretRef != nil {
 		v = append(v, corev1.Volume{Name: "identity", VolumeSource: secret(c.Spec.IdentitySecretRef.Name, v1alpha1.IdentityKey)})
 	}
+	for i, ref := range c.Spec.AdditionalSSHKeySecretRefs {
+		v = append(v, corev1.Volume{Name: additionalSSHKeyVolume(i), VolumeSource: secret(ref.Name, corev1.SSHAuthPrivateKey)})
+	}
 	return v
 }
+
+// additionalSSHKeyVolume names the volume of
+// spec.additionalSSHKeySecretRefs[i] by its index: a Secret's name may be
+// too long for a volume's (a DNS label).
+func additionalSSHKeyVolume(i int) string { return "ssh-" + strconv.Itoa(i) }
 
 // configVolume is the inline configuration's ConfigMap (the controller
 // writes it) or the referenced key, seen as cluster.hcl either way.
@@ -68,6 +78,9 @@ func mounts(c *v1alpha1.EggoCluster, r jobRequest) []corev1.VolumeMount {
 	}
 	if c.Spec.IdentitySecretRef != nil {
 		m = append(m, corev1.VolumeMount{Name: "identity", MountPath: v1alpha1.MountIdentity, ReadOnly: true})
+	}
+	for i, ref := range c.Spec.AdditionalSSHKeySecretRefs {
+		m = append(m, corev1.VolumeMount{Name: additionalSSHKeyVolume(i), MountPath: v1alpha1.AdditionalSSHKeyDir(ref.Name), ReadOnly: true})
 	}
 	return m
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -35,7 +36,7 @@ func (r *Reconciler) checkSpec(ctx context.Context, c *v1alpha1.EggoCluster, pha
 	if msg := r.checkServiceAccount(ctx, c); msg != "" {
 		return p, msg
 	}
-	if msg := r.checkSecretOptIn(ctx, c, "sshKeySecretRef", c.Spec.SSHKeySecretRef.Name); msg != "" {
+	if msg := r.checkSSHKeys(ctx, c); msg != "" {
 		return p, msg
 	}
 	if ref := c.Spec.IdentitySecretRef; ref != nil {
@@ -116,6 +117,34 @@ func (r *Reconciler) checkServiceAccount(ctx context.Context, c *v1alpha1.EggoCl
 	if sa.Labels[v1alpha1.LabelJobServiceAccount] != "true" {
 		return fmt.Sprintf("spec.serviceAccountName %s is not marked for eggo's Jobs: the namespace's admin marks one with the label %s=true (leave it empty for %s)",
 			name, v1alpha1.LabelJobServiceAccount, DefaultServiceAccount)
+	}
+	return ""
+}
+
+// checkSSHKeys: sshKeySecretRef and every one of
+// additionalSSHKeySecretRefs opted in, each additional one a Secret's name
+// (it is a directory of the Job's mounts), checked before any Secret is
+// read, and named once. The CRD refuses a repeated name and bounds a
+// name's length, but cannot hold it to a DNS subdomain: a regular
+// expression on a string of no declared length (LocalObjectReference's
+// name) costs more than the API server allows a CRD's rule.
+func (r *Reconciler) checkSSHKeys(ctx context.Context, c *v1alpha1.EggoCluster) string {
+	if msg := r.checkSecretOptIn(ctx, c, "sshKeySecretRef", c.Spec.SSHKeySecretRef.Name); msg != "" {
+		return msg
+	}
+	seen := map[string]string{c.Spec.SSHKeySecretRef.Name: "sshKeySecretRef"}
+	for i, ref := range c.Spec.AdditionalSSHKeySecretRefs {
+		field := fmt.Sprintf("additionalSSHKeySecretRefs[%d]", i)
+		if errs := validation.IsDNS1123Subdomain(ref.Name); len(errs) > 0 {
+			return fmt.Sprintf("%s %q is not a Secret's name: %s", field, ref.Name, strings.Join(errs, "; "))
+		}
+		if prev, ok := seen[ref.Name]; ok {
+			return fmt.Sprintf("%s %s: %s names that Secret already: name each SSH key Secret once", field, ref.Name, prev)
+		}
+		seen[ref.Name] = field
+		if msg := r.checkSecretOptIn(ctx, c, field, ref.Name); msg != "" {
+			return msg
+		}
 	}
 	return ""
 }

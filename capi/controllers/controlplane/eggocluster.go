@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -73,11 +75,11 @@ type Inputs struct {
 // its machines ask for) and deletion by destroy. The caller sets the
 // controller reference.
 //
-// One EggoCluster mounts one SSH key Secret: every claimed host must name
-// the same one (a refusal names two that differ).
+// The hosts may name different SSH key Secrets: the EggoCluster mounts
+// them all (sshKeys) and each node's private_key_file is its host's.
 func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
 	cp, cluster := in.ControlPlane, in.Cluster
-	key, err := sharedSSHKey(in.Machines)
+	key, moreKeys, keyFiles, err := sshKeys(in.Machines)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
 		}
 		c.Nodes = append(c.Nodes, Node{
 			Name: m.Name, Address: h.Address, Port: h.Port, User: h.User, Sudo: h.Sudo, HostKey: h.HostKey,
-			KeyFile: eggov1.MountSSH + "/ssh-privatekey", Roles: m.Data.Roles, ProviderID: m.ProviderID,
+			KeyFile: keyFiles[h.SSHKeySecretRef.Name], Roles: m.Data.Roles, ProviderID: m.ProviderID,
 			Labels: labels, Taints: keptTaints(m.Data.Taints),
 		})
 	}
@@ -117,34 +119,50 @@ func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: cluster.Name, Namespace: cluster.Namespace,
 			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
 		Spec: eggov1.EggoClusterSpec{
-			Config:             eggov1.ConfigSource{Inline: &inline},
-			Bundle:             e.Bundle,
-			SSHKeySecretRef:    key,
-			IdentitySecretRef:  e.IdentitySecretRef,
-			Image:              e.Image,
-			ServiceAccountName: e.ServiceAccountName,
-			Approval:           eggov1.ApprovalManual,
-			DeletionPolicy:     eggov1.DeletionDestroy,
+			Config:                     eggov1.ConfigSource{Inline: &inline},
+			Bundle:                     e.Bundle,
+			SSHKeySecretRef:            key,
+			AdditionalSSHKeySecretRefs: moreKeys,
+			IdentitySecretRef:          e.IdentitySecretRef,
+			Image:                      e.Image,
+			ServiceAccountName:         e.ServiceAccountName,
+			Approval:                   eggov1.ApprovalManual,
+			DeletionPolicy:             eggov1.DeletionDestroy,
 		},
 	}, nil
 }
 
-// sharedSSHKey is the one SSH key Secret every claimed host names.
-func sharedSSHKey(machines []Machine) (corev1.LocalObjectReference, error) {
-	var ref corev1.LocalObjectReference
-	var from string
+// sshKeys are the SSH key Secrets the claimed hosts name, each once: the
+// first by name is the EggoCluster's sshKeySecretRef, the others, sorted,
+// its additionalSSHKeySecretRefs (so the spec is the same whatever order
+// the Machines come in). files gives each Secret's path in eggo's Jobs.
+// More than an EggoCluster mounts are refused, naming how many.
+func sshKeys(machines []Machine) (primary corev1.LocalObjectReference, more []corev1.LocalObjectReference, files map[string]string, err error) {
+	var names []string
 	for _, m := range machines {
-		name := m.Host.Spec.SSHKeySecretRef.Name
-		switch {
-		case ref.Name == "":
-			ref.Name, from = name, m.Host.Name
-		case name != ref.Name:
-			return ref, fmt.Errorf("the cluster's hosts name different SSH key Secrets (%s: %s; %s: %s): its EggoCluster mounts one, so give the hosts of a cluster one key Secret",
-				from, ref.Name, m.Host.Name, name)
+		if n := m.Host.Spec.SSHKeySecretRef.Name; !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
-	return ref, nil
+	if len(names) == 0 {
+		return primary, nil, nil, nil
+	}
+	if len(names) > 1+maxAdditionalSSHKeys {
+		return primary, nil, nil, fmt.Errorf("the cluster's hosts name %d SSH key Secrets: its EggoCluster mounts %d at most", len(names), 1+maxAdditionalSSHKeys)
+	}
+	sort.Strings(names)
+	primary.Name = names[0]
+	files = map[string]string{names[0]: eggov1.SSHKeyFile}
+	for _, n := range names[1:] {
+		more = append(more, corev1.LocalObjectReference{Name: n})
+		files[n] = eggov1.AdditionalSSHKeyFile(n)
+	}
+	return primary, more, files, nil
 }
+
+// maxAdditionalSSHKeys is the EggoCluster's bound on
+// additionalSSHKeySecretRefs (its CRD's maxItems).
+const maxAdditionalSSHKeys = 16
 
 // CAPIClient is the client certificate whose kubeconfig the control plane
 // publishes as the Cluster's <cluster>-kubeconfig.

@@ -114,11 +114,16 @@ func (e *cpEnv) machines(t *testing.T, ns string) []clusterv1.Machine {
 // core, copying the data Secret's name) do for machine m: a host claimed
 // by its SSHMachine, its providerID, its data Secret.
 func (e *cpEnv) provision(t *testing.T, m *clusterv1.Machine, host, address string, roles string) {
+	e.provisionWithKey(t, m, host, address, roles, "pool-key")
+}
+
+// provisionWithKey is provision on a host whose SSH key Secret is key.
+func (e *cpEnv) provisionWithKey(t *testing.T, m *clusterv1.Machine, host, address, roles, key string) {
 	ctx := context.Background()
 	var sm infrav1.SSHMachine
 	e.must(t, e.c.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: m.Spec.InfrastructureRef.Name}, &sm))
 	e.must(t, e.c.Create(ctx, &infrav1.SSHHost{ObjectMeta: metav1.ObjectMeta{Name: host, Namespace: m.Namespace},
-		Spec: infrav1.SSHHostSpec{Pool: "p", Address: address, HostKey: testHostKey, SSHKeySecretRef: infrav1.SecretReference{Name: "pool-key"},
+		Spec: infrav1.SSHHostSpec{Pool: "p", Address: address, HostKey: testHostKey, SSHKeySecretRef: infrav1.SecretReference{Name: key},
 			ClaimRef: &infrav1.SSHHostClaim{ClusterName: "work", ClusterUID: "u", Purpose: infrav1.ClaimMachine,
 				MachineName: sm.Name, MachineUID: string(sm.UID)}}}))
 	sm.Annotations = map[string]string{infrav1.HostAnnotation: host}

@@ -1,15 +1,18 @@
 package controlplane
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -41,15 +44,7 @@ func TestRenderLoadsInEggo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "cluster.hcl"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, diags := config.Load(dir, config.VarInput{})
-	if diags.HasErrors() {
-		t.Fatalf("eggo refuses the rendered configuration: %s\n%s", diags.Error(), data)
-	}
-	c := cfg.Cluster
+	c := loadInEggo(t, data)
 	if c.Name != "work" || c.KubernetesVersion != "1.36.5" || c.APIEndpoint != "10.0.0.100:6443" ||
 		c.Network.ServiceCIDR != "10.96.0.0/16" || c.Network.PodCIDR != "10.200.0.0/16" || len(c.Nodes) != 2 {
 		t.Fatalf("cluster %s %s %s %+v, %d nodes\n%s", c.Name, c.KubernetesVersion, c.APIEndpoint, c.Network, len(c.Nodes), data)
@@ -95,7 +90,7 @@ func host(name, key string) *infrav1.SSHHost {
 // approval, destroyed with it, its configuration rendered from the
 // machines (the machine's labels over its host's), the Cluster's networks
 // unless the control plane names its own, and the one SSH key Secret the
-// hosts share; hosts naming two keys are refused, naming both.
+// hosts share (TestDesiredEggoClusterSSHKeys: hosts naming several).
 func TestDesiredEggoCluster(t *testing.T) {
 	cp := &cpv1.EggoControlPlane{Spec: cpv1.EggoControlPlaneSpec{Version: "v1.36.5", Eggo: cpv1.EggoSpec{
 		Bundle: eggov1.BundleSource{Path: "v1.36.5"}, Recipients: []string{"age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq"},
@@ -139,10 +134,71 @@ func TestDesiredEggoCluster(t *testing.T) {
 		t.Errorf("worker %+v", w)
 	}
 
-	machines[1].Host = host("h2", "other-key")
+	if len(e.Spec.AdditionalSSHKeySecretRefs) != 0 {
+		t.Errorf("hosts sharing one key: additionalSSHKeySecretRefs %v", e.Spec.AdditionalSSHKeySecretRefs)
+	}
+}
+
+// Hosts naming different SSH key Secrets: the first by name is
+// sshKeySecretRef, the others additionalSSHKeySecretRefs (sorted, each
+// once), and each node connects with its host's key at the path the
+// EggoCluster mounts it; more Secrets than an EggoCluster mounts are
+// refused.
+func TestDesiredEggoClusterSSHKeys(t *testing.T) {
+	cp := &cpv1.EggoControlPlane{Spec: cpv1.EggoControlPlaneSpec{Version: "v1.36.5", Eggo: cpv1.EggoSpec{Bundle: eggov1.BundleSource{Path: "v1.36.5"}}}}
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "work", Namespace: "clusters"}}
+	cluster.Spec.ClusterNetwork.Services.CIDRBlocks = []string{"10.96.0.0/16"}
+	cluster.Spec.ClusterNetwork.Pods.CIDRBlocks = []string{"10.100.0.0/16"}
+	machine := func(name, h, key string, roles ...string) Machine {
+		return Machine{Name: name, Host: host(h, key), ProviderID: "eggo://clusters/" + h + "/u", Data: BootstrapData{Roles: roles}}
+	}
+	machines := []Machine{
+		machine("work-cp-a", "h1", "pool-key", "master", "etcd"),
+		machine("work-md-b", "h2", "rack-b-key", "worker"),
+		machine("work-md-c", "h3", "pool-key", "worker"),
+		machine("work-md-d", "h4", "other-key", "worker"),
+	}
+	e, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: "10.0.0.100:6443", Machines: machines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []corev1.LocalObjectReference{{Name: "pool-key"}, {Name: "rack-b-key"}}
+	if e.Spec.SSHKeySecretRef.Name != "other-key" || !reflect.DeepEqual(e.Spec.AdditionalSSHKeySecretRefs, want) {
+		t.Fatalf("sshKeySecretRef %v additionalSSHKeySecretRefs %v: want other-key, then pool-key and rack-b-key", e.Spec.SSHKeySecretRef, e.Spec.AdditionalSSHKeySecretRefs)
+	}
+	// The Machines in another order: the same spec.
+	slices.Reverse(machines)
+	again, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: "10.0.0.100:6443", Machines: machines})
+	if err != nil || !reflect.DeepEqual(again.Spec, e.Spec) {
+		t.Errorf("the Machines reversed: %v, spec %+v, want %+v", err, again.Spec, e.Spec)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cluster.hcl"), []byte(*e.Spec.Config.Inline), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, diags := config.Load(dir, config.VarInput{})
+	if diags.HasErrors() {
+		t.Fatalf("%s\n%s", diags.Error(), *e.Spec.Config.Inline)
+	}
+	files := map[string]string{
+		"work-cp-a": "/var/run/eggo/ssh-keys/pool-key/ssh-privatekey", "work-md-b": "/var/run/eggo/ssh-keys/rack-b-key/ssh-privatekey",
+		"work-md-c": "/var/run/eggo/ssh-keys/pool-key/ssh-privatekey", "work-md-d": "/var/run/eggo/ssh/ssh-privatekey",
+	}
+	for _, n := range cfg.Cluster.Nodes {
+		if n.Connection.PrivateKeyFile != files[n.Name] {
+			t.Errorf("node %s: private_key_file %s, want %s", n.Name, n.Connection.PrivateKeyFile, files[n.Name])
+		}
+	}
+	if len(cfg.Cluster.Nodes) != len(files) {
+		t.Errorf("%d nodes, want %d", len(cfg.Cluster.Nodes), len(files))
+	}
+
+	for i := 0; i < 17; i++ {
+		machines = append(machines, machine(fmt.Sprintf("work-md-x%d", i), fmt.Sprintf("h%d", 10+i), fmt.Sprintf("key-%02d", i), "worker"))
+	}
 	_, err = DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, Machines: machines})
-	if err == nil || !strings.Contains(err.Error(), "(h1: pool-key; h2: other-key)") {
-		t.Errorf("hosts with two keys: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "name 20 SSH key Secrets: its EggoCluster mounts 17 at most") {
+		t.Errorf("hosts naming 20 keys: %v", err)
 	}
 }
 

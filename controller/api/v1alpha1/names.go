@@ -67,6 +67,32 @@ const (
 	IdentityKey   = "identity"
 )
 
+// MountSSHKeys holds the additional SSH keys a Job mounts
+// (spec.additionalSSHKeySecretRefs), each Secret's key at
+// <secret name>/ssh-privatekey (AdditionalSSHKeyFile). Beside MountSSH,
+// not in it: a Secret volume is a read-only tmpfs, in which the kubelet
+// could make no mount point.
+const MountSSHKeys = "/var/run/eggo/ssh-keys"
+
+// SSHPrivateKey is the one key of an SSH key Secret a Job mounts
+// (corev1.SSHAuthPrivateKey, the key of a kubernetes.io/ssh-auth Secret).
+const SSHPrivateKey = "ssh-privatekey"
+
+// SSHKeyFile is the path of spec.sshKeySecretRef's key in a Job:
+// /var/run/eggo/ssh/ssh-privatekey.
+const SSHKeyFile = MountSSH + "/" + SSHPrivateKey
+
+// AdditionalSSHKeyDir is where a Job mounts the additional SSH key Secret
+// secret (one of spec.additionalSSHKeySecretRefs).
+func AdditionalSSHKeyDir(secret string) string { return MountSSHKeys + "/" + secret }
+
+// AdditionalSSHKeyFile is the path of the additional SSH key Secret
+// secret's key in a Job, /var/run/eggo/ssh-keys/<secret>/ssh-privatekey:
+// what a node's private_key_file names to connect with that key.
+func AdditionalSSHKeyFile(secret string) string {
+	return AdditionalSSHKeyDir(secret) + "/" + SSHPrivateKey
+}
+
 // Keys of a published plan: the ConfigMap holds what may be shown, the
 // Secret of the same name the saved plan (it may hold sealed values) and
 // the configuration it was made from.

@@ -52,6 +52,8 @@ type EggoClusterList struct {
 
 // EggoClusterSpec is what the cluster should be and how eggo's Jobs run.
 // No field holds a credential: keys live in the Secrets it names.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.additionalSSHKeySecretRefs) || self.additionalSSHKeySecretRefs.all(r, r.name != self.sshKeySecretRef.name)",message="additionalSSHKeySecretRefs must not name sshKeySecretRef's Secret again"
 type EggoClusterSpec struct {
 	// Config is the cluster's HCL.
 	Config ConfigSource `json:"config"`
@@ -70,6 +72,20 @@ type EggoClusterSpec struct {
 	// Secret must opt in: its annotation eggo.io/eggoclusters lists this
 	// EggoCluster's name (or is "*").
 	SSHKeySecretRef corev1.LocalObjectReference `json:"sshKeySecretRef"`
+
+	// AdditionalSSHKeySecretRefs name more Secrets of type
+	// kubernetes.io/ssh-auth, for hosts another key reaches (a node's
+	// private_key_file names the one it connects with). Each is mounted
+	// read-only, its ssh-privatekey only, at
+	// /var/run/eggo/ssh-keys/<secret name>/ssh-privatekey. Each must opt
+	// in as sshKeySecretRef's does; none may name sshKeySecretRef's
+	// Secret or another's again; each name is a Secret's (a DNS
+	// subdomain of at most 253 characters). At most 16.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:XValidation:rule="size(self.name) > 0 && size(self.name) <= 253",message="each name must be a Secret's name: 1 to 253 characters"
+	// +optional
+	AdditionalSSHKeySecretRefs []corev1.LocalObjectReference `json:"additionalSSHKeySecretRefs,omitempty"`
 
 	// IdentitySecretRef optionally names a Secret whose key "identity" is
 	// the age or SSH identity that opens the state's sealed secrets

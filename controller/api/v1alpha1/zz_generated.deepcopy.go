@@ -173,6 +173,11 @@ func (in *EggoClusterSpec) DeepCopyInto(out *EggoClusterSpec) {
 	}
 	in.Bundle.DeepCopyInto(&out.Bundle)
 	out.SSHKeySecretRef = in.SSHKeySecretRef
+	if in.AdditionalSSHKeySecretRefs != nil {
+		in, out := &in.AdditionalSSHKeySecretRefs, &out.AdditionalSSHKeySecretRefs
+		*out = make([]corev1.LocalObjectReference, len(*in))
+		copy(*out, *in)
+	}
 	if in.IdentitySecretRef != nil {
 		in, out := &in.IdentitySecretRef, &out.IdentitySecretRef
 		*out = new(corev1.LocalObjectReference)
