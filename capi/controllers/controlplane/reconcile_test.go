@@ -110,6 +110,21 @@ func (e *cpEnv) machines(t *testing.T, ns string) []clusterv1.Machine {
 	return l.Items
 }
 
+// newWorker creates a worker Machine of the Cluster "work" (as a
+// MachineDeployment's) and its SSHMachine in pool "p".
+func (e *cpEnv) newWorker(t *testing.T, ns, name string) *clusterv1.Machine {
+	t.Helper()
+	ctx := context.Background()
+	worker := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: "work"}},
+		Spec: clusterv1.MachineSpec{ClusterName: "work", Version: "v1.36.5",
+			Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: "bootstrap.eggo.io", Kind: "EggoConfig", Name: name}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "SSHMachine", Name: name}}}
+	e.must(t, e.c.Create(ctx, &infrav1.SSHMachine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: infrav1.SSHMachineSpec{HostSelector: infrav1.HostSelector{Pool: "p"}}}))
+	e.must(t, e.c.Create(ctx, worker))
+	return worker
+}
+
 // provision does what the infrastructure and bootstrap providers (and
 // core, copying the data Secret's name) do for machine m: a host claimed
 // by its SSHMachine, its providerID, its data Secret.
@@ -174,13 +189,7 @@ func TestControlPlane(t *testing.T) {
 	// Ready, with a worker of a MachineDeployment: one EggoCluster, named
 	// after the Cluster, controlled by the control plane, naming both.
 	e.provision(t, &ms[0], "h1", "10.0.0.11", `["master","etcd"]`)
-	worker := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "work-md-x1", Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: "work"}},
-		Spec: clusterv1.MachineSpec{ClusterName: "work", Version: "v1.36.5",
-			Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: "bootstrap.eggo.io", Kind: "EggoConfig", Name: "work-md-x1"}},
-			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "SSHMachine", Name: "work-md-x1"}}}
-	e.must(t, e.c.Create(ctx, &infrav1.SSHMachine{ObjectMeta: metav1.ObjectMeta{Name: "work-md-x1", Namespace: ns},
-		Spec: infrav1.SSHMachineSpec{HostSelector: infrav1.HostSelector{Pool: "p"}}}))
-	e.must(t, e.c.Create(ctx, worker))
+	worker := e.newWorker(t, ns, "work-md-x1")
 	e.provision(t, worker, "h2", "10.0.0.21", `["worker"]`)
 	e.reconcile(t, ns)
 	var ec eggov1.EggoCluster

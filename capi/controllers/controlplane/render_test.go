@@ -112,14 +112,7 @@ func TestDesiredEggoCluster(t *testing.T) {
 		e.Spec.SSHKeySecretRef.Name != "pool-key" || e.Spec.Bundle.Path != "v1.36.5" || e.Labels[clusterv1.ClusterNameLabel] != "work" {
 		t.Fatalf("EggoCluster %+v", e)
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "cluster.hcl"), []byte(*e.Spec.Config.Inline), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, diags := config.Load(dir, config.VarInput{})
-	if diags.HasErrors() {
-		t.Fatalf("%s\n%s", diags.Error(), *e.Spec.Config.Inline)
-	}
+	cfg := loadConfigInEggo(t, []byte(*e.Spec.Config.Inline))
 	c := cfg.Cluster
 	if c.Network.ServiceCIDR != "10.96.0.0/16" || c.Network.PodCIDR != "10.200.0.0/16" || cfg.Secrets == nil || len(cfg.Secrets.Recipients) != 1 {
 		t.Errorf("network %+v (want the Cluster's services, the control plane's pods), secrets %v", c.Network, cfg.Secrets)
@@ -172,14 +165,7 @@ func TestDesiredEggoClusterSSHKeys(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(again.Spec, e.Spec) {
 		t.Errorf("the Machines reversed: %v, spec %+v, want %+v", err, again.Spec, e.Spec)
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "cluster.hcl"), []byte(*e.Spec.Config.Inline), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, diags := config.Load(dir, config.VarInput{})
-	if diags.HasErrors() {
-		t.Fatalf("%s\n%s", diags.Error(), *e.Spec.Config.Inline)
-	}
+	cfg := loadConfigInEggo(t, []byte(*e.Spec.Config.Inline))
 	files := map[string]string{
 		"work-cp-a": "/var/run/eggo/ssh-keys/pool-key/ssh-privatekey", "work-md-b": "/var/run/eggo/ssh-keys/rack-b-key/ssh-privatekey",
 		"work-md-c": "/var/run/eggo/ssh-keys/pool-key/ssh-privatekey", "work-md-d": "/var/run/eggo/ssh/ssh-privatekey",
@@ -215,6 +201,13 @@ func settingsCluster(worker bool, a Addons, r Runtime) Cluster {
 // loadInEggo loads a rendered configuration with eggo's own loader.
 func loadInEggo(t *testing.T, data []byte) *resources.Cluster {
 	t.Helper()
+	return loadConfigInEggo(t, data).Cluster
+}
+
+// loadConfigInEggo is the whole configuration eggo loads (its secrets
+// block too).
+func loadConfigInEggo(t *testing.T, data []byte) *config.Config {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "cluster.hcl"), data, 0o600); err != nil {
 		t.Fatal(err)
@@ -223,7 +216,7 @@ func loadInEggo(t *testing.T, data []byte) *resources.Cluster {
 	if diags.HasErrors() {
 		t.Fatalf("eggo refuses the rendered configuration: %s\n%s", diags.Error(), data)
 	}
-	return cfg.Cluster
+	return cfg
 }
 
 // The addons and runtime blocks say what is set and nothing else, and eggo

@@ -7,11 +7,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
 	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
@@ -42,13 +39,7 @@ func TestControlPlaneHostsWithTwoKeys(t *testing.T) {
 
 	// A worker on a host of another pool, whose key is another Secret,
 	// one that sorts first.
-	worker := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "work-md-x1", Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: "work"}},
-		Spec: clusterv1.MachineSpec{ClusterName: "work", Version: "v1.36.5",
-			Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: "bootstrap.eggo.io", Kind: "EggoConfig", Name: "work-md-x1"}},
-			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "SSHMachine", Name: "work-md-x1"}}}
-	e.must(t, e.c.Create(ctx, &infrav1.SSHMachine{ObjectMeta: metav1.ObjectMeta{Name: "work-md-x1", Namespace: ns},
-		Spec: infrav1.SSHMachineSpec{HostSelector: infrav1.HostSelector{Pool: "p"}}}))
-	e.must(t, e.c.Create(ctx, worker))
+	worker := e.newWorker(t, ns, "work-md-x1")
 	e.provisionWithKey(t, worker, "h2", "10.0.0.21", `["worker"]`, "pool-a-key")
 	gen := ec.Generation
 	e.reconcile(t, ns)
