@@ -70,6 +70,8 @@ func mounts(c *v1alpha1.EggoCluster, r jobRequest) []corev1.VolumeMount {
 	}
 	m := []corev1.VolumeMount{
 		{Name: "ssh", MountPath: v1alpha1.MountSSH, ReadOnly: true},
+		// The first key again among the others, by its name (MountSSHKeys).
+		{Name: "ssh", MountPath: v1alpha1.SSHKeyDir(c.Spec.SSHKeySecretRef.Name), ReadOnly: true},
 		{Name: "bundle", MountPath: v1alpha1.MountBundle, ReadOnly: true},
 		{Name: "work", MountPath: v1alpha1.MountWork},
 	}
@@ -80,7 +82,7 @@ func mounts(c *v1alpha1.EggoCluster, r jobRequest) []corev1.VolumeMount {
 		m = append(m, corev1.VolumeMount{Name: "identity", MountPath: v1alpha1.MountIdentity, ReadOnly: true})
 	}
 	for i, ref := range c.Spec.AdditionalSSHKeySecretRefs {
-		m = append(m, corev1.VolumeMount{Name: additionalSSHKeyVolume(i), MountPath: v1alpha1.AdditionalSSHKeyDir(ref.Name), ReadOnly: true})
+		m = append(m, corev1.VolumeMount{Name: additionalSSHKeyVolume(i), MountPath: v1alpha1.SSHKeyDir(ref.Name), ReadOnly: true})
 	}
 	return m
 }

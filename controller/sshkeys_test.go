@@ -82,9 +82,9 @@ func (e *env) testAdditionalSSHKeys(t *testing.T) {
 	must(t, e.c.Create(ctx, c))
 	j := e.waitJob(t, ns, "demo-plan-g1")
 	checkJob(t, &j)
-	checkAdditionalSSHKeys(t, &j, map[string]string{"ssh-0": "pool-b", "ssh-1": long})
-	if got := v1alpha1.AdditionalSSHKeyFile("pool-b"); got != "/var/run/eggo/ssh-keys/pool-b/ssh-privatekey" {
-		t.Errorf("AdditionalSSHKeyFile(pool-b) = %s", got)
+	checkAdditionalSSHKeys(t, &j, c.Spec.SSHKeySecretRef.Name, map[string]string{"ssh-0": "pool-b", "ssh-1": long})
+	if got := v1alpha1.SSHKeyPath("pool-b"); got != "/var/run/eggo/ssh-keys/pool-b/ssh-privatekey" {
+		t.Errorf("SSHKeyPath(pool-b) = %s", got)
 	}
 	e.finishJob(t, ns, "demo-plan-g1", false)
 	must(t, e.c.Delete(ctx, c))
@@ -93,8 +93,9 @@ func (e *env) testAdditionalSSHKeys(t *testing.T) {
 
 // checkAdditionalSSHKeys: j mounts each Secret of want (by volume name)
 // as the ssh volume is mounted, at /var/run/eggo/ssh-keys/<name>, and
-// the ssh volume as before.
-func checkAdditionalSSHKeys(t *testing.T, j *batchv1.Job, want map[string]string) {
+// the ssh volume (Secret first) as before and at
+// /var/run/eggo/ssh-keys/<first>: every key at the path of its name.
+func checkAdditionalSSHKeys(t *testing.T, j *batchv1.Job, first string, want map[string]string) {
 	t.Helper()
 	pod := j.Spec.Template.Spec
 	key := []corev1.KeyToPath{{Key: corev1.SSHAuthPrivateKey, Path: corev1.SSHAuthPrivateKey}}
@@ -111,17 +112,19 @@ func checkAdditionalSSHKeys(t *testing.T, j *batchv1.Job, want map[string]string
 		}
 		found[v.Name] = true
 	}
-	mounts := map[string]corev1.VolumeMount{}
+	mounts := map[string][]string{}
 	for _, m := range pod.Containers[0].VolumeMounts {
-		mounts[m.Name] = m
+		if _, key := want[m.Name]; (key || m.Name == "ssh") && !m.ReadOnly {
+			t.Errorf("volume %s mounted writable at %s", m.Name, m.MountPath)
+		}
+		mounts[m.Name] = append(mounts[m.Name], m.MountPath)
 	}
 	for name, secret := range want {
-		m := mounts[name]
-		if !found[name] || m.MountPath != "/var/run/eggo/ssh-keys/"+secret || !m.ReadOnly {
-			t.Errorf("Secret %s: volume %s found %v, mounted %+v: want read-only at /var/run/eggo/ssh-keys/%s", secret, name, found[name], m, secret)
+		if m := mounts[name]; !found[name] || !reflect.DeepEqual(m, []string{"/var/run/eggo/ssh-keys/" + secret}) {
+			t.Errorf("Secret %s: volume %s found %v, mounted at %v: want at /var/run/eggo/ssh-keys/%s", secret, name, found[name], m, secret)
 		}
 	}
-	if m := mounts["ssh"]; m.MountPath != v1alpha1.MountSSH || !m.ReadOnly {
-		t.Errorf("the ssh volume is mounted %+v", m)
+	if m := mounts["ssh"]; !reflect.DeepEqual(m, []string{v1alpha1.MountSSH, "/var/run/eggo/ssh-keys/" + first}) {
+		t.Errorf("the ssh volume is mounted at %v, want %s and /var/run/eggo/ssh-keys/%s", m, v1alpha1.MountSSH, first)
 	}
 }

@@ -20,6 +20,9 @@ type collected struct {
 	ready    []Machine
 	waiting  []string // names of Machines not ready yet
 	deleting []string // names of Machines being deleted
+	// heldKeys are the SSH key Secrets of the hosts the cluster claims
+	// (Inputs.HeldKeys).
+	heldKeys []string
 	// newest is when the youngest waiting Machine was made: Machines made
 	// together are let settle into one configuration (settle).
 	newest time.Time
@@ -92,6 +95,11 @@ func (r *Reconciler) collect(ctx context.Context, cluster *clusterv1.Cluster) (c
 	}
 	if lb := loadBalancer(cluster, hosts.Items); lb != nil {
 		out.ready = append(out.ready, *lb)
+	}
+	for _, h := range hosts.Items {
+		if c := h.Spec.ClaimRef; c != nil && c.ClusterName == cluster.Name && c.ClusterUID == string(cluster.UID) {
+			out.heldKeys = append(out.heldKeys, h.Spec.SSHKeySecretRef.Name)
+		}
 	}
 	for i := range list.Items {
 		m := &list.Items[i]

@@ -67,6 +67,11 @@ type Inputs struct {
 	Cluster      *clusterv1.Cluster
 	APIEndpoint  string // HOST:PORT: the SSHCluster's, "" for the first master's
 	Machines     []Machine
+	// HeldKeys are the SSH key Secrets of every host the cluster still
+	// claims, those of Machines being deleted too: eggo reaches a node it
+	// removes with the key its state recorded, so a key stays mounted
+	// until every host that names it is given back.
+	HeldKeys []string
 }
 
 // DesiredEggoCluster is the EggoCluster the control plane keeps: named
@@ -79,7 +84,7 @@ type Inputs struct {
 // them all (sshKeys) and each node's private_key_file is its host's.
 func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
 	cp, cluster := in.ControlPlane, in.Cluster
-	key, moreKeys, keyFiles, err := sshKeys(in.Machines)
+	key, moreKeys, keyFiles, err := sshKeys(in.Machines, in.HeldKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -132,30 +137,33 @@ func DesiredEggoCluster(in Inputs) (*eggov1.EggoCluster, error) {
 	}, nil
 }
 
-// sshKeys are the SSH key Secrets the claimed hosts name, each once: the
-// first by name is the EggoCluster's sshKeySecretRef, the others, sorted,
-// its additionalSSHKeySecretRefs (so the spec is the same whatever order
-// the Machines come in). files gives each Secret's path in eggo's Jobs.
+// sshKeys are the SSH key Secrets the rendered hosts and held name, each
+// once: the first by name is the EggoCluster's sshKeySecretRef, the
+// others, sorted, its additionalSSHKeySecretRefs (so the spec is the same
+// whatever order the Machines come in). files gives each Secret's path in
+// eggo's Jobs, by its name (eggov1.SSHKeyPath): the path eggo's state
+// records for a node stays right when another Secret becomes the first.
 // More than an EggoCluster mounts are refused, naming how many.
-func sshKeys(machines []Machine) (primary corev1.LocalObjectReference, more []corev1.LocalObjectReference, files map[string]string, err error) {
-	var names []string
+func sshKeys(machines []Machine, held []string) (primary corev1.LocalObjectReference, more []corev1.LocalObjectReference, files map[string]string, err error) {
+	names := slices.Clone(held)
 	for _, m := range machines {
-		if n := m.Host.Spec.SSHKeySecretRef.Name; !slices.Contains(names, n) {
-			names = append(names, n)
-		}
+		names = append(names, m.Host.Spec.SSHKeySecretRef.Name)
 	}
+	sort.Strings(names)
+	names = slices.Compact(names)
 	if len(names) == 0 {
 		return primary, nil, nil, nil
 	}
 	if len(names) > 1+maxAdditionalSSHKeys {
 		return primary, nil, nil, fmt.Errorf("the cluster's hosts name %d SSH key Secrets: its EggoCluster mounts %d at most", len(names), 1+maxAdditionalSSHKeys)
 	}
-	sort.Strings(names)
 	primary.Name = names[0]
-	files = map[string]string{names[0]: eggov1.SSHKeyFile}
-	for _, n := range names[1:] {
-		more = append(more, corev1.LocalObjectReference{Name: n})
-		files[n] = eggov1.AdditionalSSHKeyFile(n)
+	files = map[string]string{}
+	for i, n := range names {
+		if i > 0 {
+			more = append(more, corev1.LocalObjectReference{Name: n})
+		}
+		files[n] = eggov1.SSHKeyPath(n)
 	}
 	return primary, more, files, nil
 }

@@ -157,7 +157,7 @@ func (r *Reconciler) configure(ctx context.Context, cp *cpv1.EggoControlPlane, c
 	if got.settling(time.Now()) || !hasMaster(got.ready) {
 		return ec, ctrl.Result{RequeueAfter: requeue}, false, nil
 	}
-	desired, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: endpoint(cluster), Machines: got.ready})
+	desired, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: endpoint(cluster), Machines: got.ready, HeldKeys: got.heldKeys})
 	if err != nil {
 		setCondition(cp, cpv1.AvailableCondition, metav1.ConditionFalse, "InvalidMachines", err.Error())
 		return ec, ctrl.Result{}, true, nil

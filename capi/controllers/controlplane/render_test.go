@@ -122,7 +122,7 @@ func TestDesiredEggoCluster(t *testing.T) {
 		t.Errorf("addons %+v (want CoreDNS on by default, eggo's upstream, kube-proxy), runtime %+v (want eggo's)", c.Addons, c.Runtime)
 	}
 	w := c.Nodes[1]
-	if w.Labels["pool"] != "machine" || w.Labels["rack"] != "r1" || !reflect.DeepEqual(w.Taints, []string{"a:NoSchedule"}) || w.Connection.PrivateKeyFile != eggov1.MountSSH+"/ssh-privatekey" ||
+	if w.Labels["pool"] != "machine" || w.Labels["rack"] != "r1" || !reflect.DeepEqual(w.Taints, []string{"a:NoSchedule"}) || w.Connection.PrivateKeyFile != eggov1.SSHKeyPath("pool-key") ||
 		w.ProviderID != "eggo://clusters/h2/u2" || w.Address != "10.0.0.2" {
 		t.Errorf("worker %+v", w)
 	}
@@ -168,12 +168,23 @@ func TestDesiredEggoClusterSSHKeys(t *testing.T) {
 	cfg := loadConfigInEggo(t, []byte(*e.Spec.Config.Inline))
 	files := map[string]string{
 		"work-cp-a": "/var/run/eggo/ssh-keys/pool-key/ssh-privatekey", "work-md-b": "/var/run/eggo/ssh-keys/rack-b-key/ssh-privatekey",
-		"work-md-c": "/var/run/eggo/ssh-keys/pool-key/ssh-privatekey", "work-md-d": "/var/run/eggo/ssh/ssh-privatekey",
+		"work-md-c": "/var/run/eggo/ssh-keys/pool-key/ssh-privatekey", "work-md-d": "/var/run/eggo/ssh-keys/other-key/ssh-privatekey",
 	}
 	for _, n := range cfg.Cluster.Nodes {
 		if n.Connection.PrivateKeyFile != files[n.Name] {
 			t.Errorf("node %s: private_key_file %s, want %s", n.Name, n.Connection.PrivateKeyFile, files[n.Name])
 		}
+	}
+	// A host still claimed by a Machine being deleted (eggo has yet to
+	// remove its node): its key stays mounted, and the others keep their
+	// paths though it now sorts first.
+	held, err := DesiredEggoCluster(Inputs{ControlPlane: cp, Cluster: cluster, APIEndpoint: "10.0.0.100:6443", Machines: machines,
+		HeldKeys: []string{"a-leaving-key", "pool-key"}})
+	want = []corev1.LocalObjectReference{{Name: "other-key"}, {Name: "pool-key"}, {Name: "rack-b-key"}}
+	if err != nil || held.Spec.SSHKeySecretRef.Name != "a-leaving-key" || !reflect.DeepEqual(held.Spec.AdditionalSSHKeySecretRefs, want) ||
+		*held.Spec.Config.Inline != *e.Spec.Config.Inline {
+		t.Errorf("with a held key: %v, sshKeySecretRef %v additionalSSHKeySecretRefs %v, the configuration changed: %t",
+			err, held.Spec.SSHKeySecretRef, held.Spec.AdditionalSSHKeySecretRefs, *held.Spec.Config.Inline != *e.Spec.Config.Inline)
 	}
 	if len(cfg.Cluster.Nodes) != len(files) {
 		t.Errorf("%d nodes, want %d", len(cfg.Cluster.Nodes), len(files))

@@ -50,7 +50,7 @@ func TestControlPlaneHostsWithTwoKeys(t *testing.T) {
 			ec.Generation, gen, ec.Spec.SSHKeySecretRef, ec.Spec.AdditionalSSHKeySecretRefs)
 	}
 	hcl := *ec.Spec.Config.Inline
-	for node, file := range map[string]string{cpm: eggov1.AdditionalSSHKeyFile("rack-b-key"), "work-md-x1": eggov1.SSHKeyFile} {
+	for node, file := range map[string]string{cpm: eggov1.SSHKeyPath("rack-b-key"), "work-md-x1": eggov1.SSHKeyPath("pool-a-key")} {
 		block := hcl[strings.Index(hcl, `node "`+node+`"`):]
 		block = block[:strings.Index(block, "\n}\n")]
 		if !strings.Contains(block, `private_key_file = "`+file+`"`) {

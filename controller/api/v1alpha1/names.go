@@ -67,11 +67,13 @@ const (
 	IdentityKey   = "identity"
 )
 
-// MountSSHKeys holds the additional SSH keys a Job mounts
-// (spec.additionalSSHKeySecretRefs), each Secret's key at
-// <secret name>/ssh-privatekey (AdditionalSSHKeyFile). Beside MountSSH,
-// not in it: a Secret volume is a read-only tmpfs, in which the kubelet
-// could make no mount point.
+// MountSSHKeys holds every SSH key Secret a Job mounts, sshKeySecretRef's
+// and each of spec.additionalSSHKeySecretRefs, each Secret's key at
+// <secret name>/ssh-privatekey (SSHKeyPath): a node's private_key_file
+// names its Secret, not whether that Secret is the first, so the path
+// eggo's state records for a node stays right whichever Secret is first
+// later. Beside MountSSH, not in it: a Secret volume is a read-only
+// tmpfs, in which the kubelet could make no mount point.
 const MountSSHKeys = "/var/run/eggo/ssh-keys"
 
 // SSHPrivateKey is the one key of an SSH key Secret a Job mounts
@@ -79,18 +81,18 @@ const MountSSHKeys = "/var/run/eggo/ssh-keys"
 const SSHPrivateKey = "ssh-privatekey"
 
 // SSHKeyFile is the path of spec.sshKeySecretRef's key in a Job:
-// /var/run/eggo/ssh/ssh-privatekey.
+// /var/run/eggo/ssh/ssh-privatekey (it is also at SSHKeyPath of its name).
 const SSHKeyFile = MountSSH + "/" + SSHPrivateKey
 
-// AdditionalSSHKeyDir is where a Job mounts the additional SSH key Secret
-// secret (one of spec.additionalSSHKeySecretRefs).
-func AdditionalSSHKeyDir(secret string) string { return MountSSHKeys + "/" + secret }
+// SSHKeyDir is where a Job mounts the SSH key Secret secret (the first or
+// an additional one).
+func SSHKeyDir(secret string) string { return MountSSHKeys + "/" + secret }
 
-// AdditionalSSHKeyFile is the path of the additional SSH key Secret
-// secret's key in a Job, /var/run/eggo/ssh-keys/<secret>/ssh-privatekey:
-// what a node's private_key_file names to connect with that key.
-func AdditionalSSHKeyFile(secret string) string {
-	return AdditionalSSHKeyDir(secret) + "/" + SSHPrivateKey
+// SSHKeyPath is the path of the SSH key Secret secret's key in a Job,
+// /var/run/eggo/ssh-keys/<secret>/ssh-privatekey: what a node's
+// private_key_file names to connect with that key.
+func SSHKeyPath(secret string) string {
+	return SSHKeyDir(secret) + "/" + SSHPrivateKey
 }
 
 // Keys of a published plan: the ConfigMap holds what may be shown, the
