@@ -91,7 +91,10 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 		out, _ := work.try("get", "nodes", "--no-headers")
 		return readyNodes(out) == 3, out + capiSummary(mg)
 	}, diag)
-	lap("scaled 1 → 2: three Nodes Ready")
+	if refs := mg.run("-n", ns, "get", "eggocluster", capiCluster, "-o", "jsonpath={.spec.sshKeySecretRef.name} {.spec.additionalSSHKeySecretRefs[*].name}"); refs != capiCluster+"-ssh "+capiCluster+"-ssh-b" {
+		t.Errorf("the EggoCluster's SSH key Secrets with ww2 in: %q, want %s-ssh and, additional, %[2]s-ssh-b", refs, capiCluster)
+	}
+	lap("scaled 1 → 2: three Nodes Ready (ww2 reached with its own key Secret)")
 	claimed := claimedHosts(t, mg)
 	mg.run("-n", ns, "scale", "machinedeployment", md, "--replicas=1")
 	var released []string
@@ -121,27 +124,37 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 	if h := claimedHosts(t, mg); len(h) != 0 {
 		t.Errorf("hosts still claimed after the Cluster's deletion: %v", h)
 	}
+	// Destroyed, not orphaned: every host Available again, none
+	// NeedsCleanup (the SSHMachines saw eggo's destroy Job run).
+	if phases := mg.run("-n", ns, "get", "sshhosts", "-o", "jsonpath={.items[*].status.phase}"); strings.Trim(strings.ReplaceAll(phases, "Available", ""), " ") != "" {
+		t.Errorf("the hosts' phases after the Cluster's deletion: %s, want Available each", phases)
+	}
 	m.checkTreesAsBefore(t, "deleting the Cluster", workloadHosts...)
 	lap("the Cluster deleted: every host given back as it was")
 }
 
 // capiPool makes the SSHHosts: wm, ww0 and ww2 in the pool "default",
 // ww1 in "load-balancers", each with its pinned host key, reached with
-// the testbed's key from a Secret that opts in to the cluster; and the
+// the testbed's key from a Secret that opts in to the cluster (ww2's
+// another Secret: the EggoCluster mounts both); and the
 // bundle's claim, a read-only hostPath volume of the bundles every
 // testbed host sees.
 func capiPool(t *testing.T, m *management) {
 	t.Helper()
 	mg := m.mg
-	secret := capiCluster + "-ssh"
-	mg.run("-n", ns, "create", "secret", "generic", secret, "--type=kubernetes.io/ssh-auth", "--from-file=ssh-privatekey="+m.tb.Hosts[0].KeyFile)
-	mg.run("-n", ns, "annotate", "secret", secret, v1alpha1.AnnotationSecretClusters+"="+capiCluster)
+	for _, secret := range []string{capiCluster + "-ssh", capiCluster + "-ssh-b"} {
+		mg.run("-n", ns, "create", "secret", "generic", secret, "--type=kubernetes.io/ssh-auth", "--from-file=ssh-privatekey="+m.tb.Hosts[0].KeyFile)
+		mg.run("-n", ns, "annotate", "secret", secret, v1alpha1.AnnotationSecretClusters+"="+capiCluster)
+	}
 	keys := hostKeys(t, m.tb)
 	var objs []map[string]any
 	for _, h := range workloadHosts {
-		pool := "default"
-		if h == "ww1" {
+		pool, secret := "default", capiCluster+"-ssh"
+		switch h {
+		case "ww1":
 			pool = "load-balancers"
+		case "ww2": // the last host of the pool (taken by name): its own key Secret
+			secret = capiCluster + "-ssh-b"
 		}
 		if keys[h] == "" {
 			t.Fatalf("no ed25519 host key of %s in %s", h, m.tb.Hosts[0].KnownHostsFile)

@@ -102,8 +102,9 @@ func provisioned(m *infrav1.SSHMachine) bool {
 }
 
 // nodesChanged passes an EggoCluster's creation and deletion, and an
-// update only when its status.nodes or status.activeJob changed: all
-// that the SSHMachines and SSHClusters read of it.
+// update only when its status.nodes, status.activeJob, deletion or
+// deletionPolicy changed: all that the SSHMachines and SSHClusters read
+// of it (an SSHMachine records how it is deleted while it can see it).
 var nodesChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		o, ok1 := e.ObjectOld.(*eggov1.EggoCluster)
@@ -112,7 +113,8 @@ var nodesChanged = predicate.Funcs{
 			return true
 		}
 		return !equalNodes(o.Status.Nodes, n.Status.Nodes) || o.Status.ActiveJob != n.Status.ActiveJob ||
-			!n.DeletionTimestamp.Equal(o.DeletionTimestamp)
+			!n.DeletionTimestamp.Equal(o.DeletionTimestamp) || o.Spec.DeletionPolicy != n.Spec.DeletionPolicy ||
+			o.Status.ActiveJobPhase != n.Status.ActiveJobPhase
 	},
 }
 

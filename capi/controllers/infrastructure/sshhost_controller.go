@@ -3,12 +3,16 @@ package infrastructure
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
+	"github.com/eggo-project/eggo/capi/internal/paused"
 )
 
 // SSHHostReconciler gives a new SSHHost its phase: Available, or Claimed
@@ -31,7 +35,9 @@ func (r *SSHHostReconciler) SetupWithManager(mgr ctrl.Manager, opts controller.O
 
 // Reconcile sets an unset phase (not on a host carrying the paused
 // annotation: a host has no Cluster until claimed). A stale cached read only costs a
-// Conflict: the update carries the resourceVersion read.
+// Conflict: the update carries the resourceVersion read. A host only
+// loses its phase when an admin removes it: of a host that needed
+// cleaning (Clean=False, Orphaned) that says it is clean now.
 func (r *SSHHostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	h := &infrav1.SSHHost{}
 	if err := r.Client.Get(ctx, req.NamespacedName, h); err != nil {
@@ -46,6 +52,11 @@ func (r *SSHHostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	h.Status.Phase = infrav1.SSHHostAvailable
 	if h.Spec.ClaimRef != nil {
 		h.Status.Phase = infrav1.SSHHostClaimed
+	}
+	if c := meta.FindStatusCondition(h.Status.Conditions, infrav1.SSHHostCleanCondition); c != nil &&
+		c.Status == metav1.ConditionFalse && c.Reason == OrphanedReason {
+		paused.Set(&h.Status.Conditions, metav1.Condition{Type: infrav1.SSHHostCleanCondition, Status: metav1.ConditionTrue,
+			Reason: ClearedReason, Message: "an admin cleared the phase NeedsCleanup", ObservedGeneration: h.Generation})
 	}
 	if err := r.Client.Status().Update(ctx, h); err != nil {
 		return requeueOnConflict(err)

@@ -207,6 +207,11 @@ func (r *SSHMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return r.status(ctx, m, nil, pc)
 	}
 
+	// How the EggoCluster is deleted is recorded while it can be seen:
+	// the control plane deletes its Machines only once it is gone.
+	if _, res, err := r.noteEggoCluster(ctx, m, cluster.Name); err != nil || !res.IsZero() {
+		return res, err
+	}
 	_, cp := machine.Labels[clusterv1.MachineControlPlaneLabel]
 	host, res, err := r.claim(ctx, m, cluster, cp)
 	if host == nil || err != nil {
