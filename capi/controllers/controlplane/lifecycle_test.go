@@ -179,17 +179,7 @@ func TestControlPlaneSettles(t *testing.T) {
 	e.must(t, e.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "work"}, ec))
 	gen := ec.Generation
 
-	newWorker := func(name string) *clusterv1.Machine {
-		w := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: "work"}},
-			Spec: clusterv1.MachineSpec{ClusterName: "work", Version: "v1.36.5",
-				Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: "bootstrap.eggo.io", Kind: "EggoConfig", Name: name}},
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "SSHMachine", Name: name}}}
-		e.must(t, e.c.Create(ctx, &infrav1.SSHMachine{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-			Spec: infrav1.SSHMachineSpec{HostSelector: infrav1.HostSelector{Pool: "p"}}}))
-		e.must(t, e.c.Create(ctx, w))
-		return w
-	}
-	w1, w2 := newWorker("work-md-a"), newWorker("work-md-b")
+	w1, w2 := e.newWorker(t, ns, "work-md-a"), e.newWorker(t, ns, "work-md-b")
 	e.provision(t, w1, "h2", "10.0.0.21", `["worker"]`)
 	e.reconcile(t, ns)
 	e.must(t, e.c.Get(ctx, client.ObjectKeyFromObject(ec), ec))
