@@ -184,7 +184,7 @@ func (s Summary) Print(w io.Writer) {
 	notRun := s.Count(NotRun)
 	fmt.Fprintf(w, "%d passed", s.Count(Passed))
 	if s.Flaked > 0 {
-		fmt.Fprintf(w, " (%d only on a second attempt: the e2e log names it after FLAKEY TEST)", s.Flaked)
+		fmt.Fprintf(w, " (%d only on a later attempt: the e2e log names it after FLAKEY TEST)", s.Flaked)
 	}
 	fmt.Fprintf(w, ", %d failed, %d skipped of %d", s.Count(Failed), s.Count(Skipped), len(s.Results))
 	if notRun > 0 {

@@ -44,7 +44,7 @@ type Options struct {
 	// FlakeAttempts is ginkgo's --flake-attempts for the parallel phase:
 	// a failed test runs again, up to this many attempts in all, and the
 	// summary counts those that passed only so. make conformance leaves
-	// it 0 (no test runs twice); make test's smoke sets 2.
+	// it 0 (no test runs twice); make test's smoke sets 3 (smokeAttempts).
 	FlakeAttempts int
 	Log           io.Writer
 }
