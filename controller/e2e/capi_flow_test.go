@@ -62,11 +62,11 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 	if who := work.run("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); who != "eggo:client:capi" {
 		t.Errorf("clusterctl get kubeconfig authenticates as %q, want eggo:client:capi (the control plane's own client)", who)
 	}
-	waitFor(t, "both Machines' Nodes Ready", 5*time.Minute, func() (bool, string) {
+	waitFor(t, "both Machines' Nodes Ready", 10*time.Minute, func() (bool, string) {
 		out, _ := work.try("get", "nodes", "--no-headers")
 		return readyNodes(out) == 2, out
 	}, diag)
-	waitFor(t, "every Machine Ready and up to date", 5*time.Minute, func() (bool, string) {
+	waitFor(t, "every Machine Ready and up to date", 10*time.Minute, func() (bool, string) {
 		out := cc.run(nil, "describe", "cluster", capiCluster, "-n", ns)
 		return allMachinesReady(t, mg), out
 	}, diag)
@@ -87,7 +87,7 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 	// The control plane's manager is killed as the new Machine comes: its
 	// next leader picks the work up from the objects alone.
 	mg.run("-n", "eggo-system", "delete", "pod", "-l", "app.kubernetes.io/name=eggo-capi-controlplane", "--wait=false")
-	waitFor(t, "the second worker's Node Ready", 12*time.Minute, func() (bool, string) {
+	waitFor(t, "the second worker's Node Ready", 20*time.Minute, func() (bool, string) {
 		out, _ := work.try("get", "nodes", "--no-headers")
 		return readyNodes(out) == 3, out + capiSummary(mg)
 	}, diag)
@@ -98,7 +98,7 @@ func clusterAPIOnTestbed(t *testing.T, m *management) {
 	claimed := claimedHosts(t, mg)
 	mg.run("-n", ns, "scale", "machinedeployment", md, "--replicas=1")
 	var released []string
-	waitFor(t, "a worker's host released", 12*time.Minute, func() (bool, string) {
+	waitFor(t, "a worker's host released", 15*time.Minute, func() (bool, string) {
 		now := claimedHosts(t, mg)
 		released = nil
 		for _, h := range claimed {

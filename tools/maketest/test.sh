@@ -72,7 +72,7 @@ export EGGO_E2E_CONFORMANCE_FOCUS=$CONFORMANCE_SMOKE EGGO_E2E_CLUSTERS=$E2E_CLUS
 chain() {
   local rc
   touch "$EGGO_E2E_SLOTS_HELD/chain"
-  step gitops-e2e go test -count=1 -v -timeout 60m ./controller/e2e/ &&
+  step gitops-e2e go test -count=1 -v -timeout 75m ./controller/e2e/ &&
     step bundle-test "$MAKE" --no-print-directory bundle-test &&
     # The Cluster API providers' module (capi/: its own go.mod, so ./...
     # does not reach it): its tests, and its CRDs, roles and deep copies
