@@ -15,8 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/eggo-project/eggo/capi/api/infrastructure/v1alpha1"
+	"github.com/eggo-project/eggo/capi/controllers/infrastructure"
 	eggov1 "github.com/eggo-project/eggo/controller/api/v1alpha1"
 )
 
@@ -176,4 +178,46 @@ func machinesRunning(t *testing.T, c client.Client, names ...string) {
 		}
 		return true, ""
 	})
+}
+
+// destroyFinalizer stands for the GitOps controller's finalizer, which
+// holds a deleted EggoCluster while its destroy Job runs.
+const destroyFinalizer = "coretest.eggo.io/destroy"
+
+// holdForDestroy puts the GitOps controller's finalizer on the
+// EggoCluster, as the controller does (the test plays it).
+func holdForDestroy(t *testing.T, c client.Client) {
+	t.Helper()
+	var ec eggov1.EggoCluster
+	must(t, c.Get(ctx(t), client.ObjectKey{Namespace: ns, Name: cluster}, &ec))
+	controllerutil.AddFinalizer(&ec, destroyFinalizer)
+	must(t, c.Update(ctx(t), &ec))
+}
+
+// destroy plays eggo's destroy of the deleted EggoCluster: its destroy
+// Job runs (status.activeJob) until every SSHMachine left has seen it run
+// — so their hosts come back Available, not NeedsCleanup — then the
+// finalizer goes, as the controller drops it once the Job succeeded.
+func destroy(t *testing.T, c client.Client) {
+	t.Helper()
+	var ec eggov1.EggoCluster
+	eventually(t, 2*time.Minute, "the EggoCluster deleted by the control plane", func() (bool, string) {
+		must(t, c.Get(ctx(t), client.ObjectKey{Namespace: ns, Name: cluster}, &ec))
+		return !ec.DeletionTimestamp.IsZero(), "not yet"
+	})
+	ec.Status.ActiveJob, ec.Status.ActiveJobPhase = cluster+"-destroy-1", eggov1.PhaseDestroy
+	must(t, c.Status().Update(ctx(t), &ec))
+	eventually(t, time.Minute, "every SSHMachine seeing eggo's destroy run", func() (bool, string) {
+		var sms infrav1.SSHMachineList
+		must(t, c.List(ctx(t), &sms, client.InNamespace(ns)))
+		for _, sm := range sms.Items {
+			if !strings.HasPrefix(sm.Annotations[infrastructure.DeletionAnnotation], "Destroy/") {
+				return false, sm.Name + ": " + sm.Annotations[infrastructure.DeletionAnnotation]
+			}
+		}
+		return true, ""
+	})
+	must(t, c.Get(ctx(t), client.ObjectKeyFromObject(&ec), &ec))
+	controllerutil.RemoveFinalizer(&ec, destroyFinalizer)
+	must(t, c.Update(ctx(t), &ec))
 }

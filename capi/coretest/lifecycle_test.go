@@ -113,8 +113,10 @@ func TestWithClusterAPICore(t *testing.T) {
 	// Deleting the Cluster: the worker leaves through a plan, then the
 	// control plane destroys the cluster through its EggoCluster; every
 	// object goes and every host is back in the pool.
+	holdForDestroy(t, c)
 	must(t, c.Delete(ctx(t), &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cluster}}))
 	gitops(t, c, 6, kubeconfig, append([]string{lb}, cp...)...)
+	destroy(t, c)
 	eventually(t, 3*time.Minute, "the Cluster and its objects gone", func() (bool, string) {
 		var ms clusterv1.MachineList
 		must(t, c.List(ctx(t), &ms, client.InNamespace(ns)))
