@@ -122,27 +122,29 @@ func (r *Reconciler) checkServiceAccount(ctx context.Context, c *v1alpha1.EggoCl
 }
 
 // checkSSHKeys: sshKeySecretRef and every one of
-// additionalSSHKeySecretRefs opted in, each additional one a Secret's name
-// (it is a directory of the Job's mounts), checked before any Secret is
-// read, and named once. The CRD refuses a repeated name and bounds a
+// additionalSSHKeySecretRefs a Secret's name (each is a directory of the
+// Job's mounts: MountSSHKeys/<name>), checked before any Secret is read,
+// named once and opted in. The CRD refuses a repeated name and bounds a
 // name's length, but cannot hold it to a DNS subdomain: a regular
 // expression on a string of no declared length (LocalObjectReference's
 // name) costs more than the API server allows a CRD's rule.
 func (r *Reconciler) checkSSHKeys(ctx context.Context, c *v1alpha1.EggoCluster) string {
-	if msg := r.checkSecretOptIn(ctx, c, "sshKeySecretRef", c.Spec.SSHKeySecretRef.Name); msg != "" {
-		return msg
-	}
-	seen := map[string]string{c.Spec.SSHKeySecretRef.Name: "sshKeySecretRef"}
+	fields := []string{"sshKeySecretRef"}
+	names := []string{c.Spec.SSHKeySecretRef.Name}
 	for i, ref := range c.Spec.AdditionalSSHKeySecretRefs {
-		field := fmt.Sprintf("additionalSSHKeySecretRefs[%d]", i)
-		if errs := validation.IsDNS1123Subdomain(ref.Name); len(errs) > 0 {
-			return fmt.Sprintf("%s %q is not a Secret's name: %s", field, ref.Name, strings.Join(errs, "; "))
+		fields = append(fields, fmt.Sprintf("additionalSSHKeySecretRefs[%d]", i))
+		names = append(names, ref.Name)
+	}
+	seen := map[string]string{}
+	for i, name := range names {
+		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+			return fmt.Sprintf("%s %q is not a Secret's name: %s", fields[i], name, strings.Join(errs, "; "))
 		}
-		if prev, ok := seen[ref.Name]; ok {
-			return fmt.Sprintf("%s %s: %s names that Secret already: name each SSH key Secret once", field, ref.Name, prev)
+		if prev, ok := seen[name]; ok {
+			return fmt.Sprintf("%s %s: %s names that Secret already: name each SSH key Secret once", fields[i], name, prev)
 		}
-		seen[ref.Name] = field
-		if msg := r.checkSecretOptIn(ctx, c, field, ref.Name); msg != "" {
+		seen[name] = fields[i]
+		if msg := r.checkSecretOptIn(ctx, c, fields[i], name); msg != "" {
 			return msg
 		}
 	}
