@@ -266,22 +266,14 @@ func capiSummary(mg kube) string {
 func diagnoseCAPI(mg kube) string {
 	var b strings.Builder
 	b.WriteString(capiSummary(mg))
-	for _, args := range [][]string{
-		{"-n", ns, "get", "eggocluster", capiCluster, "-o", "yaml"},
-		{"-n", ns, "get", "eggocontrolplane", "-o", "yaml"},
-		{"get", "pods", "-A", "-o", "wide"},
-		{"-n", "eggo-system", "logs", "deployment/eggo-capi-controlplane", "--tail=40"},
-		{"-n", "eggo-infrastructure-system", "logs", "deployment/eggo-capi-infrastructure", "--tail=30"},
-		{"-n", "capi-system", "logs", "deployment/capi-controller-manager", "--tail=30"},
-		{"-n", "eggo-system", "logs", "deployment/eggo-controller", "--tail=30"},
-	} {
-		out, _ := mg.try(args...)
-		fmt.Fprintf(&b, "$ kubectl %s\n%s\n", strings.Join(args, " "), out)
-	}
-	out, _ := mg.try("-n", ns, "get", "jobs", "-l", v1alpha1.LabelCluster+"="+capiCluster, "--sort-by=.metadata.creationTimestamp", "-o", "name")
-	if names := strings.Fields(out); len(names) > 0 {
-		log, _ := mg.try("-n", ns, "logs", names[len(names)-1], "--tail=60")
-		fmt.Fprintf(&b, "$ kubectl logs %s\n%s\n", names[len(names)-1], log)
-	}
+	dump(&b, mg,
+		[]string{"-n", ns, "get", "eggocluster", capiCluster, "-o", "yaml"},
+		[]string{"-n", ns, "get", "eggocontrolplane", "-o", "yaml"},
+		[]string{"get", "pods", "-A", "-o", "wide"},
+		[]string{"-n", "eggo-system", "logs", "deployment/eggo-capi-controlplane", "--tail=40"},
+		[]string{"-n", "eggo-infrastructure-system", "logs", "deployment/eggo-capi-infrastructure", "--tail=30"},
+		[]string{"-n", "capi-system", "logs", "deployment/capi-controller-manager", "--tail=30"},
+		[]string{"-n", "eggo-system", "logs", "deployment/eggo-controller", "--tail=30"})
+	lastJobLog(&b, mg, "-l", v1alpha1.LabelCluster+"="+capiCluster)
 	return b.String()
 }

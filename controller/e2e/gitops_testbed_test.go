@@ -358,21 +358,31 @@ func installController(t *testing.T, mg kube, repo, image string) {
 // pods, the controller's log, the last Job's log.
 func diagnose(mg kube) string {
 	var b strings.Builder
-	for _, args := range [][]string{
-		{"-n", ns, "get", "eggocluster", cluster, "-o", "yaml"},
-		{"get", "jobs,pods", "-A", "-o", "wide"},
-		{"-n", ns, "get", "events", "--sort-by=.lastTimestamp"},
-		{"-n", "eggo-system", "logs", "deployment/eggo-controller", "--tail=40"},
-	} {
+	dump(&b, mg,
+		[]string{"-n", ns, "get", "eggocluster", cluster, "-o", "yaml"},
+		[]string{"get", "jobs,pods", "-A", "-o", "wide"},
+		[]string{"-n", ns, "get", "events", "--sort-by=.lastTimestamp"},
+		[]string{"-n", "eggo-system", "logs", "deployment/eggo-controller", "--tail=40"})
+	lastJobLog(&b, mg)
+	return b.String()
+}
+
+// dump writes each kubectl command and what it printed.
+func dump(b *strings.Builder, mg kube, commands ...[]string) {
+	for _, args := range commands {
 		out, _ := mg.try(args...)
-		fmt.Fprintf(&b, "$ kubectl %s\n%s\n", strings.Join(args, " "), out)
+		fmt.Fprintf(b, "$ kubectl %s\n%s\n", strings.Join(args, " "), out)
 	}
-	out, _ := mg.try("-n", ns, "get", "jobs", "--sort-by=.metadata.creationTimestamp", "-o", "name")
+}
+
+// lastJobLog writes the end of the log of the newest Job of ns (of those
+// the selector args pick).
+func lastJobLog(b *strings.Builder, mg kube, selector ...string) {
+	out, _ := mg.try(append([]string{"-n", ns, "get", "jobs", "--sort-by=.metadata.creationTimestamp", "-o", "name"}, selector...)...)
 	if names := strings.Fields(out); len(names) > 0 {
 		log, _ := mg.try("-n", ns, "logs", names[len(names)-1], "--tail=60")
-		fmt.Fprintf(&b, "$ kubectl logs %s\n%s\n", names[len(names)-1], log)
+		fmt.Fprintf(b, "$ kubectl logs %s\n%s\n", names[len(names)-1], log)
 	}
-	return b.String()
 }
 
 // waitPending waits for a new plan (not prev) waiting for approval.
